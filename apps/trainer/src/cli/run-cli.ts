@@ -1,0 +1,58 @@
+import manifest from '../../package.json';
+
+/** Where the CLI writes; injectable so tests capture output without spawning a process. */
+export interface CliIO {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+export interface CliCommand {
+  summary: string;
+  run(args: readonly string[], io: CliIO): Promise<number>;
+}
+
+const processIO: CliIO = {
+  out: (text) => process.stdout.write(text),
+  err: (text) => process.stderr.write(text),
+};
+
+/** Subcommands by name; each later feature registers itself here. */
+export const commands = new Map<string, CliCommand>();
+
+export function usage(): string {
+  const width = Math.max(4, ...[...commands.keys()].map((name) => name.length));
+  const rows = [...commands].map(([name, command]) => `  ${name.padEnd(width)}  ${command.summary}`);
+  return [
+    'Usage: taorl <command> [options]',
+    '',
+    'TAO-RL reference trainer: tool-integrated rollouts, SFT and RL for code-interpreter reasoning.',
+    '',
+    'Commands:',
+    ...rows,
+    `  ${'help'.padEnd(width)}  Show this help`,
+    '',
+    'Options:',
+    '  -h, --help     Show this help',
+    '  -v, --version  Print the trainer version',
+    '',
+  ].join('\n');
+}
+
+/** Runs the CLI and returns the process exit code: 0 on success, 2 on a usage error. */
+export async function runCli(argv: readonly string[], io: CliIO = processIO): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
+    io.out(usage());
+    return 0;
+  }
+  if (name === '--version' || name === '-v') {
+    io.out(`${manifest.version}\n`);
+    return 0;
+  }
+  const command = commands.get(name);
+  if (command === undefined) {
+    io.err(`taorl: unknown command '${name}'\n\n${usage()}`);
+    return 2;
+  }
+  return command.run(rest, io);
+}

@@ -1,0 +1,1 @@
+export { type CliCommand, type CliIO, commands, runCli, usage } from './cli/run-cli.js';

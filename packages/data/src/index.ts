@@ -1,0 +1,2 @@
+/** The package's name as published, for diagnostics and error messages. */
+export const packageName = '@taorl/data' as const;

@@ -1,0 +1,69 @@
+// Packaging checks on the built workspace: every publishable package passes publint (strict, packed with pnpm so
+// publishConfig applies) and are-the-types-wrong, and its ESM and CJS builds load in Node with the same exports.
+// pnpm pack shows each tarball holds only what users need. The trainer's built CLI answers an unknown command with usage and exit code 2.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+const failures = [];
+const check = (ok, label) => {
+  console.log(`${ok ? 'ok  ' : 'FAIL'} ${label}`);
+  if (!ok) failures.push(label);
+};
+
+const builtFiles = ['index.js', 'index.js.map', 'index.cjs', 'index.cjs.map', 'index.d.ts', 'index.d.cts'];
+const packageDirs = readdirSync('packages').map((name) => resolve('packages', name));
+
+for (const dir of packageDirs) {
+  const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+  const name = manifest.name;
+
+  const publint = spawnSync('pnpm', ['exec', 'publint', 'run', dir, '--pack', 'pnpm', '--strict'], {
+    encoding: 'utf8',
+  });
+  check(publint.status === 0, `${name}: publint --strict`);
+  if (publint.status !== 0) console.log(publint.stdout + publint.stderr);
+
+  const attw = spawnSync('pnpm', ['exec', 'attw', '--pack', dir, '--format', 'ascii'], { encoding: 'utf8' });
+  check(attw.status === 0, `${name}: are-the-types-wrong (node10, node16 CJS/ESM, bundler)`);
+  if (attw.status !== 0) console.log(attw.stdout + attw.stderr);
+
+  const packed = JSON.parse(
+    execFileSync('pnpm', ['pack', '--dry-run', '--json'], {
+      cwd: dir,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  );
+  const shipped = packed.files.map((file) => file.path).filter((path) => path !== 'CHANGELOG.md');
+  const expected = ['README.md', 'package.json', ...builtFiles.map((file) => `dist/${file}`)];
+  check(
+    shipped.sort().join() === expected.sort().join(),
+    `${name}: the tarball holds exactly the build, README.md and package.json (${shipped.length} files)`,
+  );
+
+  const esm = await import(pathToFileURL(join(dir, 'dist/index.js')).href);
+  const cjs = createRequire(import.meta.url)(join(dir, 'dist/index.cjs'));
+  const esmNames = Object.keys(esm).sort().join(',');
+  const cjsNames = Object.keys(cjs)
+    .filter((key) => key !== '__esModule')
+    .sort()
+    .join(',');
+  check(esmNames.length > 0 && esmNames === cjsNames, `${name}: ESM and CJS builds export the same names`);
+}
+
+const cli = spawnSync(process.execPath, ['apps/trainer/dist/cli.js', 'no-such-command'], {
+  encoding: 'utf8',
+});
+check(
+  cli.status === 2 && cli.stderr.includes('Usage: taorl'),
+  'taorl: unknown command prints usage, exits 2',
+);
+
+if (failures.length > 0) {
+  console.error(`\n${failures.length} packaging check(s) failed`);
+  process.exit(1);
+}
+console.log(`\nall packaging checks passed for ${packageDirs.length} packages`);
