@@ -38,10 +38,10 @@ for (const dir of packageDirs) {
     }),
   );
   const shipped = packed.files.map((file) => file.path).filter((path) => path !== 'CHANGELOG.md');
-  const expected = ['README.md', 'package.json', ...builtFiles.map((file) => `dist/${file}`)];
+  const expected = ['LICENSE', 'README.md', 'package.json', ...builtFiles.map((file) => `dist/${file}`)];
   check(
     shipped.sort().join() === expected.sort().join(),
-    `${name}: the tarball holds exactly the build, README.md and package.json (${shipped.length} files)`,
+    `${name}: the tarball holds exactly the build, README.md, LICENSE and package.json (${shipped.length} files)`,
   );
 
   const esm = await import(pathToFileURL(join(dir, 'dist/index.js')).href);
