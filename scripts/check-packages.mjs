@@ -37,11 +37,19 @@ for (const dir of packageDirs) {
       stdio: ['ignore', 'pipe', 'pipe'],
     }),
   );
-  const shipped = packed.files.map((file) => file.path).filter((path) => path !== 'CHANGELOG.md');
-  const expected = ['LICENSE', 'README.md', 'package.json', ...builtFiles.map((file) => `dist/${file}`)];
+  const shipped = packed.files.map((file) => file.path);
+  const required = ['LICENSE', 'README.md', 'package.json', ...builtFiles.map((file) => `dist/${file}`)];
+  const unexpected = shipped.filter(
+    (path) => !required.includes(path) && !/^(dist\/|CHANGELOG\.md$)/.test(path),
+  );
+  const missing = required.filter((path) => !shipped.includes(path));
   check(
-    shipped.sort().join() === expected.sort().join(),
-    `${name}: the tarball holds exactly the build, README.md, LICENSE and package.json (${shipped.length} files)`,
+    missing.length === 0 && unexpected.length === 0,
+    `${name}: the tarball holds the build, README.md, LICENSE and package.json only (${shipped.length} files)` +
+      [
+        ...missing.map((path) => `; missing ${path}`),
+        ...unexpected.map((path) => `; unexpected ${path}`),
+      ].join(''),
   );
 
   const esm = await import(pathToFileURL(join(dir, 'dist/index.js')).href);
