@@ -1,0 +1,75 @@
+import type * as tf from '@tensorflow/tfjs';
+
+/**
+ * How `Policy.generate` samples. Every field but `maxNewTokens` is optional.
+ *
+ * The distribution that is sampled, and whose log-prob and entropy are recorded, is softmax(logits / temperature)
+ * before top-k / top-p truncation (verl's convention: the actor divides its training logits by the same
+ * temperature, so recorded and recomputed log-probs describe the same distribution). temperature 0 means greedy
+ * decoding, recorded at temperature 1.
+ */
+export interface SamplingParams {
+  /** Upper bound on generated tokens per sequence in this call. */
+  maxNewTokens: number;
+  /** Default 1. 0 = greedy (argmax). */
+  temperature?: number;
+  /** Nucleus sampling: keep the smallest set of tokens whose probability reaches topP. Default 1 (off). */
+  topP?: number;
+  /** Keep only the k most probable tokens. Default 0 (off). */
+  topK?: number;
+  /** A sequence stops after sampling one of these ids (the id is kept in `tokens`). */
+  stopTokenIds?: readonly number[];
+  /** A sequence stops once its decoded generated text contains one of these (needs `decode`). */
+  stopStrings?: readonly string[];
+  /** Turns generated ids into text, for `stopStrings`; usually the tokenizer's decode. */
+  decode?: (ids: Int32Array) => string;
+  /** Seed of the sampler's PRNG, for reproducible sampling. Default: a fresh random seed per call. */
+  seed?: number;
+}
+
+/** Why a generated sequence ended. */
+export type FinishReason = 'stop_token' | 'stop_string' | 'length';
+
+/** One generated continuation; the three arrays have one entry per generated token. */
+export interface GeneratedSequence {
+  /** The sampled ids, including the stop token or the tokens that completed a stop string. */
+  tokens: Int32Array;
+  /** log p(token) under the sampled distribution (see `SamplingParams`), as recorded while sampling. */
+  logProbs: Float32Array;
+  /** Entropy (nats) of the full sampled distribution at each step, before top-k / top-p truncation. */
+  entropies: Float32Array;
+  finishReason: FinishReason;
+  /** The stop string that ended the sequence, when `finishReason` is 'stop_string'. */
+  stopString?: string;
+}
+
+/**
+ * A language-model policy as the rollout engine and the SFT / RL loops use it.
+ *
+ * Multi-turn rollouts continue after a tool observation by calling `generate` again with the full prefix
+ * (prompt + generated + observation ids): every call starts from a prefix, so no cache state survives between
+ * calls and a continuation is exactly a fresh generation from that prefix.
+ */
+export interface Policy {
+  /** Size of the output distribution; token ids are in [0, vocabSize). */
+  readonly vocabSize: number;
+  /** Longest prefix + generation the model accepts (RoPE table size). */
+  readonly maxSequenceLength: number;
+  /**
+   * Batched sampling with a KV cache. prompts[i] is the full prefix of sequence i (lengths may differ); each
+   * sequence stops on its own (stop id, stop string, or maxNewTokens) while the others continue.
+   */
+  generate(prompts: readonly Int32Array[], sampling: SamplingParams): Promise<GeneratedSequence[]>;
+  /**
+   * Next-token logits for training, differentiable with respect to `trainableVariables()`: tokens [batch, seq]
+   * int32 -> logits [batch, seq, vocab] float32, where logits[b, t] predicts tokens[b, t + 1]. Causal, so
+   * right-padding does not change the logits of the real tokens. Same numerics as `generate`.
+   */
+  logits(tokens: tf.Tensor2D): tf.Tensor3D;
+  /** The weights an optimizer updates. */
+  trainableVariables(): tf.Variable[];
+  /** Writes a Hugging Face folder (config.json + model.safetensors) that `loadPolicy`, vLLM or SGLang can load. */
+  save(dir: string): Promise<void>;
+  /** Frees the weights. */
+  dispose(): void;
+}
