@@ -1,4 +1,5 @@
 import { defineConfig } from 'tsup';
 import { packageBuild } from '../../tsup.base';
 
-export default defineConfig(packageBuild());
+// shims: the CJS build gets an import.meta.url, which locateWasmFiles resolves the wasm backend from.
+export default defineConfig(packageBuild({ shims: true }));

@@ -1,2 +1,9 @@
-/** The package's name as published, for diagnostics and error messages. */
-export const packageName = '@taorl/grpo' as const;
+export {
+  type BackendAttempt,
+  type BackendChoice,
+  type BackendReport,
+  DEFAULT_BACKEND_ORDER,
+  type InitBackendOptions,
+  initBackend,
+} from './backend/init-backend';
+export { linear, matMul2d } from './ops/linear';

@@ -1,0 +1,15 @@
+/**
+ * The directory of @tensorflow/tfjs-backend-wasm's `.wasm` files as a path prefix ending in the separator, or
+ * undefined outside Node. tfjs's own Node bundle finds them through its `__dirname`, which breaks as soon as an
+ * application bundles it; resolving the package from this module works in the ESM and the CJS build alike
+ * (tsup's shims give the CJS build an `import.meta.url`).
+ */
+export async function locateWasmFiles(): Promise<string | undefined> {
+  if (typeof process === 'undefined' || process.versions?.node === undefined) return undefined;
+  const [{ createRequire }, { dirname, sep }] = await Promise.all([
+    import('node:module'),
+    import('node:path'),
+  ]);
+  const require = createRequire(import.meta.url);
+  return dirname(require.resolve('@tensorflow/tfjs-backend-wasm')) + sep;
+}
