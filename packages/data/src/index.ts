@@ -1,2 +1,26 @@
-/** The package's name as published, for diagnostics and error messages. */
-export const packageName = '@taorl/data' as const;
+export { DataError, type DataLocation } from './errors';
+export { ByteTokenizer, type ByteTokenizerOptions, EMBEDDED_SPECIAL_TOKENS } from './tokenizer/byte';
+export { createIncrementalDecoder } from './tokenizer/incremental';
+export type { DecodeOptions, IncrementalDecoder, Tokenizer } from './tokenizer/types';
+export {
+  parseTrajectory,
+  readTrajectories,
+  serializeTrajectory,
+  writeTrajectories,
+} from './trajectory/jsonl';
+export {
+  ResponseBuilder,
+  type ResponseColumns,
+  type ToolCallRecord,
+  type TrainingSequence,
+  trainingSequence,
+} from './trajectory/response-builder';
+export {
+  type Group,
+  groupTrajectories,
+  TOOL_CALL_STATUSES,
+  type ToolCall,
+  type ToolCallStatus,
+  type Trajectory,
+} from './trajectory/types';
+export { type ValidateTrajectoryOptions, validateTrajectory } from './trajectory/validate';

@@ -1,0 +1,150 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import {
+  DataError,
+  groupTrajectories,
+  parseTrajectory,
+  readTrajectories,
+  serializeTrajectory,
+  trainingSequence,
+  validateTrajectory,
+  writeTrajectories,
+} from '../src/index';
+import { sampleTrajectory } from './fixtures';
+
+describe('ResponseBuilder', () => {
+  it('places observations with lossMask 0 and records their token spans', () => {
+    const t = sampleTrajectory();
+    expect(Array.from(t.responseIds)).toEqual([10, 11, 12, 20, 21, 13, 14, 22, 15]);
+    expect(Array.from(t.lossMask)).toEqual([1, 1, 1, 0, 0, 1, 1, 0, 1]);
+    expect(t.toolCalls.map((c) => [c.startToken, c.endToken, c.status])).toEqual([
+      [3, 5, 'error'],
+      [7, 8, 'ok'],
+    ]);
+    expect(Array.from(t.oldLogProbs)).toEqual([
+      -0.5,
+      -1.25,
+      -0.125,
+      0,
+      0,
+      Math.fround(-0.1),
+      Math.fround(-1 / 3),
+      0,
+      -2,
+    ]);
+  });
+
+  it('trainingSequence concatenates prompt and response ids without touching text', () => {
+    const t = sampleTrajectory();
+    const seq = trainingSequence(t);
+    expect(seq.promptLength).toBe(3);
+    expect(Array.from(seq.inputIds)).toEqual([...t.promptIds, ...t.responseIds]);
+    expect(Array.from(seq.lossMask)).toEqual([0, 0, 0, ...t.lossMask]);
+    expect(Array.from(seq.entropies.subarray(3))).toEqual(Array.from(t.entropies));
+  });
+});
+
+describe('trajectory JSONL', () => {
+  it('round-trips exactly, typed arrays, unicode and extra fields included', () => {
+    const original = {
+      ...sampleTrajectory(),
+      entropies: Float32Array.from([0, -0, 1e-45, 3.4e38, 0.1, 5, 6, 7, 8]),
+    };
+    const extra = { ...original, question: 'what is 2+2?' };
+    const line = serializeTrajectory(extra);
+    expect(line).not.toContain('\n');
+    const parsed = parseTrajectory(line);
+    expect(parsed).toEqual(extra);
+    expect(parsed.entropies).toBeInstanceOf(Float32Array);
+    expect(Object.is(parsed.entropies[1], -0)).toBe(true);
+    expect(serializeTrajectory(parsed)).toBe(line);
+  });
+
+  it('writes and streams a file back', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'taorl-data-'));
+    const path = join(dir, 'traj.jsonl');
+    const items = [sampleTrajectory(), sampleTrajectory({ groupId: 'q-8', reward: 0, correct: false })];
+    expect(await writeTrajectories(path, items)).toBe(2);
+    const back = [];
+    for await (const t of readTrajectories(path)) back.push(t);
+    expect(back).toEqual(items);
+  });
+
+  it('names the file and line of a bad record', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'taorl-data-'));
+    const path = join(dir, 'bad.jsonl');
+    const good = serializeTrajectory(sampleTrajectory());
+    const bad = JSON.parse(good);
+    bad.lossMask = Buffer.from([1, 1]).toString('base64');
+    writeFileSync(path, `${good}\n\n${JSON.stringify(bad)}\n`);
+    const read = async () => {
+      for await (const _ of readTrajectories(path)) {
+        // consume
+      }
+    };
+    await expect(read()).rejects.toThrow(`${path}:3: invalid trajectory: "lossMask" has 2 entries`);
+    writeFileSync(path, `${good}\n{oops\n`);
+    await expect(read()).rejects.toThrow(`${path}:2: not valid JSON`);
+  });
+});
+
+describe('validateTrajectory', () => {
+  it('accepts a well-formed trajectory', () => {
+    const t = sampleTrajectory();
+    expect(validateTrajectory(t, { vocabSize: 100 })).toBe(t);
+  });
+
+  it('lists every problem with its field', () => {
+    const t = sampleTrajectory();
+    const broken = {
+      ...t,
+      groupId: '',
+      lossMask: Uint8Array.from([1, 1, 1, 1, 0, 1, 1, 0, 2]),
+      oldLogProbs: [0],
+      toolCalls: [
+        { ...t.toolCalls[0], status: 'boom' },
+        { ...t.toolCalls[1], endToken: 99 },
+      ],
+      reward: Number.NaN,
+    };
+    let error: unknown;
+    try {
+      validateTrajectory(broken, { location: { file: 'x.jsonl', line: 4 } });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(DataError);
+    const message = (error as Error).message;
+    expect(message.startsWith('x.jsonl:4: invalid trajectory')).toBe(true);
+    for (const fragment of [
+      '"groupId" must be a non-empty string',
+      '"oldLogProbs" must be a Float32Array, got a plain array',
+      '"lossMask[8]" is 2',
+      '"toolCalls[0].status" is "boom"',
+      '"toolCalls[0]" observation token 3 has lossMask 1',
+      '"toolCalls[1]" spans tokens [7, 99)',
+      '"reward" must be a finite number',
+    ]) {
+      expect(message).toContain(fragment);
+    }
+  });
+
+  it('rejects token ids outside the vocabulary', () => {
+    expect(() => validateTrajectory(sampleTrajectory(), { vocabSize: 16 })).toThrow(
+      '"responseIds[3]" is 20, outside the vocabulary [0, 16)',
+    );
+  });
+});
+
+describe('groupTrajectories', () => {
+  it('groups by groupId in first-seen order', () => {
+    const a1 = sampleTrajectory({ groupId: 'a' });
+    const b1 = sampleTrajectory({ groupId: 'b' });
+    const a2 = sampleTrajectory({ groupId: 'a', reward: 0 });
+    const groups = groupTrajectories([a1, b1, a2]);
+    expect(groups.map((g) => g.groupId)).toEqual(['a', 'b']);
+    expect(groups[0]?.trajectories).toEqual([a1, a2]);
+  });
+});
