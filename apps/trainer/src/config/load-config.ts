@@ -1,0 +1,61 @@
+import { readFileSync } from 'node:fs';
+import { parseDocument } from 'yaml';
+import { ConfigError, fieldAt, validate } from './schema-dsl.js';
+import { type TrainerConfig, trainerSchema } from './trainer-config.js';
+
+/** Parses YAML text; a syntax error names the source and its line. */
+function parseYaml(text: string, source: string): unknown {
+  const document = parseDocument(text, { prettyErrors: false, uniqueKeys: true });
+  const [error] = document.errors;
+  if (error !== undefined) {
+    const line = error.linePos?.[0].line;
+    throw new ConfigError(source, line === undefined ? '' : `line ${line}`, `invalid YAML: ${error.message}`);
+  }
+  return document.toJS() ?? {};
+}
+
+/** Applies one `path=value` override (the value parsed as a YAML scalar or flow list) to a raw config object. */
+function applyOverride(raw: Record<string, unknown>, assignment: string): void {
+  const source = `--set ${assignment}`;
+  const equals = assignment.indexOf('=');
+  if (equals <= 0) throw new ConfigError(source, '', "expected 'field.path=value'");
+  const path = assignment.slice(0, equals).trim();
+  if (fieldAt(trainerSchema, path) === undefined) throw new ConfigError(source, path, 'unknown field');
+  const value = parseYaml(assignment.slice(equals + 1), source);
+  const parts = path.split('.');
+  let target = raw;
+  for (const part of parts.slice(0, -1)) {
+    const next = target[part];
+    if (next === undefined || next === null) target[part] = {};
+    else if (typeof next !== 'object' || Array.isArray(next))
+      throw new ConfigError(source, part, 'is not a mapping');
+    target = target[part] as Record<string, unknown>;
+  }
+  target[parts.at(-1)!] = value;
+}
+
+/**
+ * Builds a validated config from YAML text plus `--set` overrides; defaults fill every field left out.
+ * Errors name the source (file or override) and the field.
+ */
+export function parseConfig(text: string, source: string, overrides: readonly string[] = []): TrainerConfig {
+  const raw = parseYaml(text, source);
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    throw new ConfigError(source, '', 'expected a mapping at the top level');
+  }
+  const merged = structuredClone(raw) as Record<string, unknown>;
+  for (const assignment of overrides) applyOverride(merged, assignment);
+  return validate(trainerSchema, merged, source);
+}
+
+/** Reads and validates a YAML config file (see parseConfig). */
+export function loadConfig(path: string | undefined, overrides: readonly string[] = []): TrainerConfig {
+  if (path === undefined) return parseConfig('{}', '(defaults)', overrides);
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new ConfigError(path, '', `cannot read config: ${(error as Error).message}`);
+  }
+  return parseConfig(text, path, overrides);
+}

@@ -1,0 +1,239 @@
+/**
+ * A tiny schema language for YAML configs: one declaration gives the TypeScript type (via `Infer`), the defaults,
+ * and a validator whose errors name the offending field by its dotted path. Unknown fields are errors, so a typo
+ * in a config never silently falls back to a default.
+ */
+
+export interface NumberField {
+  readonly kind: 'number';
+  readonly default: number;
+  readonly integer?: boolean;
+  /** Inclusive lower bound. */
+  readonly min?: number;
+  /** Exclusive lower bound (e.g. a learning rate must be > 0). */
+  readonly above?: number;
+  readonly max?: number;
+  readonly doc: string;
+}
+
+export interface StringField<T extends string = string> {
+  readonly kind: 'string';
+  readonly default: T;
+  /** When set, the value must be one of these (closed sets only; plug-in names are checked by registries). */
+  readonly oneOf?: readonly T[];
+  readonly doc: string;
+}
+
+export interface OptionalStringField {
+  readonly kind: 'optionalString';
+  readonly doc: string;
+}
+
+export interface BooleanField {
+  readonly kind: 'boolean';
+  readonly default: boolean;
+  readonly doc: string;
+}
+
+export interface StringListField {
+  readonly kind: 'stringList';
+  readonly default: readonly string[];
+  readonly doc: string;
+}
+
+export interface SectionField<S extends Fields = Fields> {
+  readonly kind: 'section';
+  readonly fields: S;
+  readonly doc: string;
+}
+
+export type Field =
+  | NumberField
+  | StringField
+  | OptionalStringField
+  | BooleanField
+  | StringListField
+  | SectionField;
+export type Fields = { readonly [name: string]: Field };
+
+/** The plain-data type a schema validates to. */
+export type Infer<F> = F extends NumberField
+  ? number
+  : F extends StringField<infer T>
+    ? T
+    : F extends OptionalStringField
+      ? string | undefined
+      : F extends BooleanField
+        ? boolean
+        : F extends StringListField
+          ? string[]
+          : F extends SectionField<infer S>
+            ? { [K in keyof S]: Infer<S[K]> }
+            : never;
+
+export const num = (doc: string, value: number, bounds: Omit<NumberField, 'kind' | 'default' | 'doc'> = {}) =>
+  ({ kind: 'number', default: value, doc, ...bounds }) as const satisfies NumberField;
+export const int = (
+  doc: string,
+  value: number,
+  bounds: Omit<NumberField, 'kind' | 'default' | 'doc' | 'integer'> = {},
+) => ({ kind: 'number', default: value, doc, integer: true, ...bounds }) as const satisfies NumberField;
+export const str = <T extends string>(doc: string, value: T, oneOf?: readonly T[]): StringField<T> =>
+  oneOf === undefined
+    ? { kind: 'string', default: value, doc }
+    : { kind: 'string', default: value, doc, oneOf };
+export const optionalStr = (doc: string): OptionalStringField => ({ kind: 'optionalString', doc });
+export const bool = (doc: string, value: boolean): BooleanField => ({ kind: 'boolean', default: value, doc });
+export const strList = (doc: string, value: readonly string[]): StringListField => ({
+  kind: 'stringList',
+  default: value,
+  doc,
+});
+export const section = <S extends Fields>(doc: string, fields: S): SectionField<S> => ({
+  kind: 'section',
+  fields,
+  doc,
+});
+
+/** A config error that names the source (file) and the dotted field path. */
+export class ConfigError extends Error {
+  constructor(
+    readonly source: string,
+    readonly field: string,
+    problem: string,
+  ) {
+    super(`${source}: ${field === '' ? '(root)' : field}: ${problem}`);
+    this.name = 'ConfigError';
+  }
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'object') return 'a mapping';
+  return `${typeof value} ${JSON.stringify(value)}`;
+}
+
+function closest(name: string, options: readonly string[]): string | undefined {
+  const distance = (a: string, b: string): number => {
+    const row = Array.from({ length: b.length + 1 }, (_, j) => j);
+    for (let i = 1; i <= a.length; i++) {
+      let diagonal = row[0]!;
+      row[0] = i;
+      for (let j = 1; j <= b.length; j++) {
+        const above = row[j]!;
+        row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
+        diagonal = above;
+      }
+    }
+    return row[b.length]!;
+  };
+  let best: string | undefined;
+  let bestDistance = 3;
+  for (const option of options) {
+    const d = distance(name.toLowerCase(), option.toLowerCase());
+    if (d < bestDistance) {
+      best = option;
+      bestDistance = d;
+    }
+  }
+  return best;
+}
+
+function validateNumber(field: NumberField, value: unknown, fail: (problem: string) => never): number {
+  if (typeof value !== 'number' || !Number.isFinite(value))
+    fail(`expected a finite number, got ${describe(value)}`);
+  if (field.integer === true && !Number.isInteger(value)) fail(`expected an integer, got ${value}`);
+  if (field.min !== undefined && value < field.min) fail(`must be >= ${field.min}, got ${value}`);
+  if (field.above !== undefined && value <= field.above) fail(`must be > ${field.above}, got ${value}`);
+  if (field.max !== undefined && value > field.max) fail(`must be <= ${field.max}, got ${value}`);
+  return value;
+}
+
+function validateField(field: Field, value: unknown, path: string, source: string): unknown {
+  const fail = (problem: string): never => {
+    throw new ConfigError(source, path, problem);
+  };
+  switch (field.kind) {
+    case 'number':
+      return value === undefined ? field.default : validateNumber(field, value, fail);
+    case 'string':
+      if (value === undefined) return field.default;
+      if (typeof value !== 'string') return fail(`expected a string, got ${describe(value)}`);
+      if (field.oneOf !== undefined && !field.oneOf.includes(value)) {
+        return fail(`'${value}' is not one of: ${field.oneOf.join(', ')}`);
+      }
+      return value;
+    case 'optionalString':
+      if (value === undefined || value === null) return undefined;
+      return typeof value === 'string' ? value : fail(`expected a string, got ${describe(value)}`);
+    case 'boolean':
+      if (value === undefined) return field.default;
+      return typeof value === 'boolean' ? value : fail(`expected true or false, got ${describe(value)}`);
+    case 'stringList':
+      if (value === undefined) return [...field.default];
+      if (!Array.isArray(value)) return fail(`expected a list of names, got ${describe(value)}`);
+      return value.map((item, index) =>
+        typeof item === 'string'
+          ? item
+          : fail(`item ${index}: expected a name (string), got ${describe(item)}`),
+      );
+    case 'section':
+      return validateSection(field.fields, value, path, source);
+  }
+}
+
+function validateSection(
+  fields: Fields,
+  value: unknown,
+  path: string,
+  source: string,
+): Record<string, unknown> {
+  const input = value ?? {};
+  if (typeof input !== 'object' || Array.isArray(input)) {
+    throw new ConfigError(source, path, `expected a mapping, got ${describe(input)}`);
+  }
+  const known = Object.keys(fields);
+  for (const key of Object.keys(input)) {
+    if (!known.includes(key)) {
+      const hint = closest(key, known);
+      const where = path === '' ? key : `${path}.${key}`;
+      throw new ConfigError(
+        source,
+        where,
+        `unknown field${hint === undefined ? '' : ` (did you mean '${hint}'?)`}; known: ${known.join(', ')}`,
+      );
+    }
+  }
+  const result: Record<string, unknown> = {};
+  for (const [name, field] of Object.entries(fields)) {
+    result[name] = validateField(
+      field,
+      (input as Record<string, unknown>)[name],
+      path === '' ? name : `${path}.${name}`,
+      source,
+    );
+  }
+  return result;
+}
+
+/** Validates `value` against `schema`, filling defaults; throws ConfigError naming `source` and the field. */
+export function validate<S extends Fields>(
+  schema: S,
+  value: unknown,
+  source: string,
+): Infer<SectionField<S>> {
+  return validateSection(schema, value, '', source) as Infer<SectionField<S>>;
+}
+
+/** Resolves a dotted path to its field spec, or undefined when the schema has no such field. */
+export function fieldAt(schema: Fields, path: string): Field | undefined {
+  let fields: Fields | undefined = schema;
+  let found: Field | undefined;
+  for (const part of path.split('.')) {
+    found = fields?.[part];
+    if (found === undefined) return undefined;
+    fields = found.kind === 'section' ? found.fields : undefined;
+  }
+  return found;
+}

@@ -1,0 +1,116 @@
+import { appendFileSync, existsSync, readFileSync } from 'node:fs';
+import { writeFileAtomic } from '../checkpoint/atomic-write.js';
+
+/** Wall-clock split of one step; the parts add up to totalMs. */
+export interface TimeSplit {
+  /** Inside policy.generate. */
+  generationMs: number;
+  /** Blocked on the sandbox with no sequence left to generate (tool calls overlap generation otherwise). */
+  sandboxMs: number;
+  /** Grading, reward shaping, filtering and advantages. */
+  scoringMs: number;
+  /** Forward, backward and optimizer step. */
+  trainingMs: number;
+  totalMs: number;
+}
+
+/** One RL step's metrics line (metrics.jsonl). */
+export interface RlStepMetrics {
+  phase: 'rl';
+  step: number;
+  /** Mean shaped reward over all generated trajectories. */
+  reward: number;
+  /** Share of generated trajectories whose final answer is correct. */
+  accuracy: number;
+  /** Successful tool calls / tool calls. */
+  toolSuccessRate: number;
+  /** Trajectories with >= 1 successful call / trajectories with >= 1 call. */
+  validCodeRatio: number;
+  toolCallsPerTrajectory: number;
+  responseTokens: number;
+  truncatedRate: number;
+  /** Dropped trajectories per filter reason, summed over refill batches. */
+  filterDrops: Record<string, number>;
+  trajectoriesKept: number;
+  groupsKept: number;
+  genBatches: number;
+  /** Mean rollout entropy over policy tokens. */
+  entropy: number;
+  bonus: { tokens: number; mean: number; max: number };
+  loss: number;
+  clipFracLow: number;
+  clipFracHigh: number;
+  approxKl: number;
+  gradNorm: number;
+  /** Generated policy tokens per second of step time. */
+  tokensPerSecond: number;
+  time: TimeSplit;
+}
+
+/** One SFT step's metrics line. */
+export interface SftStepMetrics {
+  phase: 'sft';
+  step: number;
+  loss: number;
+  lr: number;
+  gradNorm: number;
+  tokens: number;
+  tokensPerSecond: number;
+  time: { trainingMs: number; totalMs: number };
+}
+
+/** A held-out evaluation line. */
+export interface EvalMetrics {
+  phase: 'eval';
+  step: number;
+  label: string;
+  problems: number;
+  accuracy: number;
+  passAtK: number;
+  toolCallsPerTrajectory: number;
+  toolSuccessRate: number;
+  responseTokens: number;
+  seconds: number;
+}
+
+export type MetricsLine = RlStepMetrics | SftStepMetrics | EvalMetrics;
+
+/** Reads metrics.jsonl; a malformed line is an error naming the file and line. */
+export function readMetrics(path: string): MetricsLine[] {
+  if (!existsSync(path)) return [];
+  const lines = readFileSync(path, 'utf8').split('\n');
+  const result: MetricsLine[] = [];
+  lines.forEach((line, index) => {
+    if (line.trim() === '') return;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(line);
+    } catch (error) {
+      throw new Error(`${path}:${index + 1}: malformed metrics line: ${(error as Error).message}`);
+    }
+    const phase = (parsed as { phase?: unknown }).phase;
+    if (phase !== 'rl' && phase !== 'sft' && phase !== 'eval') {
+      throw new Error(`${path}:${index + 1}: metrics line has no valid 'phase'`);
+    }
+    result.push(parsed as MetricsLine);
+  });
+  return result;
+}
+
+/**
+ * Appends one JSON line per step. On resume, lines written after the checkpoint being resumed are removed first,
+ * so a resumed run's file equals an uninterrupted run's.
+ */
+export class MetricsWriter {
+  constructor(readonly path: string) {}
+
+  /** Keeps only the lines a run resumed after `keep` wants (the phases before it and its steps up to `step`). */
+  truncateAfter(keep: (line: MetricsLine) => boolean): void {
+    const kept = readMetrics(this.path).filter(keep);
+    writeFileAtomic(this.path, kept.map((line) => `${JSON.stringify(line)}\n`).join(''));
+  }
+
+  write(line: MetricsLine): void {
+    appendFileSync(this.path, `${JSON.stringify(line)}\n`);
+  }
+}

@@ -1,0 +1,23 @@
+import type { ToolCallStatus } from '@taorl/data';
+
+/** What the rollout engine needs from a tool execution (a subset of @taorl/sandbox's ExecResult). */
+export interface ToolOutcome {
+  status: ToolCallStatus;
+  /** The observation text to insert, already rendered by the tool format and cut to the observation budget. */
+  observation: string;
+  durationMs: number;
+}
+
+/**
+ * The environment side of a tool-integrated rollout: where generation pauses, how a call is recognised, and how
+ * it is executed. `createToolEnvironment` builds one from a @taorl/sandbox ToolFormat and Sandbox; tests and
+ * users may supply their own.
+ */
+export interface ToolEnvironment {
+  /** Generation pauses when one of these appears (the format's end-of-call marker). */
+  readonly stopStrings: readonly string[];
+  /** The code of the call the assistant segment ends with, or null when it has none. */
+  parse(segment: string): string | null;
+  /** Runs the code and renders the observation. Never throws: failures come back as a status. */
+  execute(code: string): Promise<ToolOutcome>;
+}
