@@ -1,1 +1,24 @@
+export { writeFileAtomic } from './checkpoint/atomic-write.js';
 export { type CliCommand, type CliIO, commands, runCli, usage } from './cli/run-cli.js';
+export { loadConfig, parseConfig } from './config/load-config.js';
+export { ConfigError } from './config/schema-dsl.js';
+export { type TrainerConfig, trainerSchema } from './config/trainer-config.js';
+export { renderReport, reportSpecs, writeReport } from './report/html-report.js';
+export {
+  type EvalMetrics,
+  type MetricsLine,
+  MetricsWriter,
+  type RlStepMetrics,
+  readMetrics,
+  type SftStepMetrics,
+  type TimeSplit,
+} from './report/metrics.js';
+export { formatDuration, ProgressBar, type ProgressOptions, type ProgressSink } from './report/progress.js';
+export {
+  type RolloutOptions,
+  type RolloutPrompt,
+  type RolloutResult,
+  type RolloutTiming,
+  rollout,
+} from './rollout/rollout-engine.js';
+export type { ToolEnvironment, ToolOutcome } from './rollout/tool-environment.js';

@@ -5,11 +5,15 @@ import { type TrainerConfig, trainerSchema } from './trainer-config.js';
 
 /** Parses YAML text; a syntax error names the source and its line. */
 function parseYaml(text: string, source: string): unknown {
-  const document = parseDocument(text, { prettyErrors: false, uniqueKeys: true });
+  const document = parseDocument(text, { uniqueKeys: true });
   const [error] = document.errors;
   if (error !== undefined) {
     const line = error.linePos?.[0].line;
-    throw new ConfigError(source, line === undefined ? '' : `line ${line}`, `invalid YAML: ${error.message}`);
+    throw new ConfigError(
+      source,
+      line === undefined ? '' : `line ${line}`,
+      `invalid YAML: ${error.message.split('\n')[0]}`,
+    );
   }
   return document.toJS() ?? {};
 }

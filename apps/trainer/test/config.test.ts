@@ -1,0 +1,87 @@
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig, parseConfig } from '../src/index.js';
+
+const presets = new URL('../configs/', import.meta.url);
+
+function errorOf(run: () => unknown): ConfigError {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('trainer config', () => {
+  it('accepts every shipped preset', () => {
+    const files = readdirSync(presets).filter((name) => name.endsWith('.yaml'));
+    expect(files.length).toBeGreaterThanOrEqual(3);
+    for (const file of files) {
+      const config = loadConfig(new URL(file, presets).pathname);
+      expect(config.rl.groupSize, file).toBeGreaterThan(0);
+    }
+  });
+
+  it('fills defaults for omitted fields and keeps given ones', () => {
+    const config = parseConfig('rl:\n  lr: 3.0e-4\n', 'inline.yaml');
+    expect(config.rl.lr).toBe(3e-4);
+    expect(config.rl.loss.epsHigh).toBe(0.28);
+    expect(config.rl.filters).toEqual(['executionValidity', 'answerDiscriminability']);
+  });
+
+  it('names the file and field of a wrongly typed value', () => {
+    const error = errorOf(() => parseConfig('rl:\n  loss:\n    epsLow: fast\n', 'bad.yaml'));
+    expect(error.source).toBe('bad.yaml');
+    expect(error.field).toBe('rl.loss.epsLow');
+    expect(error.message).toContain('bad.yaml: rl.loss.epsLow: expected a finite number');
+  });
+
+  it('rejects out-of-range numbers, non-integers and unknown enum values', () => {
+    expect(errorOf(() => parseConfig('rl:\n  lr: 0\n', 'x.yaml')).message).toContain('rl.lr: must be > 0');
+    expect(errorOf(() => parseConfig('rl:\n  groupSize: 2.5\n', 'x.yaml')).field).toBe('rl.groupSize');
+    const aggregation = errorOf(() => parseConfig('rl:\n  loss:\n    aggregation: mean\n', 'x.yaml'));
+    expect(aggregation.message).toContain("'mean' is not one of: token-mean");
+  });
+
+  it('rejects unknown fields and suggests the closest known one', () => {
+    const error = errorOf(() => parseConfig('rl:\n  grupSize: 4\n', 'typo.yaml'));
+    expect(error.field).toBe('rl.grupSize');
+    expect(error.message).toContain("did you mean 'groupSize'?");
+  });
+
+  it('checks list items and section shapes', () => {
+    expect(errorOf(() => parseConfig('rl:\n  filters: [1]\n', 'x.yaml')).message).toContain(
+      'rl.filters: item 0',
+    );
+    expect(errorOf(() => parseConfig('rollout: 3\n', 'x.yaml')).message).toContain(
+      'rollout: expected a mapping',
+    );
+  });
+
+  it('applies --set overrides and names an unknown override path', () => {
+    const config = parseConfig('rl:\n  lr: 1.0e-4\n', 'base.yaml', [
+      'rl.lr=2e-4',
+      'rl.filters=[]',
+      'tool.format=hermes',
+    ]);
+    expect(config.rl.lr).toBe(2e-4);
+    expect(config.rl.filters).toEqual([]);
+    expect(config.tool.format).toBe('hermes');
+    const error = errorOf(() => parseConfig('{}', 'base.yaml', ['rl.shaper.alpah=1']));
+    expect(error.message).toBe('--set rl.shaper.alpah=1: rl.shaper.alpah: unknown field');
+  });
+
+  it('reports YAML syntax errors with the line and unreadable files by path', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'taorl-config-'));
+    const file = join(dir, 'broken.yaml');
+    writeFileSync(file, 'seed: 1\nrl:\n  lr: [1, 2\n');
+    const error = errorOf(() => loadConfig(file));
+    expect(error.source).toBe(file);
+    expect(error.message).toMatch(/line \d+: invalid YAML/);
+    expect(errorOf(() => loadConfig(join(dir, 'missing.yaml'))).message).toContain('cannot read config');
+  });
+});
