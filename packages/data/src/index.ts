@@ -1,5 +1,10 @@
+export { EMBEDDED_CHAT_TEMPLATE } from './chat/embedded-template';
+export { type SftExample, type SftOptions, toSftExample } from './chat/sft';
+export { ChatTemplate, type ChatTemplateOptions, type RenderOptions } from './chat/template';
+export type { ChatMessage, ChatToolCall, Conversation, ToolSchema } from './chat/types';
 export { DataError, type DataLocation } from './errors';
 export { ByteTokenizer, type ByteTokenizerOptions, EMBEDDED_SPECIAL_TOKENS } from './tokenizer/byte';
+export { HfTokenizer, type HfTokenizerConfig } from './tokenizer/hf';
 export { createIncrementalDecoder } from './tokenizer/incremental';
 export type { DecodeOptions, IncrementalDecoder, Tokenizer } from './tokenizer/types';
 export {

@@ -1,0 +1,79 @@
+import { Template } from '@huggingface/jinja';
+import type { HfTokenizerConfig } from '../tokenizer/hf';
+import { EMBEDDED_CHAT_TEMPLATE } from './embedded-template';
+import type { ChatMessage, ToolSchema } from './types';
+
+export interface RenderOptions {
+  tools?: ToolSchema[];
+  /** Append the header that opens the assistant's turn (for prompting a generation). Default false. */
+  addGenerationPrompt?: boolean;
+  /** Extra template variables, e.g. { enable_thinking: false } for Qwen3. */
+  variables?: Record<string, unknown>;
+}
+
+export interface ChatTemplateOptions {
+  bosToken?: string;
+  eosToken?: string;
+  /** The text that ends an assistant turn in this template's output. Default eosToken, else "<|im_end|>". */
+  endOfTurn?: string;
+}
+
+function tokenText(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  if (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { content?: unknown }).content === 'string'
+  ) {
+    return (value as { content: string }).content;
+  }
+  return undefined;
+}
+
+/** A Jinja chat template (the Hugging Face `chat_template` convention) rendered with @huggingface/jinja. */
+export class ChatTemplate {
+  readonly source: string;
+  readonly endOfTurn: string;
+  readonly #template: Template;
+  readonly #bosToken: string;
+  readonly #eosToken: string;
+
+  constructor(source: string, options: ChatTemplateOptions = {}) {
+    this.source = source;
+    this.#template = new Template(source);
+    this.#bosToken = options.bosToken ?? '';
+    this.#eosToken = options.eosToken ?? '';
+    this.endOfTurn = options.endOfTurn ?? (options.eosToken || '<|im_end|>');
+  }
+
+  /** The model's own template from tokenizer_config.json (the "default" entry when it lists several). */
+  static fromTokenizerConfig(config: HfTokenizerConfig, name = 'default'): ChatTemplate {
+    const raw = config.chat_template;
+    const source = Array.isArray(raw) ? raw.find((entry) => entry.name === name)?.template : raw;
+    if (typeof source !== 'string' || source === '') {
+      const names = Array.isArray(raw) ? ` (it has: ${raw.map((entry) => entry.name).join(', ')})` : '';
+      throw new Error(`tokenizer_config.json has no chat_template named "${name}"${names}`);
+    }
+    const eosToken = tokenText(config.eos_token);
+    return new ChatTemplate(source, {
+      bosToken: tokenText(config.bos_token) ?? '',
+      eosToken: eosToken ?? '',
+    });
+  }
+
+  /** The built-in template of the embedded model (EMBEDDED_CHAT_TEMPLATE). */
+  static embedded(): ChatTemplate {
+    return new ChatTemplate(EMBEDDED_CHAT_TEMPLATE, { eosToken: '<|im_end|>' });
+  }
+
+  render(messages: readonly ChatMessage[], options: RenderOptions = {}): string {
+    return this.#template.render({
+      ...options.variables,
+      messages,
+      tools: options.tools,
+      add_generation_prompt: options.addGenerationPrompt ?? false,
+      bos_token: this.#bosToken,
+      eos_token: this.#eosToken,
+    });
+  }
+}
