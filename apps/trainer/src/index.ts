@@ -3,6 +3,31 @@ export { type CliCommand, type CliIO, commands, runCli, usage } from './cli/run-
 export { loadConfig, parseConfig } from './config/load-config.js';
 export { ConfigError } from './config/schema-dsl.js';
 export { type TrainerConfig, trainerSchema } from './config/trainer-config.js';
+export {
+  type Checkpoint,
+  loadCheckpoint,
+  type SaveOptions,
+  saveCheckpoint,
+  type WeightSpec,
+  weightSpecs,
+} from './model/checkpoint.js';
+export {
+  type ModelConfig,
+  type ModelFamily,
+  parseHfConfig,
+  type TinyModelOptions,
+  tinyQwen3Config,
+  toHfConfig,
+} from './model/config.js';
+export type { FinishReason, GeneratedSequence, Policy, SamplingParams } from './model/policy.js';
+export {
+  encodeSafetensors,
+  type NamedTensor,
+  readSafetensorsHeader,
+  readTensor,
+  type TensorLocation,
+} from './model/safetensors.js';
+export { createTinyPolicy, initPolicy, loadPolicy, TransformerPolicy } from './model/transformer-policy.js';
 export { renderReport, reportSpecs, writeReport } from './report/html-report.js';
 export {
   type EvalMetrics,

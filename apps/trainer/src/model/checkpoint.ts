@@ -1,0 +1,179 @@
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { type ModelConfig, parseHfConfig, toHfConfig } from './config.js';
+import {
+  encodeSafetensors,
+  type NamedTensor,
+  readSafetensorsHeader,
+  readTensor,
+  type TensorLocation,
+} from './safetensors.js';
+
+/** A tensor the decoder needs, by its Hugging Face name and shape (linear weights are [out, in]). */
+export interface WeightSpec {
+  name: string;
+  shape: number[];
+}
+
+/** Every tensor of a Qwen2 / Qwen3 causal LM with this config, in the order transformers lists them. */
+export function weightSpecs(config: ModelConfig): WeightSpec[] {
+  const { hiddenSize: d, headDim, numHeads, numKvHeads, intermediateSize, vocabSize } = config;
+  const q = numHeads * headDim;
+  const kv = numKvHeads * headDim;
+  const specs: WeightSpec[] = [{ name: 'model.embed_tokens.weight', shape: [vocabSize, d] }];
+  for (let i = 0; i < config.numLayers; i++) {
+    const p = `model.layers.${i}`;
+    specs.push({ name: `${p}.input_layernorm.weight`, shape: [d] });
+    specs.push({ name: `${p}.self_attn.q_proj.weight`, shape: [q, d] });
+    specs.push({ name: `${p}.self_attn.k_proj.weight`, shape: [kv, d] });
+    specs.push({ name: `${p}.self_attn.v_proj.weight`, shape: [kv, d] });
+    if (config.attentionBias) {
+      specs.push({ name: `${p}.self_attn.q_proj.bias`, shape: [q] });
+      specs.push({ name: `${p}.self_attn.k_proj.bias`, shape: [kv] });
+      specs.push({ name: `${p}.self_attn.v_proj.bias`, shape: [kv] });
+    }
+    specs.push({ name: `${p}.self_attn.o_proj.weight`, shape: [d, q] });
+    if (config.qkNorm) {
+      specs.push({ name: `${p}.self_attn.q_norm.weight`, shape: [headDim] });
+      specs.push({ name: `${p}.self_attn.k_norm.weight`, shape: [headDim] });
+    }
+    specs.push({ name: `${p}.post_attention_layernorm.weight`, shape: [d] });
+    specs.push({ name: `${p}.mlp.gate_proj.weight`, shape: [intermediateSize, d] });
+    specs.push({ name: `${p}.mlp.up_proj.weight`, shape: [intermediateSize, d] });
+    specs.push({ name: `${p}.mlp.down_proj.weight`, shape: [d, intermediateSize] });
+  }
+  specs.push({ name: 'model.norm.weight', shape: [d] });
+  if (!config.tieWordEmbeddings) specs.push({ name: 'lm_head.weight', shape: [vocabSize, d] });
+  return specs;
+}
+
+/** A checkpoint in memory: its config and every tensor of `weightSpecs(config)` as float32, HF layout. */
+export interface Checkpoint {
+  config: ModelConfig;
+  tensors: Map<string, Float32Array>;
+}
+
+const SINGLE_FILE = 'model.safetensors';
+const INDEX_FILE = 'model.safetensors.index.json';
+
+/** Buffers derived from the config that some exporters store; they carry no weights. */
+const DERIVED_BUFFER = /\.rotary_emb\.inv_freq$/;
+
+async function readJson(file: string): Promise<unknown> {
+  const text = await readFile(file, 'utf8');
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new Error(`${file}: not valid JSON (${(error as Error).message})`);
+  }
+}
+
+async function tensorLocations(dir: string): Promise<TensorLocation[]> {
+  const indexPath = join(dir, INDEX_FILE);
+  if (existsSync(indexPath)) {
+    const index = (await readJson(indexPath)) as { weight_map?: unknown };
+    const map = index.weight_map;
+    if (typeof map !== 'object' || map === null)
+      throw new Error(`${indexPath}: missing object field "weight_map"`);
+    const shards = [...new Set(Object.values(map as Record<string, unknown>))];
+    const locations: TensorLocation[] = [];
+    for (const shard of shards) {
+      if (typeof shard !== 'string') throw new Error(`${indexPath}: weight_map values must be file names`);
+      const shardPath = join(dir, shard);
+      if (!existsSync(shardPath))
+        throw new Error(`${indexPath}: names shard "${shard}", which is not in ${dir}`);
+      locations.push(...(await readSafetensorsHeader(shardPath)));
+    }
+    return locations;
+  }
+  const single = join(dir, SINGLE_FILE);
+  if (!existsSync(single)) throw new Error(`${dir}: neither ${SINGLE_FILE} nor ${INDEX_FILE} found`);
+  return readSafetensorsHeader(single);
+}
+
+/**
+ * Loads a local Hugging Face folder: config.json and model.safetensors, or the shards listed in
+ * model.safetensors.index.json; F32, F16 and BF16 tensors. Every missing, misshapen or unexpected tensor is an
+ * error naming the tensor and the file.
+ */
+export async function loadCheckpoint(dir: string): Promise<Checkpoint> {
+  const configPath = join(dir, 'config.json');
+  if (!existsSync(configPath))
+    throw new Error(`${dir}: no config.json (expected a Hugging Face model folder)`);
+  const config = parseHfConfig(await readJson(configPath), configPath);
+  const byName = new Map((await tensorLocations(dir)).map((l) => [l.name, l]));
+  const specs = weightSpecs(config);
+  const missing = specs.filter((s) => !byName.has(s.name)).map((s) => s.name);
+  if (missing.length > 0) {
+    throw new Error(
+      `${dir}: missing ${missing.length} tensor(s) required by config.json: ${missing.join(', ')}`,
+    );
+  }
+  const expected = new Set(specs.map((s) => s.name));
+  const unexpected = [...byName.keys()].filter((n) => !expected.has(n) && !DERIVED_BUFFER.test(n));
+  if (unexpected.length > 0) {
+    throw new Error(
+      `${dir}: tensor(s) not used by a ${config.family} model with this config: ${unexpected.join(', ')}`,
+    );
+  }
+  const tensors = new Map<string, Float32Array>();
+  for (const spec of specs) {
+    const location = byName.get(spec.name)!;
+    if (location.shape.join(',') !== spec.shape.join(',')) {
+      throw new Error(
+        `${location.file}: tensor "${spec.name}" has shape [${location.shape}], config.json implies [${spec.shape}]`,
+      );
+    }
+    tensors.set(spec.name, await readTensor(location));
+  }
+  return { config, tensors };
+}
+
+/** Options of `saveCheckpoint`. */
+export interface SaveOptions {
+  /** Split into model-0000i-of-0000n.safetensors + index above this many bytes. Default 4 GiB. */
+  maxShardBytes?: number;
+}
+
+/** Writes config.json and F32 safetensors (one file, or shards with an index) in the Hugging Face layout. */
+export async function saveCheckpoint(
+  dir: string,
+  checkpoint: Checkpoint,
+  options: SaveOptions = {},
+): Promise<void> {
+  const maxShardBytes = options.maxShardBytes ?? 4 * 1024 ** 3;
+  await mkdir(dir, { recursive: true });
+  await writeFile(join(dir, 'config.json'), `${JSON.stringify(toHfConfig(checkpoint.config), null, 2)}\n`);
+  const shards: NamedTensor[][] = [[]];
+  let shardBytes = 0;
+  for (const spec of weightSpecs(checkpoint.config)) {
+    const data = checkpoint.tensors.get(spec.name);
+    if (data === undefined) throw new Error(`saveCheckpoint: tensor "${spec.name}" is missing`);
+    const current = shards[shards.length - 1]!;
+    if (current.length > 0 && shardBytes + data.byteLength > maxShardBytes) {
+      shards.push([]);
+      shardBytes = 0;
+    }
+    shards[shards.length - 1]!.push({ name: spec.name, shape: spec.shape, data });
+    shardBytes += data.byteLength;
+  }
+  const metadata = { format: 'pt' };
+  if (shards.length === 1) {
+    await writeFile(join(dir, SINGLE_FILE), encodeSafetensors(shards[0]!, metadata));
+    return;
+  }
+  const pad = (i: number) => String(i).padStart(5, '0');
+  const weightMap: Record<string, string> = {};
+  let totalSize = 0;
+  for (const [i, shard] of shards.entries()) {
+    const file = `model-${pad(i + 1)}-of-${pad(shards.length)}.safetensors`;
+    await writeFile(join(dir, file), encodeSafetensors(shard, metadata));
+    for (const t of shard) {
+      weightMap[t.name] = file;
+      totalSize += t.data.byteLength;
+    }
+  }
+  const index = { metadata: { total_size: totalSize }, weight_map: weightMap };
+  await writeFile(join(dir, INDEX_FILE), `${JSON.stringify(index, null, 2)}\n`);
+}

@@ -1,0 +1,126 @@
+import * as tf from '@tensorflow/tfjs';
+
+// The layers below avoid the slow paths of tfjs's wasm backend measured in PLATFORM.md: matMul's default gradient
+// uses transposed matMuls (a scalar loop on wasm, 10-50x slower), so every product here has a custom gradient that
+// transposes explicitly (a fast copy) and multiplies untransposed; the gather gradient needs a kernel wasm lacks,
+// so small-vocabulary embeddings are an int one-hot times the table.
+
+type SaveFn = (tensors: tf.Tensor[]) => void;
+type CustomGradientFunc = Parameters<typeof tf.customGrad>[0];
+
+/** x [n, in] times w [in, out], gradients by untransposed products. */
+export const linear = tf.customGrad(((x: tf.Tensor2D, w: tf.Tensor2D, save: SaveFn) => {
+  save([x, w]);
+  return {
+    value: tf.matMul(x, w),
+    gradFunc: (dy: tf.Tensor2D, [xs, ws]: tf.Tensor[]) => [
+      tf.matMul(dy, tf.transpose(ws as tf.Tensor2D)),
+      tf.matMul(tf.transpose(xs as tf.Tensor2D), dy),
+    ],
+  };
+}) as unknown as CustomGradientFunc) as (x: tf.Tensor2D, w: tf.Tensor2D) => tf.Tensor2D;
+
+/**
+ * Below this many multiply-adds per matrix the batched kernel's per-call cost wins; above it a loop of 2-D
+ * products (the fast wasm path) wins. Measured in bench/model-speed.ts.
+ */
+const LOOP_MIN_WORK = 16384;
+
+function batchProduct(a: tf.Tensor3D, b: tf.Tensor3D): tf.Tensor3D {
+  const [n, m, k] = a.shape;
+  const p = b.shape[2];
+  if (n === 1 || m * k * p < LOOP_MIN_WORK || tf.getBackend() !== 'wasm') return tf.matMul(a, b);
+  const as = tf.unstack(a) as tf.Tensor2D[];
+  const bs = tf.unstack(b) as tf.Tensor2D[];
+  return tf.stack(as.map((ai, i) => tf.matMul(ai, bs[i]!))) as tf.Tensor3D;
+}
+
+const transposeLast = (x: tf.Tensor3D) => tf.transpose(x, [0, 2, 1]);
+
+/** a [n, m, k] times b [n, k, p], with the same untransposed gradient scheme as `linear`. */
+export const batchMatMul = tf.customGrad(((a: tf.Tensor3D, b: tf.Tensor3D, save: SaveFn) => {
+  save([a, b]);
+  return {
+    value: batchProduct(a, b),
+    gradFunc: (dy: tf.Tensor3D, [as, bs]: tf.Tensor[]) => [
+      batchProduct(dy, transposeLast(bs as tf.Tensor3D)),
+      batchProduct(transposeLast(as as tf.Tensor3D), dy),
+    ],
+  };
+}) as unknown as CustomGradientFunc) as (a: tf.Tensor3D, b: tf.Tensor3D) => tf.Tensor3D;
+
+/** Vocabularies up to this size embed by one-hot product; larger ones (real Qwen, 151k) by gather. */
+const ONE_HOT_MAX_VOCAB = 4096;
+
+/** Token embeddings: ids [n] int32, table [vocab, d] -> [n, d]. */
+export function embed(ids: tf.Tensor1D, table: tf.Tensor2D): tf.Tensor2D {
+  const vocab = table.shape[0];
+  if (vocab > ONE_HOT_MAX_VOCAB) return tf.gather(table, ids);
+  // A float32 tf.oneHot is silently wrong on wasm (PLATFORM.md): build it as int32 and cast.
+  const oneHot = tf.cast(tf.oneHot(ids, vocab, 1, 0, 'int32'), 'float32') as tf.Tensor2D;
+  const op = tf.customGrad(((w: tf.Tensor2D, save: SaveFn) => {
+    save([oneHot]);
+    return {
+      value: tf.matMul(oneHot, w),
+      gradFunc: (dy: tf.Tensor2D, [h]: tf.Tensor[]) => tf.matMul(tf.transpose(h as tf.Tensor2D), dy),
+    };
+  }) as unknown as CustomGradientFunc) as (w: tf.Tensor2D) => tf.Tensor2D;
+  return op(table);
+}
+
+/** RMSNorm over the last axis, x * rsqrt(mean(x^2) + eps) * weight (Zhang & Sennrich 2019; Qwen's form). */
+export function rmsNorm<T extends tf.Tensor>(x: T, weight: tf.Tensor1D, eps: number): T {
+  const meanSquare = tf.mean(tf.square(x), -1, true);
+  return tf.mul(tf.mul(x, tf.rsqrt(tf.add(meanSquare, eps))), weight) as T;
+}
+
+/** SiLU(x) = x * sigmoid(x), the gate of the SwiGLU MLP (Shazeer 2020). */
+export function silu<T extends tf.Tensor>(x: T): T {
+  return tf.mul(x, tf.sigmoid(x)) as T;
+}
+
+/** Cosine and sine tables for rotate-half RoPE, each [..., headDim], to broadcast against [.., heads, headDim]. */
+export interface RopeTables {
+  cos: tf.Tensor;
+  sin: tf.Tensor;
+}
+
+/**
+ * RoPE angles for the given positions (Su et al. 2021, RoFormer; the rotate-half layout of Hugging Face's
+ * Llama/Qwen). The frequencies and angles are rounded to float32 as transformers and vLLM compute them, so a
+ * loaded checkpoint sees the rotations it was trained with even at large positions.
+ * Returns tables of shape [...shape, 1, headDim] for positions laid out as `shape`.
+ */
+export function ropeTables(
+  positions: Int32Array,
+  shape: number[],
+  headDim: number,
+  theta: number,
+): RopeTables {
+  const half = headDim / 2;
+  const invFreq = new Float32Array(half);
+  for (let i = 0; i < half; i++) invFreq[i] = 1 / Math.fround(theta ** Math.fround((2 * i) / headDim));
+  const cos = new Float32Array(positions.length * headDim);
+  const sin = new Float32Array(positions.length * headDim);
+  for (let p = 0; p < positions.length; p++) {
+    for (let i = 0; i < half; i++) {
+      const angle = Math.fround(positions[p]! * invFreq[i]!);
+      const c = Math.cos(angle);
+      const s = Math.sin(angle);
+      cos[p * headDim + i] = c;
+      cos[p * headDim + i + half] = c;
+      sin[p * headDim + i] = s;
+      sin[p * headDim + i + half] = s;
+    }
+  }
+  const tableShape = [...shape, 1, headDim];
+  return { cos: tf.tensor(cos, tableShape), sin: tf.tensor(sin, tableShape) };
+}
+
+/** Applies rotate-half RoPE to x [..., heads, headDim]: x * cos + rotateHalf(x) * sin. */
+export function applyRope<T extends tf.Tensor>(x: T, tables: RopeTables): T {
+  const half = x.shape[x.rank - 1]! / 2;
+  const [first, second] = tf.split(x, [half, half], -1);
+  const rotated = tf.concat([tf.neg(second!), first!], -1);
+  return tf.add(tf.mul(x, tables.cos), tf.mul(rotated, tables.sin)) as T;
+}

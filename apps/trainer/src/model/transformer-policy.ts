@@ -1,0 +1,78 @@
+import * as tf from '@tensorflow/tfjs';
+import { type Checkpoint, loadCheckpoint, type SaveOptions, saveCheckpoint } from './checkpoint.js';
+import { type ModelConfig, type TinyModelOptions, tinyQwen3Config } from './config.js';
+import { causalMask, type DecoderWeights, decoderHidden, headMatrix } from './decoder.js';
+import { generate } from './generate.js';
+import { linear, ropeTables } from './layers.js';
+import type { GeneratedSequence, Policy, SamplingParams } from './policy.js';
+import { initialTensors, tensorsFromWeights, weightsFromTensors, weightVariables } from './weights.js';
+
+/** The Qwen2 / Qwen3 decoder as a `Policy`, on whichever tfjs backend is active. */
+export class TransformerPolicy implements Policy {
+  readonly config: ModelConfig;
+  private readonly weights: DecoderWeights;
+
+  constructor(checkpoint: Checkpoint) {
+    this.config = checkpoint.config;
+    this.weights = weightsFromTensors(checkpoint.config, checkpoint.tensors);
+  }
+
+  get vocabSize(): number {
+    return this.config.vocabSize;
+  }
+
+  get maxSequenceLength(): number {
+    return this.config.maxPositionEmbeddings;
+  }
+
+  generate(prompts: readonly Int32Array[], sampling: SamplingParams): Promise<GeneratedSequence[]> {
+    return generate(this.config, this.weights, prompts, sampling);
+  }
+
+  logits(tokens: tf.Tensor2D): tf.Tensor3D {
+    const [b, t] = tokens.shape;
+    if (t > this.config.maxPositionEmbeddings) {
+      throw new Error(
+        `logits: ${t} tokens exceed the model's ${this.config.maxPositionEmbeddings} positions`,
+      );
+    }
+    return tf.tidy(() => {
+      const positions = Int32Array.from({ length: t }, (_, i) => i);
+      const rope = ropeTables(positions, [1, t], this.config.headDim, this.config.ropeTheta);
+      const { hidden } = decoderHidden(this.weights, this.config, tokens, { rope, mask: causalMask(t, t) });
+      return tf.reshape(linear(hidden, headMatrix(this.weights)), [b, t, this.config.vocabSize]);
+    });
+  }
+
+  trainableVariables(): tf.Variable[] {
+    return weightVariables(this.weights);
+  }
+
+  /** The weights as Hugging Face tensors (float32), e.g. to save or to copy into another policy. */
+  toCheckpoint(): Checkpoint {
+    return { config: this.config, tensors: tensorsFromWeights(this.config, this.weights) };
+  }
+
+  save(dir: string, options?: SaveOptions): Promise<void> {
+    return saveCheckpoint(dir, this.toCheckpoint(), options);
+  }
+
+  dispose(): void {
+    tf.dispose(this.trainableVariables());
+  }
+}
+
+/** Loads a Qwen2 / Qwen3 policy from a local Hugging Face folder (see `loadCheckpoint`). */
+export async function loadPolicy(dir: string): Promise<TransformerPolicy> {
+  return new TransformerPolicy(await loadCheckpoint(dir));
+}
+
+/** A freshly initialised policy for any config (see `initialTensors`). */
+export function initPolicy(config: ModelConfig, seed = 0): TransformerPolicy {
+  return new TransformerPolicy({ config, tensors: initialTensors(config, seed) });
+}
+
+/** The embedded default: a fresh tiny Qwen3-style policy (`tinyQwen3Config`) for a tokenizer's vocabulary. */
+export function createTinyPolicy(options: TinyModelOptions & { seed?: number }): TransformerPolicy {
+  return initPolicy(tinyQwen3Config(options), options.seed);
+}
