@@ -78,10 +78,9 @@ export class HfTokenizer implements Tokenizer {
 
   /** Loads tokenizer.json and tokenizer_config.json from a model folder. */
   static async fromDir(dir: string): Promise<HfTokenizer> {
-    const [json, config] = await Promise.all([
-      readJson<object>(join(dir, 'tokenizer.json')),
-      readJson<HfTokenizerConfig>(join(dir, 'tokenizer_config.json')),
-    ]);
+    // Read in order so a folder missing both files always reports tokenizer.json first.
+    const json = await readJson<object>(join(dir, 'tokenizer.json'));
+    const config = await readJson<HfTokenizerConfig>(join(dir, 'tokenizer_config.json'));
     try {
       return new HfTokenizer(json, config);
     } catch (error) {
