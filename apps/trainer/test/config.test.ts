@@ -29,21 +29,21 @@ describe('trainer config', () => {
   it('fills defaults for omitted fields and keeps given ones', () => {
     const config = parseConfig('rl:\n  lr: 3.0e-4\n', 'inline.yaml');
     expect(config.rl.lr).toBe(3e-4);
-    expect(config.rl.loss.epsHigh).toBe(0.28);
-    expect(config.rl.filters).toEqual(['executionValidity', 'answerDiscriminability']);
+    expect(config.rl.aggregation).toBe('token-mean');
+    expect(config.rl.filters).toEqual([{ name: 'tool-aware', options: {} }]);
   });
 
   it('names the file and field of a wrongly typed value', () => {
-    const error = errorOf(() => parseConfig('rl:\n  loss:\n    epsLow: fast\n', 'bad.yaml'));
+    const error = errorOf(() => parseConfig('rl:\n  overlong:\n    factor: fast\n', 'bad.yaml'));
     expect(error.source).toBe('bad.yaml');
-    expect(error.field).toBe('rl.loss.epsLow');
-    expect(error.message).toContain('bad.yaml: rl.loss.epsLow: expected a finite number');
+    expect(error.field).toBe('rl.overlong.factor');
+    expect(error.message).toContain('bad.yaml: rl.overlong.factor: expected a finite number');
   });
 
   it('rejects out-of-range numbers, non-integers and unknown enum values', () => {
     expect(errorOf(() => parseConfig('rl:\n  lr: 0\n', 'x.yaml')).message).toContain('rl.lr: must be > 0');
     expect(errorOf(() => parseConfig('rl:\n  groupSize: 2.5\n', 'x.yaml')).field).toBe('rl.groupSize');
-    const aggregation = errorOf(() => parseConfig('rl:\n  loss:\n    aggregation: mean\n', 'x.yaml'));
+    const aggregation = errorOf(() => parseConfig('rl:\n  aggregation: mean\n', 'x.yaml'));
     expect(aggregation.message).toContain("'mean' is not one of: token-mean");
   });
 
@@ -53,26 +53,44 @@ describe('trainer config', () => {
     expect(error.message).toContain("did you mean 'groupSize'?");
   });
 
-  it('checks list items and section shapes', () => {
-    expect(errorOf(() => parseConfig('rl:\n  filters: [1]\n', 'x.yaml')).message).toContain(
-      'rl.filters: item 0',
-    );
+  it('reads plug-ins as a bare name or a mapping with name and options', () => {
+    const yaml = [
+      'rl:',
+      '  shaper: {name: aepo, c: 0.01}',
+      '  estimator: rloo',
+      '  filters: [execution-validity, {name: answer-discriminability, minGroupSize: 3}]',
+    ].join('\n');
+    const config = parseConfig(yaml, 'x.yaml');
+    expect(config.rl.shaper).toEqual({ name: 'aepo', options: { c: 0.01 } });
+    expect(config.rl.estimator).toEqual({ name: 'rloo', options: {} });
+    expect(config.rl.filters).toEqual([
+      { name: 'execution-validity', options: {} },
+      { name: 'answer-discriminability', options: { minGroupSize: 3 } },
+    ]);
+  });
+
+  it('checks plug-in and section shapes', () => {
+    expect(errorOf(() => parseConfig('rl:\n  filters: [1]\n', 'x.yaml')).field).toBe('rl.filters[0]');
+    expect(errorOf(() => parseConfig('rl:\n  shaper: {alpha: 1}\n', 'x.yaml')).field).toBe('rl.shaper.name');
     expect(errorOf(() => parseConfig('rollout: 3\n', 'x.yaml')).message).toContain(
       'rollout: expected a mapping',
     );
   });
 
   it('applies --set overrides and names an unknown override path', () => {
-    const config = parseConfig('rl:\n  lr: 1.0e-4\n', 'base.yaml', [
+    const overrides = [
       'rl.lr=2e-4',
       'rl.filters=[]',
       'tool.format=hermes',
-    ]);
+      'rl.shaper={name: cheng, alpha: 0.4}',
+    ];
+    const config = parseConfig('rl:\n  lr: 1.0e-4\n', 'base.yaml', overrides);
     expect(config.rl.lr).toBe(2e-4);
     expect(config.rl.filters).toEqual([]);
-    expect(config.tool.format).toBe('hermes');
-    const error = errorOf(() => parseConfig('{}', 'base.yaml', ['rl.shaper.alpah=1']));
-    expect(error.message).toBe('--set rl.shaper.alpah=1: rl.shaper.alpah: unknown field');
+    expect(config.tool.format).toEqual({ name: 'hermes', options: {} });
+    expect(config.rl.shaper).toEqual({ name: 'cheng', options: { alpha: 0.4 } });
+    const error = errorOf(() => parseConfig('{}', 'base.yaml', ['rl.overlong.factr=1']));
+    expect(error.message).toBe('--set rl.overlong.factr=1: rl.overlong.factr: unknown field');
   });
 
   it('reports YAML syntax errors with the line and unreadable files by path', () => {

@@ -35,9 +35,26 @@ export interface BooleanField {
   readonly doc: string;
 }
 
-export interface StringListField {
-  readonly kind: 'stringList';
-  readonly default: readonly string[];
+/** A plug-in chosen by name, with the options its registry factory validates. */
+export interface PluginSpec {
+  name: string;
+  options: Record<string, unknown>;
+}
+
+/**
+ * A plug-in: in YAML either a bare name (`grpo`) or a mapping with `name` and the plug-in's options
+ * (`{ name: tao, alpha: 0.2 }`). The options are checked by the plug-in's own factory when the run is assembled.
+ */
+export interface PluginField {
+  readonly kind: 'plugin';
+  readonly default: PluginSpec;
+  readonly doc: string;
+}
+
+/** An ordered list of plug-ins (e.g. filters), each written as for PluginField. */
+export interface PluginListField {
+  readonly kind: 'pluginList';
+  readonly default: readonly PluginSpec[];
   readonly doc: string;
 }
 
@@ -52,7 +69,8 @@ export type Field =
   | StringField
   | OptionalStringField
   | BooleanField
-  | StringListField
+  | PluginField
+  | PluginListField
   | SectionField;
 export type Fields = { readonly [name: string]: Field };
 
@@ -65,11 +83,13 @@ export type Infer<F> = F extends NumberField
       ? string | undefined
       : F extends BooleanField
         ? boolean
-        : F extends StringListField
-          ? string[]
-          : F extends SectionField<infer S>
-            ? { [K in keyof S]: Infer<S[K]> }
-            : never;
+        : F extends PluginField
+          ? PluginSpec
+          : F extends PluginListField
+            ? PluginSpec[]
+            : F extends SectionField<infer S>
+              ? { [K in keyof S]: Infer<S[K]> }
+              : never;
 
 export const num = (doc: string, value: number, bounds: Omit<NumberField, 'kind' | 'default' | 'doc'> = {}) =>
   ({ kind: 'number', default: value, doc, ...bounds }) as const satisfies NumberField;
@@ -84,9 +104,15 @@ export const str = <T extends string>(doc: string, value: T, oneOf?: readonly T[
     : { kind: 'string', default: value, doc, oneOf };
 export const optionalStr = (doc: string): OptionalStringField => ({ kind: 'optionalString', doc });
 export const bool = (doc: string, value: boolean): BooleanField => ({ kind: 'boolean', default: value, doc });
-export const strList = (doc: string, value: readonly string[]): StringListField => ({
-  kind: 'stringList',
-  default: value,
+const spec = (name: string, options: Record<string, unknown> = {}): PluginSpec => ({ name, options });
+export const plugin = (doc: string, name: string, options: Record<string, unknown> = {}): PluginField => ({
+  kind: 'plugin',
+  default: spec(name, options),
+  doc,
+});
+export const pluginList = (doc: string, names: readonly string[]): PluginListField => ({
+  kind: 'pluginList',
+  default: names.map((name) => spec(name)),
   doc,
 });
 export const section = <S extends Fields>(doc: string, fields: S): SectionField<S> => ({
@@ -170,17 +196,33 @@ function validateField(field: Field, value: unknown, path: string, source: strin
     case 'boolean':
       if (value === undefined) return field.default;
       return typeof value === 'boolean' ? value : fail(`expected true or false, got ${describe(value)}`);
-    case 'stringList':
-      if (value === undefined) return [...field.default];
-      if (!Array.isArray(value)) return fail(`expected a list of names, got ${describe(value)}`);
-      return value.map((item, index) =>
-        typeof item === 'string'
-          ? item
-          : fail(`item ${index}: expected a name (string), got ${describe(item)}`),
-      );
+    case 'plugin':
+      return value === undefined ? structuredClone(field.default) : validatePlugin(value, path, source);
+    case 'pluginList':
+      if (value === undefined) return structuredClone(field.default);
+      if (!Array.isArray(value)) return fail(`expected a list of plug-ins, got ${describe(value)}`);
+      return value.map((item, index) => validatePlugin(item, `${path}[${index}]`, source));
     case 'section':
       return validateSection(field.fields, value, path, source);
   }
+}
+
+function validatePlugin(value: unknown, path: string, source: string): PluginSpec {
+  if (typeof value === 'string' && value !== '') return spec(value);
+  if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+    const { name, ...options } = value as Record<string, unknown>;
+    if (typeof name === 'string' && name !== '') return spec(name, options);
+    throw new ConfigError(
+      source,
+      `${path}.name`,
+      `expected the plug-in's name (a string), got ${describe(name)}`,
+    );
+  }
+  throw new ConfigError(
+    source,
+    path,
+    `expected a plug-in name or a mapping with 'name', got ${describe(value)}`,
+  );
 }
 
 function validateSection(
