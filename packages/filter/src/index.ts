@@ -1,2 +1,31 @@
-/** The package's name as published, for diagnostics and error messages. */
-export const packageName = '@taorl/filter' as const;
+export {
+  ALL_CORRECT,
+  ALL_WRONG,
+  type AnswerDiscriminabilityOptions,
+  answerDiscriminability,
+  GROUP_TOO_SMALL,
+} from './answer-discriminability';
+export { composeFilters } from './compose';
+export { type DynamicSamplingOptions, dynamicSampling, ZERO_STD } from './dynamic-sampling';
+export {
+  ALL_TOOL_CALLS_FAILED,
+  type ExecutionValidityOptions,
+  executionValidity,
+  NO_TOOL_CALLS,
+} from './execution-validity';
+export { type FilterFactory, filterNames, getFilter, registerFilter } from './registry';
+export { type ToolAwareFilterOptions, toolAwareFilter } from './tool-aware';
+export type {
+  DroppedTrajectory,
+  Filter,
+  FilterableToolCall,
+  FilterableTrajectory,
+  FilterMode,
+  FilterResult,
+  FilterStats,
+  GroupId,
+  GroupPassRate,
+  MaskedTrajectory,
+  PassRateReport,
+} from './types';
+export { VOID_TURN, type VoidTurnOptions, voidTurn } from './void-turn';

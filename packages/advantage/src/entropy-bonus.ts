@@ -1,0 +1,155 @@
+import { checkOptionNames, choiceOption, numberOption } from './options';
+import { checkWindow, postToolRanges } from './post-tool';
+import { quantile } from './quantile';
+import { checkAligned, type EntropyShaper, nonFiniteEntropy } from './shaping';
+import { copyTokenAdvantages } from './token-advantages';
+import type { PostToolWindow, ShapingTrajectory } from './types';
+
+/** How the entropy is scaled before alpha: by its mean over S (DECISION, tao), by log|V|, or not at all. */
+export type EntropyNormalisation = 'selected-mean' | 'vocab' | 'none';
+
+export interface EntropyBonusOptions {
+  /** Weight of the normalised entropy in psi (tao 0.2, DECISION; cheng 0.4 on raw entropy). */
+  readonly alpha?: number;
+  /** psi never exceeds |A| / kappa; kappa >= 1 so a bonus never flips the sign of A (default 2). */
+  readonly kappa?: number;
+  /** q_H: the fraction of candidate tokens with the highest entropy that form S (tao 0.2, cheng 1). */
+  readonly topFraction?: number;
+  readonly normalisation?: EntropyNormalisation;
+  /** |V|, required by normalisation `vocab`. */
+  readonly vocabSize?: number;
+}
+
+export interface TaoShaperOptions extends EntropyBonusOptions {
+  /** M_post: the rest of the segment after a successful call (default) or its first k policy tokens. */
+  readonly window?: PostToolWindow;
+}
+
+type Scope = { readonly kind: 'post-tool'; readonly window: PostToolWindow } | { readonly kind: 'all' };
+
+function candidateRanges(t: ShapingTrajectory, index: number, scope: Scope): Int32Array {
+  return scope.kind === 'all' ? Int32Array.of(0, t.lossMask.length) : postToolRanges(t, index, scope.window);
+}
+
+/**
+ * The clipped additive bonus of Cheng et al. 2025 (arXiv 2506.14758) on the tokens S:
+ * psi_t = min(alpha * H^_t, |A_t| / kappa), A'_t = A_t + psi_t for t in S, A'_t = A_t elsewhere.
+ * S = candidates with H_t >= the (1 - q_H) quantile of the candidates' entropies (ties included).
+ */
+function entropyBonusShaper(name: string, scope: Scope, options: EntropyBonusOptions): EntropyShaper {
+  const defaults = scope.kind === 'all' ? { alpha: 0.4, topFraction: 1 } : { alpha: 0.2, topFraction: 0.2 };
+  const alpha = numberOption(name, 'alpha', options.alpha, defaults.alpha, { min: 0 });
+  const kappa = numberOption(name, 'kappa', options.kappa, 2, { min: 1 });
+  const topFraction = numberOption(name, 'topFraction', options.topFraction, defaults.topFraction, {
+    min: 0,
+    max: 1,
+  });
+  const normalisation = choiceOption(
+    name,
+    'normalisation',
+    options.normalisation,
+    scope.kind === 'all' ? 'none' : 'selected-mean',
+    ['selected-mean', 'vocab', 'none'],
+  );
+  const vocabScale =
+    normalisation === 'vocab'
+      ? Math.log(
+          numberOption(name, 'vocabSize', options.vocabSize, Number.NaN, { min: 1, minExclusive: true }),
+        )
+      : 1;
+  return {
+    name,
+    shape(batch, advantages) {
+      checkAligned(name, batch, advantages);
+      const ranges = batch.map((t, i) => candidateRanges(t, i, scope));
+      let candidateCount = 0;
+      batch.forEach(({ lossMask }, i) => {
+        const r = ranges[i]!;
+        for (let k = 0; k < r.length; k += 2) {
+          for (let p = r[k]!; p < r[k + 1]!; p++) candidateCount += lossMask[p] !== 0 ? 1 : 0;
+        }
+      });
+      const candidates = new Float32Array(candidateCount);
+      let c = 0;
+      batch.forEach(({ lossMask, entropies }, i) => {
+        const r = ranges[i]!;
+        for (let k = 0; k < r.length; k += 2) {
+          for (let p = r[k]!; p < r[k + 1]!; p++) {
+            if (lossMask[p] === 0) continue;
+            const h = entropies[p]!;
+            if (!Number.isFinite(h)) throw nonFiniteEntropy(i, p, h);
+            candidates[c++] = h;
+          }
+        }
+      });
+      const threshold =
+        candidateCount === 0 || topFraction === 0 ? null : quantile(candidates, 1 - topFraction);
+      let selectedCount = 0;
+      let selectedSum = 0;
+      if (threshold !== null) {
+        for (let k = 0; k < candidates.length; k++) {
+          if (candidates[k]! >= threshold) {
+            selectedCount++;
+            selectedSum += candidates[k]!;
+          }
+        }
+      }
+      const scale =
+        normalisation === 'selected-mean'
+          ? selectedCount > 0
+            ? selectedSum / selectedCount
+            : 0
+          : vocabScale;
+      // With a zero scale every entropy in S is 0: H^ is 0/0, and the bonus is taken as 0.
+      const weight = scale > 0 ? alpha / scale : 0;
+      const shaped = copyTokenAdvantages(advantages);
+      let bonusSum = 0;
+      let bonusMax = 0;
+      if (threshold !== null) {
+        batch.forEach(({ lossMask, entropies }, i) => {
+          const r = ranges[i]!;
+          const row = shaped.perTrajectory[i]!;
+          for (let k = 0; k < r.length; k += 2) {
+            for (let p = r[k]!; p < r[k + 1]!; p++) {
+              const h = entropies[p]!;
+              if (lossMask[p] === 0 || h < threshold) continue;
+              const a = row[p]!;
+              const psi = Math.min(weight * h, Math.abs(a) / kappa);
+              row[p] = a + psi;
+              bonusSum += psi;
+              if (psi > bonusMax) bonusMax = psi;
+            }
+          }
+        });
+      }
+      return {
+        advantages: shaped,
+        diagnostics: {
+          shaper: name,
+          candidateTokens: candidateCount,
+          selectedTokens: selectedCount,
+          entropyThreshold: threshold,
+          entropyScale: normalisation === 'none' ? null : scale,
+          meanBonus: selectedCount > 0 ? bonusSum / selectedCount : 0,
+          maxBonus: bonusMax,
+        },
+      };
+    },
+  };
+}
+
+/**
+ * TAO-RL's entropy-guided exploration: the bonus on S, the top q_H of M_post tokens (policy tokens after a
+ * successful tool call) by rollout entropy, with H^ = H / mean(H over S).
+ */
+export function taoShaper(options: TaoShaperOptions = {}): EntropyShaper {
+  checkOptionNames('tao', options, ['alpha', 'kappa', 'topFraction', 'normalisation', 'vocabSize', 'window']);
+  const window = checkWindow('tao', options.window ?? 'segment');
+  return entropyBonusShaper('tao', { kind: 'post-tool', window }, options);
+}
+
+/** Cheng et al. 2025's entropy advantage on every policy token (defaults alpha 0.4, raw entropy, q_H 1). */
+export function chengShaper(options: EntropyBonusOptions = {}): EntropyShaper {
+  checkOptionNames('cheng', options, ['alpha', 'kappa', 'topFraction', 'normalisation', 'vocabSize']);
+  return entropyBonusShaper('cheng', { kind: 'all' }, options);
+}

@@ -1,0 +1,58 @@
+import { type AepoShaperOptions, aepoShaper } from './aepo';
+import { chengShaper, type EntropyBonusOptions, type TaoShaperOptions, taoShaper } from './entropy-bonus';
+import { checkOptionNames } from './options';
+import { createRegistry } from './registry';
+import type { EntropyShaper } from './shaping';
+import { copyTokenAdvantages } from './token-advantages';
+
+/** Builds a shaper from config options; options it does not know are an error. */
+export type EntropyShaperFactory = (options?: Readonly<Record<string, unknown>>) => EntropyShaper;
+
+/** The identity: advantages copied unchanged (the bonus turned off). */
+export function noShaper(options: Readonly<Record<string, unknown>> = {}): EntropyShaper {
+  checkOptionNames('none', options, []);
+  return {
+    name: 'none',
+    shape: (_batch, advantages) => ({
+      advantages: copyTokenAdvantages(advantages),
+      diagnostics: {
+        shaper: 'none',
+        candidateTokens: 0,
+        selectedTokens: 0,
+        entropyThreshold: null,
+        entropyScale: null,
+        meanBonus: 0,
+        maxBonus: 0,
+      },
+    }),
+  };
+}
+
+// Config options are untyped; each factory validates every field it reads and rejects unknown ones.
+const shapers = createRegistry<EntropyShaperFactory>('entropy shaper', [
+  ['tao', (options) => taoShaper(options as TaoShaperOptions)],
+  ['cheng', (options) => chengShaper(options as EntropyBonusOptions)],
+  ['aepo', (options) => aepoShaper(options as AepoShaperOptions)],
+  ['none', (options) => noShaper(options)],
+]);
+
+/** The shaper registered under `name` (tao, cheng, aepo, none, or your own), built with `options`. */
+export function getEntropyShaper(
+  name: string,
+  options: Readonly<Record<string, unknown>> = {},
+): EntropyShaper {
+  return shapers.get(name)(options);
+}
+
+/** Register a shaper under a config name; re-registering is an error unless `replace` is set. */
+export function registerEntropyShaper(
+  name: string,
+  factory: EntropyShaperFactory,
+  options: { replace?: boolean } = {},
+): void {
+  shapers.register(name, factory, options);
+}
+
+export function entropyShaperNames(): string[] {
+  return shapers.names();
+}

@@ -1,0 +1,42 @@
+import { checkMode, checkOptionNames } from './options';
+import { toolCallsOf } from './readout';
+import type { Filter, FilterMode } from './types';
+import { applyVerdicts, defaultPositions, type Verdict } from './verdicts';
+
+export interface ExecutionValidityOptions {
+  /** `drop` (the TAO-RL paper, default) or `mask` (the public TAO-RL code: zero loss mask, reward kept). */
+  readonly mode?: FilterMode;
+  /** Trajectories that made no tool call: `keep` (DECISION, default) or `reject` (then treated by `mode`). */
+  readonly noToolCalls?: 'keep' | 'reject';
+}
+
+export const ALL_TOOL_CALLS_FAILED = 'all-tool-calls-failed';
+export const NO_TOOL_CALLS = 'no-tool-calls';
+
+/**
+ * TAO-RL's C1: reject a trajectory that made at least one tool call and whose every call failed (status other
+ * than `'ok'`). A wrong answer with one successful execution is kept: it still teaches tool use.
+ */
+export function executionValidity(options: ExecutionValidityOptions = {}): Filter {
+  const name = 'execution-validity';
+  checkOptionNames(name, options, ['mode', 'noToolCalls']);
+  const action = checkMode(name, options.mode ?? 'drop');
+  const noToolCalls = options.noToolCalls ?? 'keep';
+  if (noToolCalls !== 'keep' && noToolCalls !== 'reject') {
+    throw new Error(
+      `${name}: option 'noToolCalls' must be 'keep' or 'reject', got ${JSON.stringify(noToolCalls)}`,
+    );
+  }
+  return {
+    name,
+    apply(batch, positions) {
+      const at = defaultPositions(batch.length, positions);
+      const verdicts = batch.map((t, i): Verdict => {
+        const calls = toolCallsOf(t, at[i]!);
+        if (calls.length === 0) return noToolCalls === 'reject' ? { action, reason: NO_TOOL_CALLS } : null;
+        return calls.some((call) => call.status === 'ok') ? null : { action, reason: ALL_TOOL_CALLS_FAILED };
+      });
+      return applyVerdicts(name, batch, at, verdicts);
+    },
+  };
+}
