@@ -1,2 +1,15 @@
-/** The package's name as published, for diagnostics and error messages. */
-export const packageName = '@taorl/eval' as const;
+export type { PercentPolicy } from './compare/context';
+export { defaultExtractionRules, type ExtractionRule, type ExtractOptions, extractAnswer } from './extract';
+export {
+  compareAnswers,
+  type Gold,
+  type GradeOptions,
+  type GradeReason,
+  type GradeResult,
+  grade,
+  isEquivalent,
+  type Verdict,
+} from './grade';
+export { defaultLimits, type Limits } from './limits';
+export { passAtK } from './metrics/passAtK';
+export { type NormalizedAnswer, normalizeAnswer } from './normalize';

@@ -1,0 +1,219 @@
+import type { Expr } from '../latex/ast';
+import { type Deadline, TooLargeError } from '../limits';
+import {
+  type Complex,
+  cabs,
+  cadd,
+  casin,
+  catan,
+  ccos,
+  cdiv,
+  cexp,
+  clog,
+  cmul,
+  cneg,
+  complex,
+  cpow,
+  csin,
+  csqrt,
+  csub,
+  gamma,
+} from '../math/complex';
+import * as Q from '../math/rational';
+
+/**
+ * Exact value of an expression built from rationals with + - * /, integer powers, factorials, |.| and perfect
+ * square roots; null as soon as anything irrational or symbolic appears (the caller then evaluates numerically).
+ */
+export function evaluateExact(expr: Expr, deadline: Deadline): Q.Rational | null {
+  deadline.check();
+  switch (expr.kind) {
+    case 'number':
+      return expr.value;
+    case 'negate': {
+      const value = evaluateExact(expr.operand, deadline);
+      return value && Q.neg(value);
+    }
+    case 'binary': {
+      if (expr.op === '±') return null;
+      const left = evaluateExact(expr.left, deadline);
+      const right = left && evaluateExact(expr.right, deadline);
+      if (!left || !right) return null;
+      if (expr.op === '+') return Q.add(left, right);
+      if (expr.op === '-') return Q.sub(left, right);
+      if (expr.op === '*') return Q.mul(left, right);
+      if (expr.op === '/') return Q.div(left, right);
+      return Q.isInteger(right) ? Q.powInt(left, right.num) : null;
+    }
+    case 'call': {
+      const argument = expr.args.length === 1 ? evaluateExact(expr.args[0]!, deadline) : null;
+      if (!argument) return null;
+      if (expr.name === 'factorial') return Q.factorial(argument);
+      if (expr.name === 'abs') return argument.num < 0n ? Q.neg(argument) : argument;
+      if (expr.name === 'sqrt') return exactSquareRoot(argument);
+      return null;
+    }
+    default:
+      return null;
+  }
+}
+
+function exactSquareRoot(value: Q.Rational): Q.Rational | null {
+  if (value.num < 0n) return null;
+  const num = integerSquareRoot(value.num);
+  const den = integerSquareRoot(value.den);
+  return num !== null && den !== null ? Q.rational(num, den) : null;
+}
+
+function integerSquareRoot(n: bigint): bigint | null {
+  if (n < 2n) return n;
+  let x = BigInt(Math.floor(Math.sqrt(Number(n))));
+  // Newton steps correct the float estimate for integers beyond 2^53.
+  for (let step = 0; step < 200 && x * x !== n; step++) {
+    const next = (x + n / x) / 2n;
+    if (next === x) break;
+    x = next;
+  }
+  return x * x === n ? x : null;
+}
+
+/** Symbols an expression depends on, in first-seen order. */
+export function freeSymbols(expr: Expr, into: Set<string> = new Set()): Set<string> {
+  switch (expr.kind) {
+    case 'symbol':
+      into.add(expr.name);
+      break;
+    case 'binary':
+      freeSymbols(expr.left, into);
+      freeSymbols(expr.right, into);
+      break;
+    case 'negate':
+      freeSymbols(expr.operand, into);
+      break;
+    case 'call':
+      for (const argument of expr.args) freeSymbols(argument, into);
+      break;
+    default:
+      break;
+  }
+  return into;
+}
+
+export function containsInfinity(expr: Expr): boolean {
+  switch (expr.kind) {
+    case 'constant':
+      return expr.name === 'infinity';
+    case 'binary':
+      return containsInfinity(expr.left) || containsInfinity(expr.right);
+    case 'negate':
+      return containsInfinity(expr.operand);
+    case 'call':
+      return expr.args.some(containsInfinity);
+    default:
+      return false;
+  }
+}
+
+const realOnly = (name: string, value: Complex): number => {
+  if (value.im !== 0) throw new RangeError(`${name} of a complex number`);
+  return value.re;
+};
+
+/** Floating-point value at the given symbol assignment, in the complex plane (principal branches). */
+export function evaluateComplex(expr: Expr, env: ReadonlyMap<string, Complex>, deadline: Deadline): Complex {
+  deadline.check();
+  switch (expr.kind) {
+    case 'number':
+      return complex(Q.toNumber(expr.value));
+    case 'symbol': {
+      const value = env.get(expr.name);
+      if (value === undefined) throw new RangeError(`no value for ${expr.name}`);
+      return value;
+    }
+    case 'constant':
+      if (expr.name === 'pi') return complex(Math.PI);
+      if (expr.name === 'e') return complex(Math.E);
+      if (expr.name === 'i') return complex(0, 1);
+      return complex(Number.POSITIVE_INFINITY);
+    case 'negate':
+      return cneg(evaluateComplex(expr.operand, env, deadline));
+    case 'binary': {
+      const left = evaluateComplex(expr.left, env, deadline);
+      const right = evaluateComplex(expr.right, env, deadline);
+      if (expr.op === '+') return cadd(left, right);
+      if (expr.op === '-') return csub(left, right);
+      if (expr.op === '*') return cmul(left, right);
+      if (expr.op === '/') return cdiv(left, right);
+      if (expr.op === '^') return cpow(left, right);
+      throw new RangeError('± has two values');
+    }
+    case 'call':
+      return evaluateCall(
+        expr.name,
+        expr.args.map((argument) => evaluateComplex(argument, env, deadline)),
+      );
+    default:
+      throw new RangeError(`${expr.kind} is not a scalar`);
+  }
+}
+
+function evaluateCall(name: string, args: Complex[]): Complex {
+  const [x = complex(Number.NaN), y] = args;
+  switch (name) {
+    case 'sqrt':
+      return csqrt(x);
+    case 'root':
+      return cpow(x, cdiv(complex(1), y!));
+    case 'abs':
+      return complex(cabs(x));
+    case 'floor':
+      return complex(Math.floor(realOnly(name, x)));
+    case 'ceil':
+      return complex(Math.ceil(realOnly(name, x)));
+    case 'factorial': {
+      const n = realOnly(name, x);
+      if (n > 170) throw new TooLargeError(`factorial of ${n}`);
+      return complex(gamma(n + 1));
+    }
+    case 'binom': {
+      const [n, k] = [realOnly(name, x), realOnly(name, y!)];
+      if (n > 170) throw new TooLargeError(`binomial of ${n}`);
+      return complex(gamma(n + 1) / (gamma(k + 1) * gamma(n - k + 1)));
+    }
+    case 'exp':
+      return cexp(x);
+    case 'ln':
+      return clog(x);
+    case 'log':
+      // \log without a base is read as the natural logarithm, as in Math-Verify; \log_b x is log x / log b.
+      return y === undefined ? clog(x) : cdiv(clog(x), clog(y));
+    case 'sin':
+      return csin(x);
+    case 'cos':
+      return ccos(x);
+    case 'tan':
+      return cdiv(csin(x), ccos(x));
+    case 'sec':
+      return cdiv(complex(1), ccos(x));
+    case 'csc':
+      return cdiv(complex(1), csin(x));
+    case 'cot':
+      return cdiv(ccos(x), csin(x));
+    case 'arcsin':
+      return casin(x);
+    case 'arccos':
+      return csub(complex(Math.PI / 2), casin(x));
+    case 'arctan':
+      return catan(x);
+    case 'sinh':
+      return cmul(complex(0.5), csub(cexp(x), cexp(cneg(x))));
+    case 'cosh':
+      return cmul(complex(0.5), cadd(cexp(x), cexp(cneg(x))));
+    case 'tanh': {
+      const [plus, minus] = [cexp(x), cexp(cneg(x))];
+      return cdiv(csub(plus, minus), cadd(plus, minus));
+    }
+    default:
+      throw new RangeError(`unknown function ${name}`);
+  }
+}

@@ -1,0 +1,178 @@
+/** The places an answer is looked for, tried in this order by default (Math-Verify's priorities). */
+export type ExtractionRule = 'final_answer' | 'boxed' | 'answer_colon' | 'last_math';
+
+export interface ExtractOptions {
+  /** Rules tried in order; the first that finds something wins. Default: all four, in the order of the type. */
+  readonly rules?: readonly ExtractionRule[];
+  /**
+   * Look only after the last assistant turn marker and the last code-interpreter output block, so an answer
+   * printed by a tool or stated in the prompt is never graded as the model's. Default true.
+   */
+  readonly finalTextOnly?: boolean;
+}
+
+export const defaultExtractionRules: readonly ExtractionRule[] = [
+  'final_answer',
+  'boxed',
+  'answer_colon',
+  'last_math',
+];
+
+const assistantMarkers = [
+  '<|im_start|>assistant',
+  '<|start_header_id|>assistant<|end_header_id|>',
+  'Assistant:',
+];
+const outputBlockOpeners = ['```output', '<output>', '<interpreter>'];
+const boxCommands = ['\\boxed', '\\fbox'];
+
+/**
+ * The answer a model committed to, or null. Every rule searches from the right, so the last statement wins; all
+ * scans are linear (lastIndexOf and one brace-matching pass), so a megabyte of text costs milliseconds.
+ */
+export function extractAnswer(text: string, options: ExtractOptions = {}): string | null {
+  const finalText = options.finalTextOnly === false ? text : finalAssistantText(text);
+  for (const rule of options.rules ?? defaultExtractionRules) {
+    const found = extractors[rule](finalText);
+    if (found !== null && found.trim() !== '') return found.trim();
+  }
+  return null;
+}
+
+const extractors: Record<ExtractionRule, (text: string) => string | null> = {
+  final_answer: (text) => {
+    const match = lastMatch(text, /final answer is/gi);
+    if (match === null) return null;
+    const tail = text.slice(match).split(/\n|I hope it is correct/)[0] ?? '';
+    return lastBoxed(tail) ?? lastMath(tail) ?? stripSentenceEnd(tail);
+  },
+  boxed: lastBoxed,
+  answer_colon: (text) => {
+    const match = lastMatch(text, /answer\s*:/gi);
+    if (match === null) return null;
+    const line =
+      text
+        .slice(match)
+        .split('\n')
+        .find((part) => part.trim() !== '') ?? '';
+    return lastMath(line) ?? stripSentenceEnd(line);
+  },
+  last_math: lastMath,
+};
+
+function finalAssistantText(text: string): string {
+  let start = 0;
+  for (const marker of assistantMarkers) {
+    const at = text.lastIndexOf(marker);
+    if (at >= 0) start = Math.max(start, at + marker.length);
+  }
+  for (const opener of outputBlockOpeners) {
+    const at = text.lastIndexOf(opener);
+    if (at < start) continue;
+    const closer = opener.startsWith('<') ? `</${opener.slice(1)}` : '```';
+    const end = text.indexOf(closer, at + opener.length);
+    start = end < 0 ? text.length : end + closer.length;
+  }
+  return text.slice(start).replace(/<\|im_end\|>|<\|eot_id\|>|<\|endoftext\|>/g, '');
+}
+
+/** Index just past the last match of a global regex, or null. */
+function lastMatch(text: string, pattern: RegExp): number | null {
+  let end: number | null = null;
+  for (const match of text.matchAll(pattern)) end = match.index + match[0].length;
+  return end;
+}
+
+function stripSentenceEnd(text: string): string | null {
+  const cleaned = text
+    .trim()
+    .replace(/^[:\s]+/, '')
+    .replace(/[.\s]+$/, '');
+  return cleaned === '' ? null : cleaned.replace(/^\$+|\$+$/g, '');
+}
+
+interface Span {
+  readonly start: number;
+  readonly end: number;
+  readonly content: string;
+}
+
+/**
+ * The content of the last \boxed{...} (or \fbox), nested braces included. Boxes separated only by commas, "and"
+ * or dollar signs form one answer ("\boxed{1}, \boxed{2}" is "1, 2").
+ */
+export function lastBoxed(text: string): string | null {
+  const boxes: Span[] = [];
+  let searchFrom = text.length;
+  while (searchFrom > 0) {
+    const box = previousBox(text, searchFrom);
+    if (box === null) break;
+    if (
+      boxes.length > 0 &&
+      !/^[\s,;$]*(?:and|or|\\text\{\s*(?:and|or)\s*\})?[\s,;$]*$/.test(text.slice(box.end, boxes[0]!.start))
+    ) {
+      break;
+    }
+    boxes.unshift(box);
+    searchFrom = box.start;
+  }
+  return boxes.length === 0 ? null : boxes.map((box) => box.content.trim()).join(', ');
+}
+
+function previousBox(text: string, before: number): Span | null {
+  let start = -1;
+  let command = '';
+  for (const candidate of boxCommands) {
+    const at = text.lastIndexOf(candidate, before - 1);
+    if (at > start) [start, command] = [at, candidate];
+  }
+  while (start >= 0) {
+    const span = boxAt(text, start, command);
+    if (span !== null) return span;
+    start = text.lastIndexOf(command, start - 1);
+  }
+  return null;
+}
+
+function boxAt(text: string, start: number, command: string): Span | null {
+  let at = start + command.length;
+  while (text[at] === ' ') at += 1;
+  if (text[at] !== '{') {
+    // "\boxed 5": TeX reads the next token.
+    const token = /^[^\s$,.]+/.exec(text.slice(at, at + 200))?.[0];
+    return token && at > start + command.length ? { start, end: at + token.length, content: token } : null;
+  }
+  const close = matchingBrace(text, at);
+  return close < 0 ? null : { start, end: close + 1, content: text.slice(at + 1, close) };
+}
+
+/** Index of the brace closing the one at `open`, honouring \{ and \}; -1 if unbalanced. */
+export function matchingBrace(text: string, open: number): number {
+  let depth = 0;
+  for (let at = open; at < text.length; at++) {
+    const char = text[at];
+    if (char === '\\') at += 1;
+    else if (char === '{') depth += 1;
+    else if (char === '}' && --depth === 0) return at;
+  }
+  return -1;
+}
+
+/** The last non-empty $...$, $$...$$, \(...\) or \[...\] span (the longer delimiter wins a tie). */
+function lastMath(text: string): string | null {
+  let best: Span | null = null;
+  for (const [open, close] of [
+    ['$$', '$$'],
+    ['\\[', '\\]'],
+    ['\\(', '\\)'],
+    ['$', '$'],
+  ] as const) {
+    const closeAt = text.lastIndexOf(close);
+    if (closeAt < 0) continue;
+    const start = text.lastIndexOf(open, closeAt - 1);
+    const content = start < 0 ? '' : text.slice(start + open.length, closeAt);
+    const end = closeAt + close.length;
+    if (content.trim() !== '' && (best === null || end > best.end)) best = { start, end, content };
+  }
+  return best?.content ?? null;
+}

@@ -1,0 +1,119 @@
+import type { CompareContext, PercentPolicy } from './compare/context';
+import { expressionsEqual, normaliseWords } from './compare/structure';
+import { type ExtractOptions, extractAnswer } from './extract';
+import type { Expr } from './latex/ast';
+import { ParseError, parseLatex } from './latex/parse';
+import { Deadline, defaultLimits, type Limits, TimeoutError, TooLargeError } from './limits';
+import { normalizeAnswer } from './normalize';
+
+export interface GradeOptions {
+  /** Relative tolerance for floating-point comparison (default 1e-6). */
+  readonly relTol?: number;
+  /** How a percent sign relates to plain numbers (default 'either'). */
+  readonly percent?: PercentPolicy;
+  readonly limits?: Partial<Limits>;
+  readonly extraction?: ExtractOptions;
+}
+
+/**
+ * Why a verdict was reached. equivalent / not_equivalent are ordinary verdicts; the others are all "incorrect" for
+ * the reward but say why: nothing extracted, unreadable, or refused by a bound.
+ */
+export type GradeReason =
+  | 'equivalent'
+  | 'not_equivalent'
+  | 'no_answer'
+  | 'unparsable'
+  | 'timeout'
+  | 'too_large';
+
+export interface Verdict {
+  readonly equivalent: boolean;
+  readonly reason: GradeReason;
+}
+
+export interface GradeResult {
+  readonly correct: boolean;
+  /** The answer extracted from the response, or null. */
+  readonly extracted: string | null;
+  readonly gold: string | readonly string[];
+  readonly reason: GradeReason;
+}
+
+/** Several golds (OlympiadBench lists) mean "any of them". */
+export type Gold = string | readonly string[];
+
+/** Whether a predicted answer (already extracted) is mathematically the same as the gold answer. */
+export function isEquivalent(pred: string, gold: Gold, options: GradeOptions = {}): boolean {
+  return compareAnswers(pred, gold, options).equivalent;
+}
+
+/** Extracts the answer from a full model response and grades it against the gold. */
+export function grade(response: string, gold: Gold, options: GradeOptions = {}): GradeResult {
+  const extracted = extractAnswer(response, options.extraction);
+  if (extracted === null) return { correct: false, extracted, gold, reason: 'no_answer' };
+  const verdict = compareAnswers(extracted, gold, options);
+  return { correct: verdict.equivalent, extracted, gold, reason: verdict.reason };
+}
+
+/** isEquivalent with the reason of its verdict. */
+export function compareAnswers(pred: string, gold: Gold, options: GradeOptions = {}): Verdict {
+  const golds = typeof gold === 'string' ? [gold] : gold;
+  let worst: Verdict = { equivalent: false, reason: 'not_equivalent' };
+  for (const candidate of golds) {
+    const verdict = compareOne(pred, candidate, options);
+    if (verdict.equivalent) return verdict;
+    if (verdict.reason !== 'not_equivalent') worst = verdict;
+  }
+  return worst;
+}
+
+function compareOne(pred: string, gold: string, options: GradeOptions): Verdict {
+  const limits = { ...defaultLimits, ...options.limits };
+  if (pred.length > limits.maxAnswerLength || gold.length > limits.maxAnswerLength) {
+    return { equivalent: false, reason: 'too_large' };
+  }
+  const p = normalizeAnswer(pred);
+  const g = normalizeAnswer(gold);
+  if (squeeze(p.text) === squeeze(g.text) && p.percent === g.percent)
+    return { equivalent: true, reason: 'equivalent' };
+  const context: CompareContext = {
+    relTol: options.relTol ?? 1e-6,
+    percent: options.percent ?? 'either',
+    deadline: new Deadline(limits.timeBudgetMs),
+    predPercent: p.percent,
+    goldPercent: g.percent,
+  };
+  try {
+    const goldExpr = parseOrText(g.text, limits);
+    const predExpr = parseOrText(p.text, limits);
+    if (predExpr === null || goldExpr === null || predExpr.kind === 'text' || goldExpr.kind === 'text') {
+      const words = wordsOf(p.text);
+      return verdict(words !== '' && words === wordsOf(g.text));
+    }
+    return verdict(expressionsEqual(predExpr, goldExpr, context));
+  } catch (error) {
+    if (error instanceof TimeoutError) return { equivalent: false, reason: 'timeout' };
+    if (error instanceof TooLargeError) return { equivalent: false, reason: 'too_large' };
+    if (error instanceof RangeError) return { equivalent: false, reason: 'not_equivalent' };
+    throw error;
+  }
+}
+
+const verdict = (equivalent: boolean): Verdict => ({
+  equivalent,
+  reason: equivalent ? 'equivalent' : 'not_equivalent',
+});
+/** Words of an answer that is text: \text{(C)} and C, \text{Evelyn} and evelyn agree. */
+const wordsOf = (text: string): string =>
+  normaliseWords(text.replace(/\\(?:text|textbf|mbox|mathrm)\s*/g, ''));
+const squeeze = (text: string): string => text.replace(/\s+/g, '');
+
+function parseOrText(text: string, limits: Limits): Expr | null {
+  try {
+    return parseLatex(text, limits);
+  } catch (error) {
+    if (error instanceof ParseError) return null;
+    throw error;
+  }
+}

@@ -1,0 +1,53 @@
+import type { Rational } from '../math/rational';
+
+/** Scalar and structural answers after parsing. Each kind maps to one comparison rule (docs/packages/eval.md). */
+export type Expr =
+  /** `decimal` marks literals written with a point or exponent: approximations, compared with tolerance. */
+  | { readonly kind: 'number'; readonly value: Rational; readonly decimal?: boolean }
+  | { readonly kind: 'symbol'; readonly name: string }
+  | { readonly kind: 'constant'; readonly name: 'pi' | 'e' | 'i' | 'infinity' }
+  | { readonly kind: 'binary'; readonly op: BinaryOp; readonly left: Expr; readonly right: Expr }
+  | { readonly kind: 'negate'; readonly operand: Expr }
+  | { readonly kind: 'call'; readonly name: FunctionName; readonly args: readonly Expr[] }
+  /** Bracketed comma lists: ordered tuples, or intervals when the brackets say so. */
+  | {
+      readonly kind: 'tuple';
+      readonly open: '(' | '[';
+      readonly close: ')' | ']';
+      readonly items: readonly Expr[];
+    }
+  | { readonly kind: 'set'; readonly items: readonly Expr[] }
+  /** A bare comma list "1, 2, 3", read as several answers. */
+  | { readonly kind: 'list'; readonly items: readonly Expr[] }
+  | { readonly kind: 'union'; readonly items: readonly Expr[] }
+  | { readonly kind: 'matrix'; readonly rows: readonly (readonly Expr[])[] }
+  /** A chain a < b <= c, or one equation a = b. */
+  | { readonly kind: 'relation'; readonly ops: readonly RelationOp[]; readonly items: readonly Expr[] }
+  | { readonly kind: 'text'; readonly text: string };
+
+export type BinaryOp = '+' | '-' | '*' | '/' | '^' | '±';
+export type RelationOp = '=' | '<' | '<=' | '>' | '>=' | '!=';
+
+export type FunctionName =
+  | 'sqrt'
+  | 'root'
+  | 'abs'
+  | 'floor'
+  | 'ceil'
+  | 'factorial'
+  | 'binom'
+  | 'exp'
+  | 'ln'
+  | 'log'
+  | 'sin'
+  | 'cos'
+  | 'tan'
+  | 'sec'
+  | 'csc'
+  | 'cot'
+  | 'arcsin'
+  | 'arccos'
+  | 'arctan'
+  | 'sinh'
+  | 'cosh'
+  | 'tanh';

@@ -1,0 +1,474 @@
+import { type Limits, TooLargeError } from '../limits';
+import { parseDecimal } from '../math/rational';
+import type { Expr, FunctionName, RelationOp } from './ast';
+import { type Token, tokenize } from './tokenize';
+
+/** Raised when an answer is not readable mathematics; the grader then falls back to comparing text. */
+export class ParseError extends Error {
+  override readonly name = 'ParseError';
+}
+
+const functionCommands: Record<string, FunctionName> = {
+  sin: 'sin',
+  cos: 'cos',
+  tan: 'tan',
+  sec: 'sec',
+  csc: 'csc',
+  cot: 'cot',
+  arcsin: 'arcsin',
+  arccos: 'arccos',
+  arctan: 'arctan',
+  sinh: 'sinh',
+  cosh: 'cosh',
+  tanh: 'tanh',
+  ln: 'ln',
+  log: 'log',
+  exp: 'exp',
+  lg: 'log',
+};
+
+const greekLetters = new Set([
+  'alpha',
+  'beta',
+  'gamma',
+  'delta',
+  'epsilon',
+  'varepsilon',
+  'zeta',
+  'eta',
+  'theta',
+  'vartheta',
+  'iota',
+  'kappa',
+  'lambda',
+  'mu',
+  'nu',
+  'xi',
+  'rho',
+  'sigma',
+  'tau',
+  'upsilon',
+  'phi',
+  'varphi',
+  'chi',
+  'psi',
+  'omega',
+  'Gamma',
+  'Delta',
+  'Theta',
+  'Lambda',
+  'Xi',
+  'Sigma',
+  'Phi',
+  'Psi',
+  'Omega',
+  'ell',
+]);
+
+/** Commands that close or separate rather than start a factor. */
+const nonStartingCommands = new Set(['dots', 'ldots', 'cdots', 'rfloor', 'rceil']);
+
+const relationOps = new Set(['=', '<', '<=', '>', '>=', '!=']);
+const matrixEnvironments = new Set([
+  'pmatrix',
+  'bmatrix',
+  'matrix',
+  'Bmatrix',
+  'vmatrix',
+  'smallmatrix',
+  'array',
+]);
+
+/** Parses one LaTeX answer into an expression tree (recursive descent; precedence: relation < sum < product). */
+export function parseLatex(source: string, limits: Pick<Limits, 'maxDepth'>): Expr {
+  return new Parser(tokenize(source), limits.maxDepth).parseAnswer();
+}
+
+class Parser {
+  private at = 0;
+  private depth = 0;
+  private absDepth = 0;
+
+  constructor(
+    private readonly tokens: Token[],
+    private readonly maxDepth: number,
+  ) {}
+
+  parseAnswer(): Expr {
+    const expr = this.parseList(new Set());
+    if (this.at < this.tokens.length) throw new ParseError(`unexpected ${describe(this.peek())}`);
+    return expr;
+  }
+
+  private peek(offset = 0): Token | undefined {
+    return this.tokens[this.at + offset];
+  }
+
+  private isOp(text: string, offset = 0): boolean {
+    const token = this.peek(offset);
+    return token?.type === 'op' && token.text === text;
+  }
+
+  private expectOp(text: string): void {
+    if (!this.isOp(text)) throw new ParseError(`expected "${text}" but found ${describe(this.peek())}`);
+    this.at += 1;
+  }
+
+  private enter(): void {
+    this.depth += 1;
+    if (this.depth > this.maxDepth) throw new TooLargeError(`nesting deeper than ${this.maxDepth}`);
+  }
+
+  /** Comma-separated relations up to a closing token in `stops`; one item is returned as itself. */
+  private parseList(stops: Set<string>): Expr {
+    const items = [this.parseUnion(stops)];
+    while (this.isOp(',') || this.isOp(';')) {
+      this.at += 1;
+      if (this.atStop(stops)) break;
+      items.push(this.parseUnion(stops));
+    }
+    return items.length === 1 ? items[0]! : { kind: 'list', items };
+  }
+
+  private atStop(stops: Set<string>): boolean {
+    const token = this.peek();
+    return token === undefined || (token.type === 'op' && stops.has(token.text)) || token.type === 'end';
+  }
+
+  private parseUnion(stops: Set<string>): Expr {
+    const items = [this.parseRelation(stops)];
+    while (this.isOp('cup')) {
+      this.at += 1;
+      items.push(this.parseRelation(stops));
+    }
+    return items.length === 1 ? items[0]! : { kind: 'union', items };
+  }
+
+  private parseRelation(stops: Set<string>): Expr {
+    const items = [this.parseSum()];
+    const ops: RelationOp[] = [];
+    for (let token = this.peek(); token?.type === 'op' && relationOps.has(token.text); token = this.peek()) {
+      this.at += 1;
+      ops.push(token.text as RelationOp);
+      items.push(this.atStop(stops) ? { kind: 'text', text: '' } : this.parseSum());
+    }
+    return ops.length === 0 ? items[0]! : { kind: 'relation', ops, items };
+  }
+
+  private parseSum(): Expr {
+    let left = this.isOp('±') ? this.parsePlusMinusPrefix() : this.parseProduct();
+    for (let token = this.peek(); token?.type === 'op'; token = this.peek()) {
+      if (token.text !== '+' && token.text !== '-' && token.text !== '±') break;
+      this.at += 1;
+      left = { kind: 'binary', op: token.text, left, right: this.parseProduct() };
+    }
+    return left;
+  }
+
+  /** "\pm 3" alone means the two answers 3 and -3, written as 0 ± 3. */
+  private parsePlusMinusPrefix(): Expr {
+    this.at += 1;
+    return {
+      kind: 'binary',
+      op: '±',
+      left: { kind: 'number', value: { num: 0n, den: 1n } },
+      right: this.parseProduct(),
+    };
+  }
+
+  private parseProduct(): Expr {
+    let left = this.parseUnary();
+    for (;;) {
+      if (this.isOp('*') || this.isOp('/')) {
+        const op = (this.peek() as { text: '*' | '/' }).text;
+        this.at += 1;
+        left = { kind: 'binary', op, left, right: this.parseUnary() };
+      } else if (this.startsImplicitFactor()) {
+        left = { kind: 'binary', op: '*', left, right: this.parsePower() };
+      } else {
+        return left;
+      }
+    }
+  }
+
+  /** Juxtaposition multiplies: 2x, 3\sqrt{2}, (x+1)(x-1), \frac12 x. */
+  private startsImplicitFactor(): boolean {
+    const token = this.peek();
+    if (token === undefined) return false;
+    if (token.type === 'number' || token.type === 'letter' || token.type === 'begin') return true;
+    if (token.type === 'command') return !nonStartingCommands.has(token.name);
+    if (token.type === 'text') return false;
+    if (token.type === 'op') {
+      if (token.text === '|') return this.absDepth === 0;
+      return token.text === '(' || token.text === '{' || token.text === '[';
+    }
+    return false;
+  }
+
+  private parseUnary(): Expr {
+    if (this.isOp('-')) {
+      this.at += 1;
+      return { kind: 'negate', operand: this.parseUnary() };
+    }
+    if (this.isOp('+')) {
+      this.at += 1;
+      return this.parseUnary();
+    }
+    return this.parsePower();
+  }
+
+  private parsePower(): Expr {
+    this.enter();
+    let base = this.parsePostfix(this.parseAtom());
+    if (this.isOp('^')) {
+      this.at += 1;
+      const negative = this.isOp('-');
+      if (negative) this.at += 1;
+      const magnitude = this.parseArgument();
+      const exponent: Expr = negative ? { kind: 'negate', operand: magnitude } : magnitude;
+      base = this.parsePostfix({ kind: 'binary', op: '^', left: base, right: exponent });
+    }
+    this.depth -= 1;
+    return base;
+  }
+
+  private parsePostfix(expr: Expr): Expr {
+    let result = expr;
+    while (this.isOp('!') || this.isOp("'")) {
+      const isFactorial = this.isOp('!');
+      this.at += 1;
+      if (isFactorial) result = { kind: 'call', name: 'factorial', args: [result] };
+    }
+    return result;
+  }
+
+  /** A TeX macro argument: a {group}, or a single character (so \frac12 is 1/2 and x^23 is x^2 * 3). */
+  private parseArgument(): Expr {
+    const token = this.peek();
+    if (token?.type === 'op' && token.text === '{') {
+      this.at += 1;
+      const inner = this.parseList(new Set(['}']));
+      this.expectOp('}');
+      return inner;
+    }
+    if (token?.type === 'number' && token.text.length > 1) {
+      this.tokens.splice(
+        this.at,
+        1,
+        { type: 'number', text: token.text[0]! },
+        { type: 'number', text: token.text.slice(1) },
+      );
+    }
+    return this.parseAtom();
+  }
+
+  private parseAtom(): Expr {
+    const token = this.peek();
+    if (token === undefined) throw new ParseError('unexpected end of answer');
+    this.at += 1;
+    switch (token.type) {
+      case 'number': {
+        const value = parseDecimal(token.text);
+        if (value === null) throw new ParseError(`bad number "${token.text}"`);
+        return /[.e]/.test(token.text) ? { kind: 'number', value, decimal: true } : { kind: 'number', value };
+      }
+      case 'letter':
+        return this.parseLetter(token.text);
+      case 'text':
+        return this.parseTextToken(token.text);
+      case 'command':
+        return this.parseCommand(token.name);
+      case 'begin':
+        return this.parseEnvironment(token.env);
+      case 'end':
+        throw new ParseError(`unexpected \\end{${token.env}}`);
+      case 'op':
+        return this.parseBracketed(token.text);
+    }
+  }
+
+  private parseLetter(letter: string): Expr {
+    if (letter === 'e' && !this.isOp('_')) return { kind: 'constant', name: 'e' };
+    if (letter === 'i' && !this.isOp('_')) return { kind: 'constant', name: 'i' };
+    return this.withSubscript(letter);
+  }
+
+  /** x_1, a_{n+1}: the subscript is part of the name, compared literally. */
+  private withSubscript(name: string): Expr {
+    if (!this.isOp('_')) return { kind: 'symbol', name };
+    this.at += 1;
+    const start = this.at;
+    this.parseArgument();
+    const subscript = this.tokens.slice(start, this.at).map(tokenText).join('');
+    return { kind: 'symbol', name: `${name}_${subscript}` };
+  }
+
+  /** \text{...}: words, or mathematics that happened to be wrapped in \text (\mathrm{e}, \text{5}). */
+  private parseTextToken(text: string): Expr {
+    const trimmed = text.trim();
+    if (functionCommands[trimmed] !== undefined) return this.parseFunction(functionCommands[trimmed]!);
+    if (/^[\d.]+$/.test(trimmed) || trimmed === 'e' || trimmed === 'i') {
+      return new Parser(tokenize(trimmed), this.maxDepth - this.depth).parseAnswer();
+    }
+    return { kind: 'text', text: trimmed };
+  }
+
+  private parseCommand(name: string): Expr {
+    if (name === 'frac' || name === 'dfrac' || name === 'tfrac' || name === 'cfrac') {
+      const numerator = this.parseArgument();
+      return { kind: 'binary', op: '/', left: numerator, right: this.parseArgument() };
+    }
+    if (name === 'sqrt') {
+      if (this.isOp('[')) {
+        this.at += 1;
+        const index = this.parseSum();
+        this.expectOp(']');
+        return { kind: 'call', name: 'root', args: [this.parseArgument(), index] };
+      }
+      return { kind: 'call', name: 'sqrt', args: [this.parseArgument()] };
+    }
+    if (name === 'binom' || name === 'dbinom' || name === 'tbinom') {
+      const n = this.parseArgument();
+      return { kind: 'call', name: 'binom', args: [n, this.parseArgument()] };
+    }
+    if (name === 'pi') return { kind: 'constant', name: 'pi' };
+    if (name === 'infty' || name === 'infinity') return { kind: 'constant', name: 'infinity' };
+    if (name === 'emptyset' || name === 'varnothing') return { kind: 'set', items: [] };
+    if (name === 'lfloor' || name === 'lceil')
+      return this.parseDelimited(name === 'lfloor' ? 'floor' : 'ceil');
+    if (functionCommands[name] !== undefined) return this.parseFunction(functionCommands[name]!);
+    if (greekLetters.has(name)) return this.withSubscript(name);
+    throw new ParseError(`unsupported command \\${name}`);
+  }
+
+  private parseDelimited(name: 'floor' | 'ceil'): Expr {
+    const inner = this.parseSum();
+    const closing = this.peek();
+    if (closing?.type !== 'command' || closing.name !== (name === 'floor' ? 'rfloor' : 'rceil')) {
+      throw new ParseError(`unclosed \\l${name}`);
+    }
+    this.at += 1;
+    return { kind: 'call', name, args: [inner] };
+  }
+
+  /** \sin^2 x, \log_2 8, \ln(x+1), \sin 2x (the argument runs over the following product). */
+  private parseFunction(name: FunctionName): Expr {
+    let base: Expr | undefined;
+    if (name === 'log' && this.isOp('_')) {
+      this.at += 1;
+      base = this.parseArgument();
+    }
+    let power: Expr | undefined;
+    if (this.isOp('^')) {
+      this.at += 1;
+      power = this.parseArgument();
+    }
+    const argument = this.isOp('(') ? this.parsePower() : this.parseFunctionArgument();
+    const call: Expr = { kind: 'call', name, args: base === undefined ? [argument] : [argument, base] };
+    return power === undefined ? call : { kind: 'binary', op: '^', left: call, right: power };
+  }
+
+  /** "\sin 2x" is sin(2x) but "\sin x \cos x" is sin(x)·cos(x): the argument stops at the next function. */
+  private parseFunctionArgument(): Expr {
+    let argument = this.parsePower();
+    while (this.startsImplicitFactor() && !this.startsFunction()) {
+      argument = { kind: 'binary', op: '*', left: argument, right: this.parsePower() };
+    }
+    return argument;
+  }
+
+  private startsFunction(): boolean {
+    const token = this.peek();
+    if (token?.type === 'command') return functionCommands[token.name] !== undefined;
+    return token?.type === 'text' && functionCommands[token.text.trim()] !== undefined;
+  }
+
+  private parseEnvironment(env: string): Expr {
+    if (!matrixEnvironments.has(env)) {
+      // aligned, cases, ... wrap ordinary mathematics: read the body.
+      const body = this.parseList(new Set(['\\\\', '&']));
+      this.expectEnd(env);
+      return body;
+    }
+    const rows: Expr[][] = [];
+    let row: Expr[] = [];
+    for (;;) {
+      if (this.peek()?.type === 'end') break;
+      row.push(this.parseRelation(new Set(['&', '\\\\'])));
+      if (this.isOp('&')) {
+        this.at += 1;
+      } else if (this.isOp('\\\\')) {
+        this.at += 1;
+        rows.push(row);
+        row = [];
+      } else if (this.peek()?.type !== 'end') {
+        throw new ParseError(`unexpected ${describe(this.peek())} in ${env}`);
+      }
+    }
+    if (row.length > 0) rows.push(row);
+    this.expectEnd(env);
+    return { kind: 'matrix', rows };
+  }
+
+  private expectEnd(env: string): void {
+    const token = this.peek();
+    if (token?.type !== 'end' || token.env !== env) throw new ParseError(`missing \\end{${env}}`);
+    this.at += 1;
+  }
+
+  /** ( ... ), [ ... ], { ... }, \{ ... \}, | ... |: groups, tuples, intervals, sets and absolute values. */
+  private parseBracketed(open: string): Expr {
+    this.enter();
+    let result: Expr;
+    if (open === '(' || open === '[') {
+      const inner = this.parseList(new Set([')', ']']));
+      const close = this.peek();
+      if (close?.type !== 'op' || (close.text !== ')' && close.text !== ']'))
+        throw new ParseError(`unclosed "${open}"`);
+      this.at += 1;
+      result =
+        inner.kind === 'list'
+          ? { kind: 'tuple', open, close: close.text, items: inner.items }
+          : open === '(' && close.text === ')'
+            ? inner
+            : { kind: 'tuple', open, close: close.text, items: [inner] };
+    } else if (open === '{') {
+      result = this.parseList(new Set(['}']));
+      this.expectOp('}');
+    } else if (open === '\\{') {
+      const inner = this.isOp('\\}')
+        ? ({ kind: 'list', items: [] } as const)
+        : this.parseList(new Set(['\\}']));
+      this.expectOp('\\}');
+      result = { kind: 'set', items: inner.kind === 'list' ? inner.items : [inner] };
+    } else if (open === '|') {
+      this.absDepth += 1;
+      const inner = this.parseSum();
+      this.absDepth -= 1;
+      this.expectOp('|');
+      result = { kind: 'call', name: 'abs', args: [inner] };
+    } else {
+      throw new ParseError(`unexpected "${open}"`);
+    }
+    this.depth -= 1;
+    return result;
+  }
+}
+
+function tokenText(token: Token): string {
+  switch (token.type) {
+    case 'number':
+    case 'letter':
+    case 'text':
+    case 'op':
+      return token.text;
+    case 'command':
+      return token.name;
+    default:
+      return '';
+  }
+}
+
+function describe(token: Token | undefined): string {
+  return token === undefined ? 'end of answer' : `"${tokenText(token) || token.type}"`;
+}

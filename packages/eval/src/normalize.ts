@@ -1,0 +1,77 @@
+/** An answer string after normalisation, with the facts normalisation removed but comparison still needs. */
+export interface NormalizedAnswer {
+  readonly text: string;
+  readonly percent: boolean;
+}
+
+/** Unit words dropped after a number ("5 cm", "30 degrees"), after Qwen's unit list in spirit: common units only. */
+const unitWord =
+  /^(?:cm|mm|km|m|meters?|centimeters?|kilometers?|inch(?:es)?|in|feet|foot|ft|miles?|mph|hours?|hrs?|minutes?|mins?|seconds?|secs?|s|days?|weeks?|years?|months?|dollars?|cents?|degrees?|units?|square|sq|cubic|grams?|g|kg|kilograms?|pounds?|lbs?|liters?|l|ml|points?|ways?|people|students?|times|percent)$/i;
+
+/**
+ * String-level rewrites before parsing: the union of Qwen2.5-Math's strip_string and Math-Verify's normalisation
+ * (each rule is listed with an example in docs/packages/eval.md). Structure-level rules (x = 3, \frac12) live in
+ * the parser and the comparison instead.
+ */
+export function normalizeAnswer(raw: string): NormalizedAnswer {
+  let text = raw.trim();
+  text = stripDelimiters(text);
+  text = text.replace(/\\(?:boxed|fbox)\s*\{((?:[^{}]|\{[^{}]*\})*)\}/g, '$1');
+  text = text.replace(/\n/g, ' ').replace(/\\(?:displaystyle|textstyle)/g, '');
+  // Degrees: 90^\circ, 90^{\circ}, 90°, \degree.
+  text = text.replace(/\^\s*\{?\s*\\circ\s*\}?|\\circ|°|\\degree/g, '');
+  // Currency.
+  text = text.replace(/\\\$|\$/g, '').trim();
+  // Thousands separators inside numbers: 1{,}000, 1\,000 and (whole-answer only) 1,000,000.
+  text = text.replace(/(\d)\{,\}(?=\d{3})/g, '$1').replace(/(\d)\\[,!;: ](?=\d{3}(?!\d))/g, '$1');
+  if (/^-?\d{1,3}(?:,\d{3})+(?:\.\d+)?$/.test(text)) text = text.replace(/,/g, '');
+  const percent = /\\?%/.test(text);
+  text = text.replace(/\\?%/g, '').replace(/\\text\{\s*percent\s*\}/g, '');
+  text = stripUnits(text);
+  // "1 and 2", "x=1 \text{ or } x=2": several answers.
+  text = text.replace(/\\(?:text|mbox|textrm)\{\s*(?:and|or)\s*\}|\s+(?:and|or)\s+/g, ', ');
+  text = text.replace(/\\(?:text|mbox|textrm)\{\s*\}/g, '');
+  text = text.replace(/\\(?:dfrac|tfrac|cfrac)/g, '\\frac').replace(/\\(?:left|right)(?![a-zA-Z])\.?/g, '');
+  text = text
+    .replace(/^[\s,:;]+|[\s,;:]+$/g, '')
+    .replace(/\.$/, '')
+    .trim();
+  // Leading decimal point: .5 -> 0.5 (the tokenizer reads both, this keeps text comparisons aligned).
+  text = text.replace(/(^|[^\d])\.(\d)/g, '$10.$2');
+  return { text, percent };
+}
+
+function stripDelimiters(text: string): string {
+  let result = text;
+  for (let pass = 0; pass < 3; pass++) {
+    const inner = /^\$\$([\s\S]*)\$\$$|^\$([\s\S]*)\$$|^\\\[([\s\S]*)\\\]$|^\\\(([\s\S]*)\\\)$/.exec(result);
+    if (!inner) break;
+    result = (inner[1] ?? inner[2] ?? inner[3] ?? inner[4] ?? '').trim();
+  }
+  return result;
+}
+
+/**
+ * Drops trailing units: "\text{ cm}^2", "\mbox{ inches}", "\mathrm{~m/s}", "5 dollars"; never the whole answer,
+ * so "\text{Evelyn}" survives as text.
+ */
+function stripUnits(text: string): string {
+  let result = text;
+  for (let pass = 0; pass < 3; pass++) {
+    const unit =
+      /^(.*?[\d})a-zA-Z])\s*\\(?:text|mbox|mathrm|textrm|operatorname)\s*\{\s*~?[a-zA-Z][^{}]*\}(?:\s*\^\s*\{?\d\}?)?$/.exec(
+        result,
+      );
+    if (unit && !/\\(?:text|mbox|mathrm)\s*\{[^}]*$/.test(unit[1]!)) {
+      result = unit[1]!.trim();
+      continue;
+    }
+    const words = /^(.*\d)\s+([a-zA-Z]+(?:\s+[a-zA-Z]+)*)(?:\s*\^\s*\{?\d\}?)?$/.exec(result);
+    if (words && words[2]!.split(/\s+/).every((word) => unitWord.test(word))) {
+      result = words[1]!.trim();
+      continue;
+    }
+    break;
+  }
+  return result;
+}
