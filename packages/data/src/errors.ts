@@ -1,7 +1,10 @@
-/** Where a bad value was found: a file and 1-based line, a record index, and the field path inside it. */
+/** Where a bad value was found: a file, its line or row, and the field path inside the record. */
 export interface DataLocation {
   file?: string;
+  /** 1-based line of a text file (JSONL). */
   line?: number;
+  /** 1-based row of a columnar file (parquet). */
+  row?: number;
   field?: string;
 }
 
@@ -12,6 +15,7 @@ function describe(location: DataLocation): string {
   } else if (location.line !== undefined) {
     parts.push(`line ${location.line}`);
   }
+  if (location.row !== undefined) parts.push(`row ${location.row}`);
   if (location.field !== undefined) parts.push(`field "${location.field}"`);
   return parts.join(', ');
 }

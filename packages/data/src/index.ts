@@ -2,6 +2,15 @@ export { EMBEDDED_CHAT_TEMPLATE } from './chat/embedded-template';
 export { type SftExample, type SftOptions, toSftExample } from './chat/sft';
 export { ChatTemplate, type ChatTemplateOptions, type RenderOptions } from './chat/template';
 export type { ChatMessage, ChatToolCall, Conversation, ToolSchema } from './chat/types';
+export {
+  parseConversation,
+  parseQaPair,
+  parseRlPrompt,
+  type QaPair,
+  type RlPrompt,
+} from './datasets/formats';
+export { DATASET_FORMATS, type DatasetFormat, type DatasetRecords, loadDataset } from './datasets/load';
+export { type LocatedRecord, readRecords } from './datasets/records';
 export { DataError, type DataLocation } from './errors';
 export { ByteTokenizer, type ByteTokenizerOptions, EMBEDDED_SPECIAL_TOKENS } from './tokenizer/byte';
 export { HfTokenizer, type HfTokenizerConfig } from './tokenizer/hf';

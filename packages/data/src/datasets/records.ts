@@ -1,0 +1,79 @@
+import { extname } from 'node:path';
+import { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects } from 'hyparquet';
+import { DataError, type DataLocation } from '../errors';
+import { readLines } from './lines';
+
+/** One raw record of a dataset file and where it came from. */
+export interface LocatedRecord {
+  record: unknown;
+  location: DataLocation;
+}
+
+/** Parquet int64 values arrive as bigint; those that fit a double exactly become numbers, the rest stay bigint. */
+function plainValues(value: unknown): unknown {
+  if (typeof value === 'bigint') {
+    return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER)
+      ? Number(value)
+      : value;
+  }
+  if (Array.isArray(value)) return value.map(plainValues);
+  if (
+    typeof value === 'object' &&
+    value !== null &&
+    !(value instanceof Uint8Array) &&
+    !(value instanceof Date)
+  ) {
+    return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, plainValues(inner)]));
+  }
+  return value;
+}
+
+async function* jsonlRecords(path: string): AsyncGenerator<LocatedRecord> {
+  for await (const { line, text } of readLines(path)) {
+    const location = { file: path, line };
+    try {
+      yield { record: JSON.parse(text), location };
+    } catch (error) {
+      if (error instanceof SyntaxError) throw new DataError(`not valid JSON (${error.message})`, location);
+      throw error;
+    }
+  }
+}
+
+/** Reads one row group at a time, so memory holds one group's rows, not the file's. */
+async function* parquetRecords(path: string): AsyncGenerator<LocatedRecord> {
+  let file: Awaited<ReturnType<typeof asyncBufferFromFile>>;
+  let metadata: Awaited<ReturnType<typeof parquetMetadataAsync>>;
+  try {
+    file = await asyncBufferFromFile(path);
+    metadata = await parquetMetadataAsync(file);
+  } catch (error) {
+    throw new DataError(`cannot read as parquet (${(error as Error).message})`, { file: path });
+  }
+  let rowStart = 0;
+  for (const group of metadata.row_groups) {
+    const rowEnd = rowStart + Number(group.num_rows);
+    let rows: Record<string, unknown>[];
+    try {
+      rows = await parquetReadObjects({ file, metadata, rowStart, rowEnd });
+    } catch (error) {
+      throw new DataError(`cannot decode rows ${rowStart + 1}-${rowEnd} (${(error as Error).message})`, {
+        file: path,
+      });
+    }
+    for (let i = 0; i < rows.length; i++) {
+      yield { record: plainValues(rows[i]), location: { file: path, row: rowStart + i + 1 } };
+    }
+    rowStart = rowEnd;
+  }
+}
+
+/** Streams the records of a .jsonl / .json-lines or .parquet file, each with its file and line (or row). */
+export function readRecords(path: string): AsyncGenerator<LocatedRecord> {
+  const extension = extname(path).toLowerCase();
+  if (extension === '.parquet') return parquetRecords(path);
+  if (extension === '.jsonl' || extension === '.ndjson') return jsonlRecords(path);
+  throw new DataError(`unknown dataset file type "${extension}"; expected .jsonl, .ndjson or .parquet`, {
+    file: path,
+  });
+}
