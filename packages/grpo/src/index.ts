@@ -6,4 +6,33 @@ export {
   type InitBackendOptions,
   initBackend,
 } from './backend/init-backend';
+export {
+  type TokenLogProbsAndEntropy,
+  type TokenLogProbsOptions,
+  tokenLogProbsAndEntropy,
+} from './logprobs/token-log-probs';
+export {
+  type AggregationOptions,
+  aggregationWeights,
+  LOSS_AGGREGATIONS,
+  type LossAggregation,
+  type TokenLayout,
+} from './loss/aggregation';
+export { type KlPenalty, type KlPenaltyKind, klPenalty } from './loss/kl-penalty';
+export { type PolicyLossInput, type PolicyLossResult, policyLoss } from './loss/policy-loss';
+export {
+  type PolicyLossConfig,
+  type ResolvedPolicyLossConfig,
+  resolvePolicyLossConfig,
+} from './loss/policy-loss-config';
+export {
+  getPolicyLoss,
+  type PolicyLossContext,
+  type PolicyLossFn,
+  type PolicyLossTerms,
+  policyLossNames,
+  registerPolicyLoss,
+} from './loss/policy-loss-registry';
+export { type SftLossInput, sftLoss } from './loss/sft-loss';
 export { linear, matMul2d } from './ops/linear';
+export { stopGradient } from './ops/stop-gradient';

@@ -1,0 +1,66 @@
+import { LOSS_AGGREGATIONS, type LossAggregation } from './aggregation';
+import { type KlPenaltyKind, klPenalty } from './kl-penalty';
+
+/** Configuration of {@link policyLoss}; defaults from ALGORITHMS.md section 5. */
+export interface PolicyLossConfig {
+  /** Registered policy loss (registerPolicyLoss). Default `vanilla`, the clipped PPO/GRPO surrogate. */
+  name?: string;
+  /** eps_low: the ratio is clipped below at 1 - clipLow. Default 0.2. */
+  clipLow?: number;
+  /** eps_high: the ratio is clipped above at 1 + clipHigh (clip-higher, DAPO). Default 0.28. */
+  clipHigh?: number;
+  /** c of dual-clip PPO: for A < 0 the loss is at most -A c. Default 3; null turns it off. */
+  dualClip?: number | null;
+  /** The log-ratio is clamped to [-bound, bound] before exp. Default 20. */
+  logRatioBound?: number;
+  /** Default `token-mean`. Ignored when the input carries tokenWeights. */
+  aggregation?: LossAggregation;
+  /** Divisor of `seq-mean-token-sum-norm` (maximum response length). Default: the number of columns. */
+  horizon?: number;
+  /** Coefficient of the KL penalty to the reference policy. Default 0 (off). */
+  klCoef?: number;
+  /** KL estimator. Default `low_var_kl` (k3). */
+  klKind?: KlPenaltyKind;
+  /** Coefficient of the entropy bonus (the loss subtracts entropyCoef x entropy). Default 0 (off). */
+  entropyCoef?: number;
+}
+
+export type ResolvedPolicyLossConfig = Required<Omit<PolicyLossConfig, 'horizon'>> & {
+  horizon: number | undefined;
+};
+
+/** Fills the defaults and rejects out-of-range fields by name. */
+export function resolvePolicyLossConfig(config: PolicyLossConfig = {}): ResolvedPolicyLossConfig {
+  const resolved: ResolvedPolicyLossConfig = {
+    name: config.name ?? 'vanilla',
+    clipLow: config.clipLow ?? 0.2,
+    clipHigh: config.clipHigh ?? 0.28,
+    dualClip: config.dualClip === undefined ? 3 : config.dualClip,
+    logRatioBound: config.logRatioBound ?? 20,
+    aggregation: config.aggregation ?? 'token-mean',
+    horizon: config.horizon,
+    klCoef: config.klCoef ?? 0,
+    klKind: config.klKind ?? 'low_var_kl',
+    entropyCoef: config.entropyCoef ?? 0,
+  };
+  const fail = (field: string, expected: string, value: unknown): never => {
+    throw new Error(`policy loss config.${field} must be ${expected}, got ${String(value)}`);
+  };
+  if (!(resolved.clipLow >= 0 && resolved.clipLow < 1)) fail('clipLow', 'in [0, 1)', resolved.clipLow);
+  if (!(resolved.clipHigh >= 0 && Number.isFinite(resolved.clipHigh)))
+    fail('clipHigh', 'a finite number >= 0', resolved.clipHigh);
+  if (resolved.dualClip !== null && !(resolved.dualClip > 1 && Number.isFinite(resolved.dualClip))) {
+    fail('dualClip', 'a finite number > 1 or null', resolved.dualClip);
+  }
+  if (!(resolved.logRatioBound > 0)) fail('logRatioBound', 'positive', resolved.logRatioBound);
+  if (!LOSS_AGGREGATIONS.includes(resolved.aggregation)) {
+    fail('aggregation', `one of ${LOSS_AGGREGATIONS.join(', ')}`, resolved.aggregation);
+  }
+  if (resolved.horizon !== undefined && !(resolved.horizon > 0))
+    fail('horizon', 'positive', resolved.horizon);
+  if (!(resolved.klCoef >= 0 && Number.isFinite(resolved.klCoef)))
+    fail('klCoef', 'a finite number >= 0', resolved.klCoef);
+  if (!Number.isFinite(resolved.entropyCoef)) fail('entropyCoef', 'a finite number', resolved.entropyCoef);
+  klPenalty(resolved.klKind);
+  return resolved;
+}
