@@ -1,2 +1,20 @@
-/** The package's name as published, for diagnostics and error messages. */
-export const packageName = '@taorl/sandbox' as const;
+export {
+  type CustomSandboxOptions,
+  createSandbox,
+  registerSandboxBackend,
+  type SandboxBackendFactory,
+  sandboxBackendNames,
+} from './create';
+export { hermesFormat } from './formats/hermes';
+export { markdownFormat } from './formats/markdown';
+export { keepEnd, observationText, truncateMiddle } from './formats/observation';
+export { getToolFormat, registerToolFormat, toolFormatNames } from './formats/registry';
+export { tagsFormat } from './formats/tags';
+export type { ParsedToolCall, RenderOptions, ToolFormat } from './formats/tool-format';
+export { DEFAULT_OBSERVATION_CHARS } from './formats/tool-format';
+export { DEFAULT_LIMITS, type ExecLimits } from './limits';
+export type { IsolationMode, LocalSandbox, LocalSandboxOptions } from './local/local-sandbox';
+export type { RunCodeRequest, RunCodeResponse, SandboxFusionOptions } from './remote/sandboxfusion';
+export { SandboxSession } from './session';
+export type { ExecRequest, ExecResult, ExecStatus, Sandbox, SandboxFile } from './types';
+export { EXEC_STATUSES } from './types';

@@ -1,0 +1,59 @@
+import type { ExecResult } from '../types';
+
+/** Keeps the first and last characters of `text` within `maxChars`, with a marker saying how much was cut. */
+export function truncateMiddle(text: string, maxChars: number): string {
+  if (text.length <= maxChars) return text;
+  const marker = (cut: number) => `\n...[${cut} characters truncated]...\n`;
+  const room = Math.max(0, maxChars - marker(text.length).length);
+  const head = Math.ceil(room / 2);
+  const tail = room - head;
+  return text.slice(0, head) + marker(text.length - room) + (tail > 0 ? text.slice(-tail) : '');
+}
+
+/** Keeps the end of `text` (a traceback's last lines say what went wrong), with a marker. */
+export function keepEnd(text: string, maxChars: number): string {
+  if (text.length <= maxChars) return text;
+  const marker = (cut: number) => `...[${cut} characters truncated]...\n`;
+  const room = Math.max(0, maxChars - marker(text.length).length);
+  return marker(text.length - room) + text.slice(text.length - room);
+}
+
+/** What the model is told beyond its own output, per status. */
+function statusNote(result: ExecResult): string {
+  switch (result.status) {
+    case 'timeout':
+      return 'TimeoutError: the execution exceeded its time limit and was stopped.';
+    case 'memory':
+      return 'MemoryError: the execution exceeded its memory limit.';
+    case 'output_limit':
+      return 'The output exceeded its size limit; the execution was stopped.';
+    case 'killed':
+      return `The process was killed by ${result.signal ?? 'a signal'}.`;
+    case 'sandbox_error':
+      return 'The sandbox failed to run this code (not an error in the code); try again.';
+    default:
+      return '';
+  }
+}
+
+/**
+ * The observation body for a result within `maxChars`: stdout with head and tail kept; when the run failed, the
+ * end of stderr (the traceback's last lines) and a note on the status. The error part gets up to half the budget
+ * and is cut from its start, so the exception line always survives.
+ */
+export function observationText(result: ExecResult, maxChars: number): string {
+  const failed = result.status !== 'ok';
+  const note = statusNote(result);
+  const stderr = result.stderr.trimEnd();
+  if (!failed) {
+    const text = stderr ? `${result.stdout}${stderr}\n` : result.stdout;
+    return truncateMiddle(text, maxChars);
+  }
+  if (result.status === 'sandbox_error') return note;
+  const errorText = [stderr, note].filter((part) => part !== '').join('\n');
+  const stdout = result.stdout;
+  const errorBudget = stdout === '' ? maxChars : Math.max(Math.floor(maxChars / 2), maxChars - stdout.length);
+  const errorPart = keepEnd(errorText, errorBudget);
+  const stdoutPart = truncateMiddle(stdout, Math.max(0, maxChars - errorPart.length - 1));
+  return stdoutPart === '' ? errorPart : `${stdoutPart.replace(/\n?$/, '\n')}${errorPart}`;
+}

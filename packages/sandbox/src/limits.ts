@@ -1,0 +1,97 @@
+import type { ExecRequest, SandboxFile } from './types';
+
+/** Resource limits of one execution. */
+export interface ExecLimits {
+  /** Wall-clock limit. Default 10 000. */
+  timeoutMs: number;
+  /** CPU time per process. Default: the wall-clock limit. */
+  cpuTimeMs: number;
+  /** Address space per process, preloaded interpreter included (about 150 MB with sympy and numpy). Default 1024. */
+  memoryMb: number;
+  /** Processes and threads the code's uid may have at once (RLIMIT_NPROC). Default 32. */
+  maxProcesses: number;
+  /** Largest file the code may write (RLIMIT_FSIZE). Default 16 MiB. */
+  maxFileBytes: number;
+  /** Open file descriptors per process (RLIMIT_NOFILE). Default 128. */
+  maxOpenFiles: number;
+  /** Bytes kept of stdout and of stderr each; going past stops the code with `output_limit`. Default 1 MiB. */
+  maxOutputBytes: number;
+}
+
+export const DEFAULT_LIMITS: ExecLimits = {
+  timeoutMs: 10_000,
+  cpuTimeMs: 10_000,
+  memoryMb: 1024,
+  maxProcesses: 32,
+  maxFileBytes: 16 * 1024 * 1024,
+  maxOpenFiles: 128,
+  maxOutputBytes: 1024 * 1024,
+};
+
+function positiveInteger(value: unknown, field: string, where: string): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+    throw new TypeError(`${where}: ${field} must be a positive number, got ${String(value)}`);
+  }
+  return Math.ceil(value);
+}
+
+/** Fills in defaults and checks every limit; `where` names the caller in error messages. */
+export function resolveLimits(partial: Partial<ExecLimits> | undefined, where: string): ExecLimits {
+  const merged = { ...DEFAULT_LIMITS, ...partial };
+  if (partial?.timeoutMs !== undefined && partial.cpuTimeMs === undefined)
+    merged.cpuTimeMs = partial.timeoutMs;
+  const limits = {} as ExecLimits;
+  for (const key of Object.keys(DEFAULT_LIMITS) as (keyof ExecLimits)[]) {
+    limits[key] = positiveInteger(merged[key], key, where);
+  }
+  return limits;
+}
+
+/** A request checked field by field, with the sandbox's limits applied. */
+export interface ResolvedRequest {
+  code: string;
+  stdin: string;
+  files: readonly SandboxFile[];
+  session: readonly string[];
+  limits: ExecLimits;
+}
+
+function checkFilePath(path: unknown, index: number): string {
+  if (typeof path !== 'string' || path === '' || path.startsWith('/') || path.split('/').includes('..')) {
+    throw new TypeError(
+      `ExecRequest.files[${index}].path must be a relative path inside the scratch directory, got ${JSON.stringify(path)}`,
+    );
+  }
+  return path;
+}
+
+/** Validates a request and merges its limits over the sandbox's; throws TypeError naming the bad field. */
+export function resolveRequest(request: ExecRequest, defaults: ExecLimits): ResolvedRequest {
+  if (request === null || typeof request !== 'object') throw new TypeError('ExecRequest must be an object');
+  if (typeof request.code !== 'string') throw new TypeError('ExecRequest.code must be a string');
+  if (request.stdin !== undefined && typeof request.stdin !== 'string') {
+    throw new TypeError('ExecRequest.stdin must be a string');
+  }
+  const files = request.files ?? [];
+  files.forEach((file, index) => {
+    checkFilePath(file?.path, index);
+    if (typeof file.content !== 'string' && !(file.content instanceof Uint8Array)) {
+      throw new TypeError(`ExecRequest.files[${index}].content must be a string or Uint8Array`);
+    }
+  });
+  const session = request.session ?? [];
+  if (!Array.isArray(session) || session.some((cell) => typeof cell !== 'string')) {
+    throw new TypeError('ExecRequest.session must be an array of code strings');
+  }
+  // A request that sets only its wall-clock limit gets the same CPU-time limit, as a sandbox does.
+  const limits = resolveLimits(
+    {
+      ...defaults,
+      timeoutMs: request.timeoutMs ?? defaults.timeoutMs,
+      cpuTimeMs: request.cpuTimeMs ?? request.timeoutMs ?? defaults.cpuTimeMs,
+      memoryMb: request.memoryMb ?? defaults.memoryMb,
+    },
+    'ExecRequest',
+  );
+  return { code: request.code, stdin: request.stdin ?? '', files, session, limits };
+}

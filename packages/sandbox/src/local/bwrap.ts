@@ -1,0 +1,92 @@
+import { spawn } from 'node:child_process';
+import { existsSync, lstatSync, readlinkSync, realpathSync } from 'node:fs';
+import { dirname } from 'node:path';
+
+/** Where the sandboxed worker sees its private, writable scratch directory. */
+export const SANDBOX_SCRATCH = '/scratch';
+
+/** Host paths visible read-only inside the sandbox (symlinks such as /lib -> usr/lib are recreated). */
+export const DEFAULT_READ_ONLY_PATHS = ['/usr', '/etc', '/lib', '/lib64', '/bin', '/sbin'];
+
+/** Files masked with /dev/null even though the run's uid could not read them anyway. */
+const MASKED_FILES = ['/etc/shadow', '/etc/gshadow'];
+
+export interface BwrapLayout {
+  pythonPath: string;
+  readOnlyPaths: readonly string[];
+  scratchBytes: number;
+  /** Running as root: keep only the capabilities the worker needs to drop each run to its own uid. */
+  asRoot: boolean;
+}
+
+function covered(path: string, roots: readonly string[]): boolean {
+  return roots.some((root) => path === root || path.startsWith(`${root}/`));
+}
+
+/**
+ * bubblewrap arguments for one worker: new network, pid, ipc, uts and cgroup namespaces; a read-only root
+ * (`--remount-ro /`) holding only the listed host paths, a fresh /proc and /dev; a size-capped tmpfs scratch.
+ */
+export function bwrapArgs(layout: BwrapLayout): string[] {
+  const args = ['--unshare-net', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try'];
+  // Without root, namespaces need a user namespace; as root we stay in the host's so the worker can setuid().
+  if (!layout.asRoot) args.push('--unshare-user');
+  args.push('--die-with-parent', '--new-session');
+  const paths = [...layout.readOnlyPaths];
+  const python = realpathSync(layout.pythonPath);
+  const prefix = dirname(dirname(python));
+  if (!covered(python, paths) && !covered(layout.pythonPath, paths)) paths.push(prefix);
+  for (const path of paths) {
+    if (!existsSync(path)) continue;
+    const stat = lstatSync(path);
+    if (stat.isSymbolicLink()) args.push('--symlink', readlinkSync(path), path);
+    else args.push('--ro-bind', path, path);
+  }
+  for (const file of MASKED_FILES) {
+    if (covered(file, paths) && existsSync(file)) args.push('--ro-bind', '/dev/null', file);
+  }
+  args.push('--proc', '/proc', '--dev', '/dev');
+  args.push('--size', String(layout.scratchBytes), '--perms', '1777', '--tmpfs', SANDBOX_SCRATCH);
+  args.push('--remount-ro', '/');
+  if (layout.asRoot) {
+    args.push('--cap-drop', 'ALL');
+    // setuid/setgid to drop each run to its uid; kill, chown and the DAC overrides to clean up after it.
+    for (const cap of ['SETUID', 'SETGID', 'KILL', 'CHOWN', 'FOWNER', 'DAC_OVERRIDE', 'DAC_READ_SEARCH']) {
+      args.push('--cap-add', `CAP_${cap}`);
+    }
+  }
+  return args;
+}
+
+/** Runs `python -c` inside bubblewrap once; resolves null when isolation works, else the reason it does not. */
+export function probeBwrap(bwrapPath: string, layout: BwrapLayout): Promise<string | null> {
+  let args: string[];
+  try {
+    args = [...bwrapArgs(layout), layout.pythonPath, '-c', 'print("isolated")'];
+  } catch (error) {
+    return Promise.resolve(`cannot prepare the sandbox layout: ${(error as Error).message}`);
+  }
+  return new Promise((resolve) => {
+    const child = spawn(bwrapPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      resolve(`cannot run ${bwrapPath}: ${error.message}`);
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve(
+        code === 0 && output.trim() === 'isolated'
+          ? null
+          : `${bwrapPath} failed (exit ${code}): ${output.trim()}`,
+      );
+    });
+  });
+}

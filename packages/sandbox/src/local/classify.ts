@@ -1,0 +1,61 @@
+import type { ExecResult, ExecStatus } from '../types';
+
+/** What the Python worker reports about one execution: raw facts, classified on this side. */
+export interface WorkerReply {
+  exitCode: number | null;
+  signal: string | null;
+  stdout: string;
+  stderr: string;
+  stdoutTruncated: boolean;
+  stderrTruncated: boolean;
+  timedOut: boolean;
+  outputExceeded: boolean;
+  memoryError: boolean;
+  setupFailed: boolean;
+  durationMs: number;
+  /** False when some process of the run survived the cleanup; the worker then exits and is replaced. */
+  clean: boolean;
+}
+
+/** Maps the worker's facts onto one status, in the precedence order documented on `ExecStatus`. */
+export function classify(reply: WorkerReply): ExecStatus {
+  if (reply.setupFailed) return 'sandbox_error';
+  if (reply.outputExceeded) return 'output_limit';
+  // RLIMIT_CPU's soft limit sends SIGXCPU; its hard limit, one second later, SIGKILL.
+  if (reply.timedOut || reply.signal === 'SIGXCPU') return 'timeout';
+  if (reply.memoryError) return 'memory';
+  if (reply.signal !== null) return 'killed';
+  return reply.exitCode === 0 ? 'ok' : 'error';
+}
+
+export function toExecResult(reply: WorkerReply): ExecResult {
+  const status = classify(reply);
+  const result: ExecResult = {
+    status,
+    exitCode: reply.exitCode,
+    signal: reply.signal,
+    stdout: reply.stdout,
+    stderr: reply.stderr,
+    stdoutTruncated: reply.stdoutTruncated,
+    stderrTruncated: reply.stderrTruncated,
+    durationMs: reply.durationMs,
+  };
+  if (status === 'sandbox_error')
+    result.sandboxMessage = `sandbox setup failed in the child: ${reply.stderr.slice(-500)}`;
+  return result;
+}
+
+/** The result of an execution the sandbox could not carry out; never blamed on the code. */
+export function sandboxError(message: string, durationMs = 0): ExecResult {
+  return {
+    status: 'sandbox_error',
+    exitCode: null,
+    signal: null,
+    stdout: '',
+    stderr: '',
+    stdoutTruncated: false,
+    stderrTruncated: false,
+    durationMs,
+    sandboxMessage: message,
+  };
+}

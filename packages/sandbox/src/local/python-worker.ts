@@ -1,0 +1,155 @@
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import type { WorkerReply } from './classify';
+
+/** How to start one worker process: the full command line and its environment. */
+export interface WorkerCommand {
+  command: string;
+  args: readonly string[];
+  env: NodeJS.ProcessEnv;
+}
+
+/** The worker process failed (crashed, hung, broke the protocol): a sandbox failure, not the code's. */
+export class WorkerFailure extends Error {
+  override name = 'WorkerFailure';
+}
+
+/** The request as the Python worker reads it (limits flattened, files base64). */
+export interface WorkerRequest {
+  code: string;
+  stdin: string;
+  files: { path: string; data: string }[];
+  replay: readonly string[];
+  timeoutMs: number;
+  cpuTimeMs: number;
+  memoryMb: number;
+  maxProcesses: number;
+  maxFileBytes: number;
+  maxOpenFiles: number;
+  maxOutputBytes: number;
+}
+
+type Pending = { resolve: (line: string) => void; reject: (error: Error) => void };
+
+const DIAGNOSTIC_CHARS = 2000;
+
+/** One pre-started Python worker, driven one request at a time over JSON lines. */
+export class PythonWorker {
+  private readonly child: ChildProcessWithoutNullStreams;
+  private buffered = '';
+  private diagnostics = '';
+  private pending: Pending | null = null;
+  private failure: WorkerFailure | null = null;
+  private nextId = 0;
+
+  private constructor(command: WorkerCommand) {
+    this.child = spawn(command.command, command.args, { stdio: ['pipe', 'pipe', 'pipe'], env: command.env });
+    this.child.stdout.setEncoding('utf8');
+    this.child.stdout.on('data', (chunk: string) => this.onData(chunk));
+    this.child.stderr.setEncoding('utf8');
+    this.child.stderr.on('data', (chunk: string) => {
+      this.diagnostics = (this.diagnostics + chunk).slice(-DIAGNOSTIC_CHARS);
+    });
+    this.child.stdin.on('error', () => {
+      // A dead worker's stdin fails with EPIPE; the exit handler reports the failure.
+    });
+    this.child.on('error', (error) => this.fail(`cannot start ${command.command}: ${error.message}`));
+    // 'close' rather than 'exit': a reply written just before exiting is still read.
+    this.child.on('close', (code, signal) => this.fail(`worker exited (code ${code}, signal ${signal})`));
+    // An idle worker must not keep the host process alive; a pending call holds its own timer.
+    this.child.unref();
+    for (const stream of [this.child.stdin, this.child.stdout, this.child.stderr]) {
+      (stream as unknown as { unref?: () => void }).unref?.();
+    }
+  }
+
+  /** Starts a worker and waits until it has imported its preload modules. */
+  static async start(command: WorkerCommand, startupTimeoutMs: number): Promise<PythonWorker> {
+    const worker = new PythonWorker(command);
+    try {
+      const ready = JSON.parse(await worker.nextLine(startupTimeoutMs)) as { ready: boolean; error?: string };
+      if (!ready.ready) throw new WorkerFailure(`worker could not start: ${ready.error}`);
+      return worker;
+    } catch (error) {
+      worker.kill();
+      throw error instanceof WorkerFailure
+        ? error
+        : new WorkerFailure(`worker start failed: ${String(error)}`);
+    }
+  }
+
+  get alive(): boolean {
+    return this.failure === null;
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  /** Runs one request; rejects with WorkerFailure if the worker dies or does not answer within `watchdogMs`. */
+  async execute(request: WorkerRequest, watchdogMs: number): Promise<WorkerReply> {
+    if (this.failure) throw this.failure;
+    const id = this.nextId++;
+    this.child.stdin.write(`${JSON.stringify({ id, ...request })}\n`);
+    const reply = JSON.parse(await this.nextLine(watchdogMs)) as WorkerReply & {
+      id: number;
+      workerError?: string;
+    };
+    if (reply.workerError !== undefined) throw new WorkerFailure(`worker error: ${reply.workerError}`);
+    if (reply.id !== id) throw new WorkerFailure(`worker answered request ${reply.id}, expected ${id}`);
+    return reply;
+  }
+
+  /** Kills the worker and, through bubblewrap's pid namespace, everything in it. */
+  kill(): void {
+    this.fail('worker was stopped');
+    this.child.kill('SIGKILL');
+  }
+
+  private nextLine(timeoutMs: number): Promise<string> {
+    return new Promise((resolve, reject) => {
+      if (this.failure) {
+        reject(this.failure);
+        return;
+      }
+      const timer = setTimeout(() => {
+        this.fail(`worker did not answer within ${timeoutMs} ms`);
+        this.child.kill('SIGKILL');
+      }, timeoutMs);
+      this.pending = {
+        resolve: (line) => {
+          clearTimeout(timer);
+          resolve(line);
+        },
+        reject: (error) => {
+          clearTimeout(timer);
+          reject(error);
+        },
+      };
+      this.deliver();
+    });
+  }
+
+  private onData(chunk: string): void {
+    this.buffered += chunk;
+    this.deliver();
+  }
+
+  private deliver(): void {
+    const end = this.buffered.indexOf('\n');
+    if (end < 0 || this.pending === null) return;
+    const line = this.buffered.slice(0, end);
+    this.buffered = this.buffered.slice(end + 1);
+    const pending = this.pending;
+    this.pending = null;
+    pending.resolve(line);
+  }
+
+  private fail(reason: string): void {
+    if (this.failure) return;
+    const detail = this.diagnostics.trim();
+    this.failure = new WorkerFailure(detail ? `${reason}; worker stderr: ${detail}` : reason);
+    const pending = this.pending;
+    this.pending = null;
+    pending?.reject(this.failure);
+  }
+}

@@ -1,0 +1,356 @@
+// The Python side of the local backend, shipped inside the build as a string and run with `python3 -c`.
+// It imports the preload modules once, then for each request forks a child that drops to the run's uid, sets the
+// rlimits and executes the cell; it captures output up to the cap, enforces the wall clock, kills every process the
+// code left behind and wipes the scratch directory. One JSON request per stdin line, one JSON reply per stdout line.
+export const WORKER_SCRIPT = String.raw`
+import base64, ctypes, json, linecache, os, resource, select, shutil, signal, sys, time, traceback
+
+CONFIG = json.loads(sys.argv[1])
+SCRATCH = CONFIG["scratch"]
+UID = CONFIG["uid"]
+OWN_PID_NAMESPACE = CONFIG["ownPidNamespace"]
+
+# The protocol pipes move to private descriptors; the child closes them before running code.
+PROTO_IN = os.dup(0)
+PROTO_OUT = os.dup(1)
+_null = os.open(os.devnull, os.O_RDWR)
+os.dup2(_null, 0)
+os.dup2(_null, 1)
+os.close(_null)
+LIBC = ctypes.CDLL(None, use_errno=True)
+
+
+def send(message):
+    data = (json.dumps(message) + "\n").encode()
+    while data:
+        data = data[os.write(PROTO_OUT, data):]
+
+
+try:
+    for _name in CONFIG["preload"]:
+        __import__(_name)
+except BaseException as _error:
+    send({"ready": False, "error": "cannot import %s: %r" % (_name, _error)})
+    sys.exit(1)
+if UID is not None:
+    os.chown(SCRATCH, UID, UID)
+    os.chmod(SCRATCH, 0o700)
+send({"ready": True, "pid": os.getpid()})
+
+MARK_MEMORY, MARK_SETUP = b"M", b"S"
+LIMITS = [
+    ("memoryMb", resource.RLIMIT_AS, lambda v: v * 1024 * 1024),
+    ("maxProcesses", resource.RLIMIT_NPROC, lambda v: v),
+    ("maxFileBytes", resource.RLIMIT_FSIZE, lambda v: v),
+    ("maxOpenFiles", resource.RLIMIT_NOFILE, lambda v: v),
+]
+
+
+def child_setup(req, stdin_fd, out_w, err_w, mark_w):
+    os.setsid()
+    os.dup2(stdin_fd, 0)
+    os.dup2(out_w, 1)
+    os.dup2(err_w, 2)
+    os.dup2(mark_w, 3)
+    os.closerange(4, 1 << 16)
+    os.chdir(SCRATCH)
+    if UID is not None:
+        os.setgroups([])
+        os.setgid(UID)
+        os.setuid(UID)
+    cpu_s = max(1, -(-req["cpuTimeMs"] // 1000))
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s + 1))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    for field, which, scale in LIMITS:
+        value = scale(req[field])
+        resource.setrlimit(which, (value, value))
+    os.environ.clear()
+    os.environ.update({"HOME": SCRATCH, "TMPDIR": SCRATCH, "PATH": "/usr/local/bin:/usr/bin:/bin",
+                       "LANG": "C.UTF-8", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"})
+    # A forked child inherits the worker's random state: reseed so runs differ as fresh interpreters would.
+    if "random" in sys.modules:
+        sys.modules["random"].seed()
+    if "numpy" in sys.modules:
+        sys.modules["numpy"].random.seed()
+    sys.stdout.reconfigure(line_buffering=True)
+    sys.stderr.reconfigure(line_buffering=True)
+
+
+def exit_code_of(system_exit):
+    code = system_exit.code
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code & 0xFF
+    print(code, file=sys.stderr)
+    return 1
+
+
+def run_cell(source, name, namespace):
+    linecache.cache[name] = (len(source), None, source.splitlines(True), name)
+    exec(compile(source, name, "exec"), namespace)
+
+
+def cell_frames(tb):
+    """The traceback from the first frame of the user's code on, as a fresh interpreter would print it."""
+    while tb is not None and tb.tb_frame.f_code.co_filename != "<cell>":
+        tb = tb.tb_next
+    return tb
+
+
+def child_main(req, stdin_fd, out_w, err_w, mark_w):
+    try:
+        child_setup(req, stdin_fd, out_w, err_w, mark_w)
+    except BaseException:
+        os.write(mark_w, MARK_SETUP)
+        traceback.print_exc()
+        os._exit(125)
+    namespace = {"__name__": "__main__", "__builtins__": __builtins__}
+    code = 0
+    try:
+        if req["replay"]:
+            saved = os.dup(1), os.dup(2)
+            quiet = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(quiet, 1)
+            os.dup2(quiet, 2)
+            for index, cell in enumerate(req["replay"]):
+                try:
+                    run_cell(cell, "<replay %d>" % index, namespace)
+                except Exception:
+                    pass
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os.dup2(saved[0], 1)
+            os.dup2(saved[1], 2)
+            for fd in (quiet,) + saved:
+                os.close(fd)
+        run_cell(req["code"], "<cell>", namespace)
+    except SystemExit as stop:
+        code = exit_code_of(stop)
+    except BaseException as error:
+        if isinstance(error, MemoryError):
+            os.write(3, MARK_MEMORY)
+        code = 1
+        try:
+            traceback.print_exception(type(error), error, cell_frames(error.__traceback__))
+        except BaseException:
+            os.write(2, b"\n" + type(error).__name__.encode() + b"\n")
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except BaseException:
+            pass
+    os._exit(code)
+
+
+def live_pids_in_namespace():
+    me = os.getpid()
+    pids = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and int(entry) not in (1, me):
+            try:
+                with open("/proc/%s/stat" % entry) as stat:
+                    state = stat.read().rsplit(")", 1)[1].split()[0]
+            except OSError:
+                continue
+            if state != "Z":
+                pids.append(int(entry))
+    return pids
+
+
+def stop(pid):
+    for kill in (os.killpg, os.kill):
+        try:
+            kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+
+def kill_leftovers(child_pid):
+    """Kills every process the reaped child left behind, setsid() escapees included. False if some survive."""
+    stop(child_pid)
+    deadline = time.monotonic() + 2.0
+    while time.monotonic() < deadline:
+        if OWN_PID_NAMESPACE:
+            # Only bwrap's init, this worker and what the code started live in the worker's pid namespace.
+            pids = live_pids_in_namespace()
+            if not pids:
+                return True
+            for pid in pids:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+        elif UID is not None:
+            # A helper with the run's uid signals everything that uid owns, until nothing is left (ESRCH).
+            helper = os.fork()
+            if helper == 0:
+                os.setuid(UID)
+                os._exit(0 if LIBC.kill(-1, signal.SIGKILL) != 0 else 1)
+            if os.waitpid(helper, 0)[1] == 0:
+                return True
+        else:
+            return True
+        time.sleep(0.001)
+    return False
+
+
+def remove_ipc_objects():
+    # SysV IPC objects outlive their creators; in the worker's own IPC namespace they can only be the code's.
+    for kind, call in (("shm", "shmctl"), ("msg", "msgctl"), ("sem", "semctl")):
+        try:
+            with open("/proc/sysvipc/" + kind) as table:
+                rows = table.read().splitlines()[1:]
+        except OSError:
+            continue
+        for row in rows:
+            ident = int(row.split()[1])
+            if kind == "sem":
+                getattr(LIBC, call)(ident, 0, 0)
+            else:
+                getattr(LIBC, call)(ident, 0, None)
+
+
+def wipe_scratch():
+    """Empties the scratch directory; False if something could not be removed."""
+    for entry in os.listdir(SCRATCH):
+        path = os.path.join(SCRATCH, entry)
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
+    return not os.listdir(SCRATCH)
+
+
+def write_files(files):
+    for item in files:
+        path = os.path.join(SCRATCH, item["path"])
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "wb") as handle:
+            handle.write(base64.b64decode(item["data"]))
+        if UID is not None:
+            for root, dirs, names in os.walk(SCRATCH):
+                for name in dirs + names:
+                    os.lchown(os.path.join(root, name), UID, UID)
+
+
+def stdin_descriptor(text):
+    fd = os.memfd_create("stdin")
+    data = text.encode()
+    while data:
+        data = data[os.write(fd, data):]
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
+
+
+class Capture:
+    """One output pipe, read up to a byte cap."""
+
+    def __init__(self, fd, cap):
+        self.fd, self.cap, self.data, self.overflow, self.open = fd, cap, bytearray(), False, True
+
+    def read(self):
+        """Reads what is ready; returns True when this read first went past the cap."""
+        chunk = os.read(self.fd, 65536)
+        if not chunk:
+            self.close()
+            return False
+        room = self.cap - len(self.data)
+        self.data += chunk[:max(room, 0)]
+        if len(chunk) > room and not self.overflow:
+            self.overflow = True
+            return True
+        return False
+
+    def close(self):
+        if self.open:
+            os.close(self.fd)
+            self.open = False
+
+    def text(self):
+        return bytes(self.data).decode("utf-8", "replace")
+
+
+def execute(req):
+    wipe_scratch()
+    write_files(req["files"])
+    stdin_fd = stdin_descriptor(req["stdin"])
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    mark_r, mark_w = os.pipe()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    started = time.monotonic()
+    pid = os.fork()
+    if pid == 0:
+        os.close(PROTO_IN)
+        os.close(PROTO_OUT)
+        child_main(req, stdin_fd, out_w, err_w, mark_w)
+    for fd in (stdin_fd, out_w, err_w, mark_w):
+        os.close(fd)
+    pidfd = os.pidfd_open(pid)
+    deadline = started + req["timeoutMs"] / 1000.0
+    out, err, marks = Capture(out_r, req["maxOutputBytes"]), Capture(err_r, req["maxOutputBytes"]), Capture(mark_r, 16)
+    status = finished = None
+    timed_out = output_exceeded = False
+    clean = True
+    while True:
+        reading = [c for c in (out, err, marks) if c.open]
+        if not reading and status is not None:
+            break
+        waiting = [c.fd for c in reading] + ([pidfd] if status is None else [])
+        # Once the child is reaped and its processes killed, the pipes close at once; 2 s is a safety net.
+        wait_s = max(0.0, deadline - time.monotonic()) if status is None else 2.0
+        ready, _, _ = select.select(waiting, [], [], wait_s)
+        if not ready and status is not None:
+            clean = False
+            break
+        if not ready:
+            timed_out = True
+            stop(pid)
+        for capture in reading:
+            if capture.fd in ready and capture.read() and capture is not marks and not output_exceeded:
+                output_exceeded = True
+                stop(pid)
+        if status is None and (pidfd in ready or timed_out or output_exceeded):
+            status = os.waitpid(pid, 0)[1]
+            finished = time.monotonic()
+            # Whatever the code started dies with it, so the pipes reach end-of-file.
+            clean = kill_leftovers(pid)
+    os.close(pidfd)
+    for capture in (out, err, marks):
+        capture.close()
+    clean = wipe_scratch() and clean
+    if OWN_PID_NAMESPACE:
+        remove_ipc_objects()
+    return {
+        "id": req["id"],
+        "exitCode": os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
+        "signal": signal.Signals(os.WTERMSIG(status)).name if os.WIFSIGNALED(status) else None,
+        "stdout": out.text(),
+        "stderr": err.text(),
+        "stdoutTruncated": out.overflow,
+        "stderrTruncated": err.overflow,
+        "timedOut": timed_out,
+        "outputExceeded": output_exceeded,
+        "memoryError": MARK_MEMORY in marks.data,
+        "setupFailed": MARK_SETUP in marks.data,
+        "durationMs": (finished - started) * 1000.0,
+        "clean": clean,
+    }
+
+
+with os.fdopen(PROTO_IN, "rb", closefd=False) as requests:
+    for line in iter(requests.readline, b""):
+        req = json.loads(line)
+        try:
+            reply = execute(req)
+        except BaseException as error:
+            reply = {"id": req["id"], "workerError": traceback.format_exc()}
+        send(reply)
+        if not reply.get("clean", False):
+            sys.exit(3)
+`;
