@@ -29,7 +29,7 @@ describe('trainer config', () => {
   it('fills defaults for omitted fields and keeps given ones', () => {
     const config = parseConfig('rl:\n  lr: 3.0e-4\n', 'inline.yaml');
     expect(config.rl.lr).toBe(3e-4);
-    expect(config.rl.aggregation).toBe('token-mean');
+    expect(config.rl.loss).toEqual({ name: 'vanilla', options: {} });
     expect(config.rl.filters).toEqual([{ name: 'tool-aware', options: {} }]);
   });
 
@@ -43,8 +43,8 @@ describe('trainer config', () => {
   it('rejects out-of-range numbers, non-integers and unknown enum values', () => {
     expect(errorOf(() => parseConfig('rl:\n  lr: 0\n', 'x.yaml')).message).toContain('rl.lr: must be > 0');
     expect(errorOf(() => parseConfig('rl:\n  groupSize: 2.5\n', 'x.yaml')).field).toBe('rl.groupSize');
-    const aggregation = errorOf(() => parseConfig('rl:\n  aggregation: mean\n', 'x.yaml'));
-    expect(aggregation.message).toContain("'mean' is not one of: token-mean");
+    const backend = errorOf(() => parseConfig('backend: webgl\n', 'x.yaml'));
+    expect(backend.message).toContain("backend: 'webgl' is not one of: wasm, cpu, tensorflow");
   });
 
   it('rejects unknown fields and suggests the closest known one', () => {

@@ -1,4 +1,4 @@
-import type { Tokenizer, ToolCall, Trajectory } from '@taorl/data';
+import { ResponseBuilder, type Tokenizer, type ToolCallRecord, type Trajectory } from '@taorl/data';
 import type { GeneratedSequence, Policy, SamplingParams } from '../model/policy.js';
 import { deriveSeed } from '../util/seeds.js';
 import type { ToolEnvironment } from './tool-environment.js';
@@ -44,37 +44,40 @@ export interface RolloutResult {
   timing: RolloutTiming;
 }
 
-/** A growing response in columnar form; converted to typed arrays once the rollout ends. */
-class ResponseBuilder {
-  readonly ids: number[] = [];
-  readonly lossMask: number[] = [];
-  readonly logProbs: number[] = [];
-  readonly entropies: number[] = [];
-  readonly toolCalls: ToolCall[] = [];
-  /** Response index where the current assistant segment (after the last observation) starts. */
-  segmentStart = 0;
+/** One sequence in flight: its response (built token for token as sampled) and where it stands. */
+class SequenceState {
+  readonly response = new ResponseBuilder();
+  /** Policy tokens since the last observation, decoded to find the tool call the segment ends with. */
+  segment: number[] = [];
+  toolCalls = 0;
   done = false;
   truncated = false;
+  private readonly ids: number[] = [];
 
   constructor(readonly prompt: RolloutPrompt) {}
 
-  appendPolicyTokens(generated: GeneratedSequence, count: number): void {
-    for (let i = 0; i < count; i++) {
-      this.ids.push(generated.tokens[i]!);
-      this.lossMask.push(1);
-      this.logProbs.push(generated.logProbs[i]!);
-      this.entropies.push(generated.entropies[i]!);
+  get length(): number {
+    return this.response.length;
+  }
+
+  appendPolicy(generated: GeneratedSequence, count: number): void {
+    const ids = generated.tokens.subarray(0, count);
+    this.response.appendPolicy(
+      ids,
+      generated.logProbs.subarray(0, count),
+      generated.entropies.subarray(0, count),
+    );
+    for (const id of ids) {
+      this.ids.push(id);
+      this.segment.push(id);
     }
   }
 
-  appendObservation(ids: Int32Array): void {
-    for (const id of ids) {
-      this.ids.push(id);
-      this.lossMask.push(0);
-      this.logProbs.push(0);
-      this.entropies.push(0);
-    }
-    this.segmentStart = this.ids.length;
+  appendObservation(ids: Int32Array, call: ToolCallRecord): void {
+    this.response.appendObservation(ids, call);
+    for (const id of ids) this.ids.push(id);
+    this.segment = [];
+    this.toolCalls++;
   }
 
   prefix(): Int32Array {
@@ -84,20 +87,21 @@ class ResponseBuilder {
     return prefix;
   }
 
+  finish(truncated: boolean): void {
+    this.done = true;
+    this.truncated = truncated;
+  }
+
   toTrajectory(tokenizer: Tokenizer): Trajectory {
-    const responseIds = Int32Array.from(this.ids);
+    const columns = this.response.build();
     return {
       groupId: this.prompt.groupId,
       promptIds: this.prompt.promptIds,
-      responseIds,
-      lossMask: Uint8Array.from(this.lossMask),
-      oldLogProbs: Float32Array.from(this.logProbs),
-      entropies: Float32Array.from(this.entropies),
-      toolCalls: this.toolCalls,
+      ...columns,
       reward: 0,
       correct: false,
       truncated: this.truncated,
-      text: tokenizer.decode(responseIds),
+      text: tokenizer.decode(columns.responseIds),
     };
   }
 }
@@ -136,74 +140,61 @@ export async function rollout(
 ): Promise<RolloutResult> {
   const started = performance.now();
   const model = new SerialModel();
-  const builders = prompts.map((prompt) => new ResponseBuilder(prompt));
+  const sequences = prompts.map((prompt) => new SequenceState(prompt));
   let sandboxBusyMs = 0;
   let generatedTokens = 0;
   const decode = (ids: Int32Array) => tokenizer.decode(ids);
 
-  const runTool = async (builder: ResponseBuilder, code: string): Promise<void> => {
+  const runTool = async (sequence: SequenceState, code: string): Promise<void> => {
     const outcome = await tools.execute(code);
     sandboxBusyMs += outcome.durationMs;
     const observation = tokenizer.encodeUntrusted(outcome.observation);
-    const room = options.maxResponseTokens - builder.ids.length;
-    const startToken = builder.ids.length;
-    builder.appendObservation(observation.length <= room ? observation : observation.subarray(0, room));
-    builder.toolCalls.push({
-      status: outcome.status,
-      startToken,
-      endToken: builder.ids.length,
-      code,
-      output: outcome.observation,
-    });
-    if (observation.length >= room) {
-      builder.truncated = true;
-      builder.done = true;
-    }
+    const room = options.maxResponseTokens - sequence.length;
+    const call = { status: outcome.status, code, output: outcome.observation };
+    sequence.appendObservation(
+      observation.length <= room ? observation : observation.subarray(0, room),
+      call,
+    );
+    if (observation.length >= room) sequence.finish(true);
   };
 
   /** Appends one generated continuation and decides what happens next; returns the code to run, if any. */
-  const advance = (builder: ResponseBuilder, generated: GeneratedSequence): string | null => {
-    const room = options.maxResponseTokens - builder.ids.length;
-    const kept = Math.min(room, generated.tokens.length);
-    builder.appendPolicyTokens(generated, kept);
+  const advance = (sequence: SequenceState, generated: GeneratedSequence): string | null => {
+    const kept = Math.min(options.maxResponseTokens - sequence.length, generated.tokens.length);
+    sequence.appendPolicy(generated, kept);
     generatedTokens += kept;
     if (kept < generated.tokens.length || generated.finishReason === 'length') {
-      builder.truncated = true;
-      builder.done = true;
+      sequence.finish(true);
       return null;
     }
     if (generated.finishReason === 'stop_token') {
-      builder.done = true;
+      sequence.finish(false);
       return null;
     }
-    const segment = tokenizer.decode(Int32Array.from(builder.ids.slice(builder.segmentStart)));
-    const code = tools.parse(segment);
-    if (
-      code === null ||
-      builder.toolCalls.length >= options.maxTurns ||
-      builder.ids.length >= options.maxResponseTokens
-    ) {
-      builder.done = true;
+    const code = tools.parse(tokenizer.decode(sequence.segment));
+    if (code === null || sequence.toolCalls >= options.maxTurns) {
+      sequence.finish(false);
+      return null;
+    }
+    if (sequence.length >= options.maxResponseTokens) {
+      sequence.finish(true);
       return null;
     }
     return code;
   };
 
-  const runLane = async (lane: readonly ResponseBuilder[], laneIndex: number): Promise<void> => {
+  const runLane = async (lane: readonly SequenceState[], laneIndex: number): Promise<void> => {
     for (let turn = 0; ; turn++) {
-      const active = lane.filter((builder) => !builder.done);
+      const active = lane.filter((sequence) => !sequence.done);
       if (active.length === 0) return;
-      const prefixes = active.map((builder) => builder.prefix());
+      const prefixes = active.map((sequence) => sequence.prefix());
       const longest = Math.max(...prefixes.map((prefix) => prefix.length));
       const maxNewTokens = Math.min(
-        Math.max(...active.map((builder) => options.maxResponseTokens - builder.ids.length)),
+        Math.max(...active.map((sequence) => options.maxResponseTokens - sequence.length)),
         policy.maxSequenceLength - longest,
       );
       if (maxNewTokens <= 0) {
-        for (const builder of active) {
-          builder.truncated = true;
-          builder.done = true;
-        }
+        for (const sequence of active) sequence.finish(true);
         return;
       }
       const generated = await model.run(() =>
@@ -217,23 +208,23 @@ export async function rollout(
         }),
       );
       const calls: Promise<void>[] = [];
-      active.forEach((builder, i) => {
-        const code = advance(builder, generated[i]!);
-        if (code !== null) calls.push(runTool(builder, code));
+      active.forEach((sequence, i) => {
+        const code = advance(sequence, generated[i]!);
+        if (code !== null) calls.push(runTool(sequence, code));
       });
       await Promise.all(calls);
     }
   };
 
-  const laneCount = Math.max(1, Math.min(options.lanes, builders.length));
+  const laneCount = Math.max(1, Math.min(options.lanes, sequences.length));
   const lanes = Array.from({ length: laneCount }, (_, lane) =>
-    builders.filter((_, index) => index % laneCount === lane),
+    sequences.filter((_, index) => index % laneCount === lane),
   );
   await Promise.all(lanes.map((lane, index) => runLane(lane, index)));
 
   const wallMs = performance.now() - started;
   return {
-    trajectories: builders.map((builder) => builder.toTrajectory(tokenizer)),
+    trajectories: sequences.map((sequence) => sequence.toTrajectory(tokenizer)),
     timing: {
       wallMs,
       generationMs: model.busyMs,

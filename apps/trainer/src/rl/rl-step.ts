@@ -1,0 +1,139 @@
+import {
+  type AdvantageEstimator,
+  computeAdvantages,
+  type EntropyShaper,
+  overlongShaper,
+  shapeRewards,
+} from '@taorl/advantage';
+import { groupTrajectories, type Tokenizer, type Trajectory } from '@taorl/data';
+import type { Filter } from '@taorl/filter';
+import type { Policy } from '../model/policy.js';
+import type { RlStepMetrics } from '../report/metrics.js';
+import { type RolloutOptions, rollout } from '../rollout/rollout-engine.js';
+import type { ToolEnvironment } from '../rollout/tool-environment.js';
+import { deriveSeed } from '../util/seeds.js';
+import { gradeTrajectories, type Problem } from './rewards.js';
+import { rolloutStats } from './rollout-stats.js';
+
+/** What an optimizer step reports (a subset of @taorl/grpo's update metrics). */
+export interface UpdateStats {
+  loss: number;
+  clipFracLow: number;
+  clipFracHigh: number;
+  approxKl: number;
+  gradNorm: number;
+}
+
+/** One policy-gradient update on a batch with per-token advantages aligned to each trajectory's lossMask. */
+export type PolicyUpdate = (
+  batch: readonly Trajectory[],
+  advantages: readonly Float32Array[],
+) => Promise<UpdateStats>;
+
+/** Everything one RL step composes, each part chosen by name in the config. */
+export interface RlStepContext {
+  policy: Policy;
+  tokenizer: Tokenizer;
+  tools: ToolEnvironment;
+  /** `count` problems for refill batch `batch` of step `step` (deterministic in both). */
+  problems: (step: number, batch: number, count: number) => Problem[];
+  estimator: AdvantageEstimator;
+  shaper: EntropyShaper;
+  /** The trajectory filters composed in order; null = keep everything. */
+  filter: Filter | null;
+  update: PolicyUpdate;
+  rollout: Omit<RolloutOptions, 'seed'>;
+  groups: number;
+  groupSize: number;
+  maxGenBatches: number;
+  /** DAPO soft overlong punishment, or null when off. */
+  overlong: { buffer: number; factor: number } | null;
+  seed: number;
+}
+
+const elapsed = (since: number) => performance.now() - since;
+
+/**
+ * One TAO-RL step, stage by stage as in ARCHITECTURE.md: roll out groups, grade, shape rewards, filter (C1, C2),
+ * refill while too few groups survive (bounded), compute advantages with the entropy shaper, update the policy.
+ */
+export async function rlStep(ctx: RlStepContext, step: number): Promise<RlStepMetrics> {
+  const started = performance.now();
+  const time = { generationMs: 0, sandboxMs: 0, scoringMs: 0, trainingMs: 0, totalMs: 0 };
+  const generated: Trajectory[] = [];
+  const kept: Trajectory[] = [];
+  const filterDrops: Record<string, number> = {};
+  let genBatches = 0;
+  const decode = (ids: Int32Array) => ctx.tokenizer.decode(ids);
+
+  while (groupTrajectories(kept).length < ctx.groups && genBatches < ctx.maxGenBatches) {
+    // 1. Rollouts: groupSize samples of each problem, tool calls run in the sandbox.
+    const problems = ctx.problems(step, genBatches, ctx.groups);
+    const golds = new Map(problems.map((problem) => [problem.id, problem.gold]));
+    const prompts = problems.flatMap((problem) =>
+      Array.from({ length: ctx.groupSize }, () => ({ groupId: problem.id, promptIds: problem.promptIds })),
+    );
+    const rolled = await rollout(ctx.policy, ctx.tokenizer, ctx.tools, prompts, {
+      ...ctx.rollout,
+      seed: deriveSeed(ctx.seed, 'rl-rollout', step, genBatches),
+    });
+    time.generationMs += rolled.timing.generationMs;
+    time.sandboxMs += rolled.timing.sandboxMs;
+    const scoring = performance.now();
+
+    // 2. Rewards: grade the final answer (@taorl/eval), then the overlong shaping (@taorl/advantage).
+    const graded = gradeTrajectories(rolled.trajectories, (id) => golds.get(id)!, decode);
+    const shaped =
+      ctx.overlong === null
+        ? null
+        : shapeRewards(graded, [
+            overlongShaper({ maxLength: ctx.rollout.maxResponseTokens, ...ctx.overlong }),
+          ]);
+    const rewarded = shaped === null ? graded : graded.map((t, i) => ({ ...t, reward: shaped.rewards[i]! }));
+    generated.push(...rewarded);
+
+    // 3. Tool-aware filtering (@taorl/filter): execution validity, then answer discriminability.
+    const filtered = ctx.filter?.apply(rewarded);
+    for (const drop of filtered?.dropped ?? [])
+      filterDrops[drop.reason] = (filterDrops[drop.reason] ?? 0) + 1;
+    kept.push(...(filtered?.kept ?? rewarded));
+    genBatches++;
+    time.scoringMs += elapsed(scoring);
+  }
+
+  // 4. Advantages: group-relative, broadcast to policy tokens, entropy bonus after successful tool calls.
+  const scoring = performance.now();
+  const batchGroups = groupTrajectories(kept).slice(0, ctx.groups);
+  const batch = batchGroups.flatMap((group) => group.trajectories);
+  const advantages = computeAdvantages(batch, {
+    estimator: ctx.estimator,
+    shaper: ctx.shaper,
+    layout: 'separate',
+  });
+  time.scoringMs += elapsed(scoring);
+
+  // 5. Policy update (@taorl/grpo): clipped surrogate, grad clip, optimizer step.
+  const training = performance.now();
+  const update =
+    batch.length === 0
+      ? { loss: 0, clipFracLow: 0, clipFracHigh: 0, approxKl: 0, gradNorm: 0 }
+      : await ctx.update(batch, advantages.tokens.perTrajectory);
+  time.trainingMs = elapsed(training);
+  time.totalMs = elapsed(started);
+
+  const { policyTokens, ...stats } = rolloutStats(generated);
+  const shaping = advantages.diagnostics.shaping;
+  return {
+    phase: 'rl',
+    step,
+    ...stats,
+    filterDrops,
+    trajectoriesKept: batch.length,
+    groupsKept: batchGroups.length,
+    genBatches,
+    bonus: { tokens: shaping.selectedTokens, mean: shaping.meanBonus, max: shaping.maxBonus },
+    ...update,
+    tokensPerSecond: policyTokens / (time.totalMs / 1000),
+    time,
+  };
+}

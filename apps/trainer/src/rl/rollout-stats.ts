@@ -1,0 +1,61 @@
+import type { Trajectory } from '@taorl/data';
+
+/** Summary statistics of a set of graded trajectories (the rollout half of a metrics line). */
+export interface RolloutStats {
+  reward: number;
+  accuracy: number;
+  /** Successful calls / calls (1 when there were no calls). */
+  toolSuccessRate: number;
+  /** Trajectories with >= 1 successful call / trajectories with >= 1 call (1 when none called). */
+  validCodeRatio: number;
+  toolCallsPerTrajectory: number;
+  responseTokens: number;
+  truncatedRate: number;
+  /** Mean rollout entropy over policy tokens. */
+  entropy: number;
+  policyTokens: number;
+}
+
+export function rolloutStats(trajectories: readonly Trajectory[]): RolloutStats {
+  let reward = 0;
+  let correct = 0;
+  let calls = 0;
+  let okCalls = 0;
+  let calling = 0;
+  let validCalling = 0;
+  let tokens = 0;
+  let truncated = 0;
+  let entropySum = 0;
+  let policyTokens = 0;
+  for (const t of trajectories) {
+    reward += t.reward;
+    if (t.correct) correct++;
+    if (t.truncated) truncated++;
+    tokens += t.responseIds.length;
+    const ok = t.toolCalls.filter((call) => call.status === 'ok').length;
+    calls += t.toolCalls.length;
+    okCalls += ok;
+    if (t.toolCalls.length > 0) {
+      calling++;
+      if (ok > 0) validCalling++;
+    }
+    t.lossMask.forEach((m, i) => {
+      if (m !== 0) {
+        policyTokens++;
+        entropySum += t.entropies[i]!;
+      }
+    });
+  }
+  const n = Math.max(1, trajectories.length);
+  return {
+    reward: reward / n,
+    accuracy: correct / n,
+    toolSuccessRate: calls === 0 ? 1 : okCalls / calls,
+    validCodeRatio: calling === 0 ? 1 : validCalling / calling,
+    toolCallsPerTrajectory: calls / n,
+    responseTokens: tokens / n,
+    truncatedRate: truncated / n,
+    entropy: policyTokens === 0 ? 0 : entropySum / policyTokens,
+    policyTokens,
+  };
+}
