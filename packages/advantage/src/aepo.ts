@@ -1,7 +1,6 @@
 import { checkOptionNames, choiceOption, numberOption } from './options';
 import { checkWindow, postToolRanges } from './post-tool';
-import { checkAligned, type EntropyShaper, nonFiniteEntropy } from './shaping';
-import { copyTokenAdvantages } from './token-advantages';
+import { checkAligned, type EntropyShaper, nonFiniteEntropy, shapingTarget } from './shaping';
 import type { PostToolWindow } from './types';
 
 export interface AepoShaperOptions {
@@ -28,12 +27,13 @@ export function aepoShaper(options: AepoShaperOptions = {}): EntropyShaper {
   const window = checkWindow(name, options.window ?? 'segment');
   return {
     name,
-    shape(batch, advantages) {
+    shape(batch, advantages, shapeOptions) {
       checkAligned(name, batch, advantages);
       let count = 0;
       let sum = 0;
       let squares = 0;
-      batch.forEach(({ lossMask, entropies }, i) => {
+      for (let i = 0; i < batch.length; i++) {
+        const { lossMask, entropies } = batch[i]!;
         for (let p = 0; p < lossMask.length; p++) {
           if (lossMask[p] === 0) continue;
           const h = entropies[p]!;
@@ -42,28 +42,32 @@ export function aepoShaper(options: AepoShaperOptions = {}): EntropyShaper {
           sum += h;
           squares += h * h;
         }
-      });
+      }
       const mean = count > 0 ? sum / count : 0;
       const std = count > 1 ? Math.sqrt(Math.max(squares / count - mean * mean, 0)) : 1;
-      const shaped = copyTokenAdvantages(advantages);
+      const gain = coefficient / (std + STD_EPSILON);
+      const shaped = shapingTarget(advantages, shapeOptions);
       let candidates = 0;
       let bonusSum = 0;
-      let bonusMax = count > 0 ? -Infinity : 0;
-      batch.forEach((t, i) => {
-        const ranges = scope === 'all' ? Int32Array.of(0, t.lossMask.length) : postToolRanges(t, i, window);
+      let bonusMax = -Infinity;
+      for (let i = 0; i < batch.length; i++) {
+        const t = batch[i]!;
+        const { lossMask, entropies } = t;
+        const ranges = scope === 'all' ? Int32Array.of(0, lossMask.length) : postToolRanges(t, i, window);
         const row = shaped.perTrajectory[i]!;
         for (let k = 0; k < ranges.length; k += 2) {
-          for (let p = ranges[k]!; p < ranges[k + 1]!; p++) {
-            if (t.lossMask[p] === 0) continue;
+          const end = ranges[k + 1]!;
+          for (let p = ranges[k]!; p < end; p++) {
+            if (lossMask[p] === 0) continue;
             const a = row[p]!;
-            const next = a * (1 + (coefficient * (t.entropies[p]! - mean)) / (std + STD_EPSILON));
-            row[p] = next;
+            const bonus = a * gain * (entropies[p]! - mean);
+            row[p] = a + bonus;
             candidates++;
-            bonusSum += next - a;
-            if (next - a > bonusMax) bonusMax = next - a;
+            bonusSum += bonus;
+            if (bonus > bonusMax) bonusMax = bonus;
           }
         }
-      });
+      }
       return {
         advantages: shaped,
         diagnostics: {

@@ -34,7 +34,10 @@ export function computeAdvantages(
   const { shaper = 'tao', layout = 'packed' } = options;
   const sequence = sequenceAdvantages(batch, { estimator: options.estimator, rewards: options.rewards });
   const tokens = tokenAdvantages(batch, sequence.advantages, { layout });
-  const shaped = (typeof shaper === 'string' ? getEntropyShaper(shaper) : shaper).shape(batch, tokens);
+  // The broadcast rows are ours alone, so the shaper may write into them.
+  const shaped = (typeof shaper === 'string' ? getEntropyShaper(shaper) : shaper).shape(batch, tokens, {
+    inPlace: true,
+  });
   return {
     sequence: sequence.advantages,
     tokens: shaped.advantages,

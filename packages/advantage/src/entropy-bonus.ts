@@ -1,8 +1,7 @@
 import { checkOptionNames, choiceOption, numberOption } from './options';
 import { checkWindow, postToolRanges } from './post-tool';
-import { quantile } from './quantile';
-import { checkAligned, type EntropyShaper, nonFiniteEntropy } from './shaping';
-import { copyTokenAdvantages } from './token-advantages';
+import { selectTop } from './quantile';
+import { checkAligned, type EntropyShaper, nonFiniteEntropy, shapingTarget } from './shaping';
 import type { PostToolWindow, ShapingTrajectory } from './types';
 
 /** How the entropy is scaled before alpha: by its mean over S (DECISION, tao), by log|V|, or not at all. */
@@ -59,68 +58,59 @@ function entropyBonusShaper(name: string, scope: Scope, options: EntropyBonusOpt
       : 1;
   return {
     name,
-    shape(batch, advantages) {
+    shape(batch, advantages, shapeOptions) {
       checkAligned(name, batch, advantages);
       const ranges = batch.map((t, i) => candidateRanges(t, i, scope));
+      let span = 0;
+      for (const r of ranges) for (let k = 0; k < r.length; k += 2) span += r[k + 1]! - r[k]!;
+      const buffer = new Float32Array(span);
       let candidateCount = 0;
-      batch.forEach(({ lossMask }, i) => {
+      for (let i = 0; i < batch.length; i++) {
+        const { lossMask, entropies } = batch[i]!;
         const r = ranges[i]!;
         for (let k = 0; k < r.length; k += 2) {
-          for (let p = r[k]!; p < r[k + 1]!; p++) candidateCount += lossMask[p] !== 0 ? 1 : 0;
-        }
-      });
-      const candidates = new Float32Array(candidateCount);
-      let c = 0;
-      batch.forEach(({ lossMask, entropies }, i) => {
-        const r = ranges[i]!;
-        for (let k = 0; k < r.length; k += 2) {
-          for (let p = r[k]!; p < r[k + 1]!; p++) {
+          const end = r[k + 1]!;
+          for (let p = r[k]!; p < end; p++) {
             if (lossMask[p] === 0) continue;
             const h = entropies[p]!;
             if (!Number.isFinite(h)) throw nonFiniteEntropy(i, p, h);
-            candidates[c++] = h;
-          }
-        }
-      });
-      const threshold =
-        candidateCount === 0 || topFraction === 0 ? null : quantile(candidates, 1 - topFraction);
-      let selectedCount = 0;
-      let selectedSum = 0;
-      if (threshold !== null) {
-        for (let k = 0; k < candidates.length; k++) {
-          if (candidates[k]! >= threshold) {
-            selectedCount++;
-            selectedSum += candidates[k]!;
+            buffer[candidateCount++] = h;
           }
         }
       }
+      const selection = selectTop(buffer.subarray(0, candidateCount), topFraction);
+      const threshold = selection?.threshold ?? null;
+      const selectedCount = selection?.count ?? 0;
       const scale =
         normalisation === 'selected-mean'
           ? selectedCount > 0
-            ? selectedSum / selectedCount
+            ? selection!.sum / selectedCount
             : 0
           : vocabScale;
       // With a zero scale every entropy in S is 0: H^ is 0/0, and the bonus is taken as 0.
       const weight = scale > 0 ? alpha / scale : 0;
-      const shaped = copyTokenAdvantages(advantages);
+      const inverseKappa = 1 / kappa;
+      const shaped = shapingTarget(advantages, shapeOptions);
       let bonusSum = 0;
       let bonusMax = 0;
       if (threshold !== null) {
-        batch.forEach(({ lossMask, entropies }, i) => {
+        for (let i = 0; i < batch.length; i++) {
+          const { lossMask, entropies } = batch[i]!;
           const r = ranges[i]!;
           const row = shaped.perTrajectory[i]!;
           for (let k = 0; k < r.length; k += 2) {
-            for (let p = r[k]!; p < r[k + 1]!; p++) {
+            const end = r[k + 1]!;
+            for (let p = r[k]!; p < end; p++) {
               const h = entropies[p]!;
-              if (lossMask[p] === 0 || h < threshold) continue;
+              if (h < threshold || lossMask[p] === 0) continue;
               const a = row[p]!;
-              const psi = Math.min(weight * h, Math.abs(a) / kappa);
+              const psi = Math.min(weight * h, Math.abs(a) * inverseKappa);
               row[p] = a + psi;
               bonusSum += psi;
               if (psi > bonusMax) bonusMax = psi;
             }
           }
-        });
+        }
       }
       return {
         advantages: shaped,

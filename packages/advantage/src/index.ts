@@ -43,7 +43,7 @@ export {
   noShaper,
   registerEntropyShaper,
 } from './shaper-registry';
-export type { EntropyShaper, ShapedAdvantages, ShapingDiagnostics } from './shaping';
+export type { EntropyShaper, ShapedAdvantages, ShapeOptions, ShapingDiagnostics } from './shaping';
 export { tokenAdvantages } from './token-advantages';
 export type {
   GroupId,

@@ -2,8 +2,7 @@ import { type AepoShaperOptions, aepoShaper } from './aepo';
 import { chengShaper, type EntropyBonusOptions, type TaoShaperOptions, taoShaper } from './entropy-bonus';
 import { checkOptionNames } from './options';
 import { createRegistry } from './registry';
-import type { EntropyShaper } from './shaping';
-import { copyTokenAdvantages } from './token-advantages';
+import { type EntropyShaper, shapingTarget } from './shaping';
 
 /** Builds a shaper from config options; options it does not know are an error. */
 export type EntropyShaperFactory = (options?: Readonly<Record<string, unknown>>) => EntropyShaper;
@@ -13,8 +12,8 @@ export function noShaper(options: Readonly<Record<string, unknown>> = {}): Entro
   checkOptionNames('none', options, []);
   return {
     name: 'none',
-    shape: (_batch, advantages) => ({
-      advantages: copyTokenAdvantages(advantages),
+    shape: (_batch, advantages, shapeOptions) => ({
+      advantages: shapingTarget(advantages, shapeOptions),
       diagnostics: {
         shaper: 'none',
         candidateTokens: 0,

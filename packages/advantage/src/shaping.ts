@@ -1,3 +1,4 @@
+import { copyTokenAdvantages } from './token-advantages';
 import type { ShapingTrajectory, TokenAdvantages } from './types';
 
 export interface ShapingDiagnostics {
@@ -20,10 +21,27 @@ export interface ShapedAdvantages {
   readonly diagnostics: ShapingDiagnostics;
 }
 
-/** Reshapes token advantages with the rollout entropy; returns new arrays in the input's layout. */
+export interface ShapeOptions {
+  /** Write into `advantages` instead of a copy: for a caller that owns them (saves one copy of the batch). */
+  readonly inPlace?: boolean;
+}
+
+/** Reshapes token advantages with the rollout entropy; by default into new arrays in the input's layout. */
 export interface EntropyShaper {
   readonly name: string;
-  shape(batch: readonly ShapingTrajectory[], advantages: TokenAdvantages): ShapedAdvantages;
+  shape(
+    batch: readonly ShapingTrajectory[],
+    advantages: TokenAdvantages,
+    options?: ShapeOptions,
+  ): ShapedAdvantages;
+}
+
+/** The arrays a shaper writes to: the input itself when `inPlace`, else a copy in the same layout. */
+export function shapingTarget(
+  advantages: TokenAdvantages,
+  options: ShapeOptions | undefined,
+): TokenAdvantages {
+  return options?.inPlace === true ? advantages : copyTokenAdvantages(advantages);
 }
 
 /** Every trajectory's masks, entropies and advantage row must be the same length. */

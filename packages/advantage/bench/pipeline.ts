@@ -1,0 +1,111 @@
+// Filtering + group advantages + entropy shaping over 1,024 trajectories x 4,096 tokens (issue 5's budget:
+// under 50 ms together). Run: pnpm bench packages/advantage/bench/pipeline.ts
+import { computeAdvantages, type ShapingTrajectory, type ToolCallSpan } from '@taorl/advantage';
+import { toolAwareFilter } from '@taorl/filter';
+
+const TRAJECTORIES = 1024;
+const TOKENS = 4096;
+const GROUP_SIZE = 8;
+const RUNS = 15;
+
+function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+interface BenchTrajectory extends ShapingTrajectory {
+  readonly groupId: number;
+  readonly reward: number;
+  readonly correct: boolean;
+}
+
+/** Three tool calls per trajectory with 150-token observations; about a quarter of the calls fail. */
+function makeBatch(): BenchTrajectory[] {
+  const random = mulberry32(5);
+  return Array.from({ length: TRAJECTORIES }, (_, i) => {
+    const lossMask = new Uint8Array(TOKENS).fill(1);
+    const entropies = new Float32Array(TOKENS);
+    for (let t = 0; t < TOKENS; t++) entropies[t] = -Math.log(random() + 1e-9) * 0.6;
+    const toolCalls: ToolCallSpan[] = [];
+    for (let c = 0; c < 3; c++) {
+      const startToken = 500 + c * 1200 + Math.floor(random() * 300);
+      const endToken = startToken + 150;
+      lossMask.fill(0, startToken, endToken);
+      toolCalls.push({ status: random() < 0.75 ? 'ok' : 'error', startToken, endToken });
+    }
+    const correct = random() < 0.5;
+    return {
+      groupId: Math.floor(i / GROUP_SIZE),
+      reward: correct ? 1 : 0,
+      correct,
+      lossMask,
+      entropies,
+      toolCalls,
+    };
+  });
+}
+
+function median(times: number[]): number {
+  const sorted = [...times].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+function time(run: () => void): number {
+  run();
+  const times: number[] = [];
+  for (let r = 0; r < RUNS; r++) {
+    const start = performance.now();
+    run();
+    times.push(performance.now() - start);
+  }
+  return median(times);
+}
+
+const batch = makeBatch();
+const filter = toolAwareFilter();
+let sink = 0;
+
+// Baseline: the memory floor of the stage, one pass that reads every mask and entropy and writes every token.
+const floor = time(() => {
+  const out = new Float32Array(TRAJECTORIES * TOKENS);
+  let o = 0;
+  for (const t of batch) {
+    for (let p = 0; p < TOKENS; p++) out[o++] = t.lossMask[p]! * t.entropies[p]!;
+  }
+  sink += out[7]!;
+});
+
+const rows: [string, number][] = [['baseline: one read/write pass over all tokens', floor]];
+const measure = (label: string, run: () => number): void => {
+  rows.push([label, time(() => (sink += run()))]);
+};
+measure('filter: toolAwareFilter', () => filter.apply(batch).kept.length);
+const kept = filter.apply(batch).kept;
+for (const shaper of ['none', 'tao', 'cheng', 'aepo']) {
+  measure(
+    `advantages: grpo + ${shaper}, packed`,
+    () => computeAdvantages(kept, { shaper }).tokens.packed!.data[3]!,
+  );
+}
+measure('advantages: grpo + tao, separate rows', () => {
+  return computeAdvantages(kept, { layout: 'separate' }).tokens.perTrajectory[0]![3]!;
+});
+measure('total: toolAwareFilter + grpo + tao, packed', () => {
+  const survivors = filter.apply(batch).kept;
+  return computeAdvantages(survivors, { estimator: 'grpo', shaper: 'tao' }).tokens.packed!.data[3]!;
+});
+
+const stats = filter.apply(batch).stats;
+console.log(
+  `batch ${TRAJECTORIES} x ${TOKENS} tokens, ${stats.kept} kept after filtering, median of ${RUNS} runs`,
+);
+console.log('| stage | median ms | / baseline |');
+console.log('|---|---:|---:|');
+for (const [label, ms] of rows) console.log(`| ${label} | ${ms.toFixed(2)} | ${(ms / floor).toFixed(2)} |`);
+if (Number.isNaN(sink)) console.log('unreachable');
