@@ -1,6 +1,7 @@
+import { matMul2d } from '@taorl/grpo';
 import * as tf from '@tensorflow/tfjs';
 import type { ModelConfig } from './config.js';
-import { applyRope, batchMatMul, embed, linear, type RopeTables, rmsNorm, silu } from './layers.js';
+import { applyRope, batchMatMul, embed, type RopeTables, rmsNorm, silu } from './layers.js';
 
 /**
  * One decoder layer's weights. Linear weights are stored [in, out] (transposed from the Hugging Face [out, in]) so
@@ -55,7 +56,7 @@ function attention(
   const [b, t] = shape;
   const { numHeads: h, numKvHeads: hkv, headDim: dh } = config;
   const group = h / hkv;
-  let qkv = linear(x, layer.qkv);
+  let qkv = matMul2d(x, layer.qkv);
   if (layer.qkvBias) qkv = tf.add(qkv, layer.qkvBias);
   const [qFlat, kFlat, vFlat] = tf.split(qkv, [h * dh, hkv * dh, hkv * dh], 1);
   let q = tf.reshape(qFlat!, [b, t, h, dh]);
@@ -86,12 +87,12 @@ function attention(
     b * t,
     h * dh,
   ]);
-  return { out: linear(merged as tf.Tensor2D, layer.o), cache: { keysT, values: values as tf.Tensor3D } };
+  return { out: matMul2d(merged as tf.Tensor2D, layer.o), cache: { keysT, values: values as tf.Tensor3D } };
 }
 
 function mlp(x: tf.Tensor2D, layer: LayerWeights, intermediate: number): tf.Tensor2D {
-  const [gate, up] = tf.split(linear(x, layer.gateUp), [intermediate, intermediate], 1);
-  return linear(tf.mul(silu(gate!), up!) as tf.Tensor2D, layer.down);
+  const [gate, up] = tf.split(matMul2d(x, layer.gateUp), [intermediate, intermediate], 1);
+  return matMul2d(tf.mul(silu(gate!), up!) as tf.Tensor2D, layer.down);
 }
 
 /**

@@ -1,24 +1,12 @@
 import * as tf from '@tensorflow/tfjs';
 
-// The layers below avoid the slow paths of tfjs's wasm backend measured in PLATFORM.md: matMul's default gradient
+// The layers below (and @taorl/grpo's matMul2d, the linear layer) avoid the slow paths of tfjs's wasm backend measured in PLATFORM.md: matMul's default gradient
 // uses transposed matMuls (a scalar loop on wasm, 10-50x slower), so every product here has a custom gradient that
 // transposes explicitly (a fast copy) and multiplies untransposed; the gather gradient needs a kernel wasm lacks,
 // so small-vocabulary embeddings are an int one-hot times the table.
 
 type SaveFn = (tensors: tf.Tensor[]) => void;
 type CustomGradientFunc = Parameters<typeof tf.customGrad>[0];
-
-/** x [n, in] times w [in, out], gradients by untransposed products. */
-export const linear = tf.customGrad(((x: tf.Tensor2D, w: tf.Tensor2D, save: SaveFn) => {
-  save([x, w]);
-  return {
-    value: tf.matMul(x, w),
-    gradFunc: (dy: tf.Tensor2D, [xs, ws]: tf.Tensor[]) => [
-      tf.matMul(dy, tf.transpose(ws as tf.Tensor2D)),
-      tf.matMul(tf.transpose(xs as tf.Tensor2D), dy),
-    ],
-  };
-}) as unknown as CustomGradientFunc) as (x: tf.Tensor2D, w: tf.Tensor2D) => tf.Tensor2D;
 
 /**
  * Below this many multiply-adds per matrix the batched kernel's per-call cost wins; above it a loop of 2-D

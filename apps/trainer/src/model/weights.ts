@@ -62,8 +62,9 @@ export function weightsFromTensors(config: ModelConfig, tensors: Map<string, Flo
   };
   const d = config.hiddenSize;
   const sizes = projectionSizes(config);
+  // tf.variable shares the initial tensor's data; disposing that tensor leaves the variable as sole owner.
   const variable = <R extends tf.Rank>(data: Float32Array, shape: number[], name: string) =>
-    tf.variable(tf.tensor(data, shape), true, prefix + name) as unknown as tf.Variable<R>;
+    tf.tidy(() => tf.variable(tf.tensor(data, shape), true, prefix + name) as unknown as tf.Variable<R>);
   const layers = Array.from({ length: config.numLayers }, (_, i): LayerWeights => {
     const p = `model.layers.${i}`;
     const qkvNames = ['q_proj', 'k_proj', 'v_proj'].map((n) => `${p}.self_attn.${n}`);

@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { chooseToken } from '../../src/model/sampler.js';
+import { mulberry32 } from '../../src/model/weights.js';
+
+const logits = Float32Array.from([0.5, 2.0, -1.0, 1.5, 0.0, 1.0]);
+
+function softmax(values: number[]): number[] {
+  const max = Math.max(...values);
+  const exps = values.map((v) => Math.exp(v - max));
+  const z = exps.reduce((a, b) => a + b, 0);
+  return exps.map((e) => e / z);
+}
+
+function frequencies(settings: { temperature: number; topK: number; topP: number }, n: number): number[] {
+  const random = mulberry32(1);
+  const counts = new Array<number>(logits.length).fill(0);
+  for (let i = 0; i < n; i++) counts[chooseToken(logits, 0, logits.length, settings, random).id]! += 1;
+  return counts.map((c) => c / n);
+}
+
+describe('chooseToken', () => {
+  it('records log p and the entropy of softmax(logits / T) before truncation', () => {
+    const t = 0.7;
+    const p = softmax(Array.from(logits, (v) => v / t));
+    const choice = chooseToken(
+      logits,
+      0,
+      logits.length,
+      { temperature: t, topK: 2, topP: 0.9 },
+      mulberry32(3),
+    );
+    expect(choice.logProb).toBeCloseTo(Math.log(p[choice.id]!), 12);
+    expect(choice.entropy).toBeCloseTo(-p.reduce((a, q) => a + q * Math.log(q), 0), 12);
+  });
+
+  it('greedy takes the argmax and records temperature 1', () => {
+    const choice = chooseToken(logits, 0, logits.length, { temperature: 0, topK: 0, topP: 1 }, mulberry32(3));
+    expect(choice.id).toBe(1);
+    expect(choice.logProb).toBeCloseTo(Math.log(softmax(Array.from(logits))[1]!), 12);
+  });
+
+  it('samples the tempered distribution (frequencies within 4 standard errors)', () => {
+    const n = 20000;
+    const p = softmax(Array.from(logits, (v) => v / 1.5));
+    const f = frequencies({ temperature: 1.5, topK: 0, topP: 1 }, n);
+    for (const [i, q] of p.entries())
+      expect(Math.abs(f[i]! - q)).toBeLessThan(4 * Math.sqrt((q * (1 - q)) / n));
+  });
+
+  it('top-k keeps the k best, renormalised; top-p keeps the smallest prefix reaching p', () => {
+    const n = 20000;
+    const p = softmax(Array.from(logits));
+    const topTwo = frequencies({ temperature: 1, topK: 2, topP: 1 }, n);
+    const z2 = p[1]! + p[3]!;
+    expect(topTwo[1]!).toBeCloseTo(p[1]! / z2, 1);
+    expect(topTwo[3]!).toBeCloseTo(p[3]! / z2, 1);
+    expect(topTwo[0]! + topTwo[2]! + topTwo[4]! + topTwo[5]!).toBe(0);
+    // Sorted probabilities: ids 1, 3, 5, 0, 4, 2; the first two hold < 0.75 of the mass, the first three more.
+    expect(p[1]! + p[3]!).toBeLessThan(0.75);
+    expect(p[1]! + p[3]! + p[5]!).toBeGreaterThan(0.75);
+    const nucleus = frequencies({ temperature: 1, topK: 0, topP: 0.75 }, n);
+    expect(nucleus[0]! + nucleus[2]! + nucleus[4]!).toBe(0);
+    const z3 = p[1]! + p[3]! + p[5]!;
+    for (const id of [1, 3, 5]) expect(Math.abs(nucleus[id]! - p[id]! / z3)).toBeLessThan(0.02);
+  });
+});
