@@ -1,4 +1,4 @@
-export { EMBEDDED_CHAT_TEMPLATE } from './chat/embedded-template';
+export { EMBEDDED_CHAT_TEMPLATE, EMBEDDED_STOP_STRINGS } from './chat/embedded-template';
 export { type SftExample, type SftOptions, toSftExample } from './chat/sft';
 export { ChatTemplate, type ChatTemplateOptions, type RenderOptions } from './chat/template';
 export type { ChatMessage, ChatToolCall, Conversation, ToolSchema } from './chat/types';

@@ -121,8 +121,9 @@ describe('toSftExample', () => {
       { role: 'assistant', content: 'A: \\boxed{408}' },
     ];
     const example = toSftExample({ messages }, tokenizer);
+    // As in a rollout with @taorl/sandbox's markdown format: the model writes "```output" and stops there.
     expect(maskedText(example, (ids) => tokenizer.decode(ids))).toEqual([
-      '```python\nprint(12*34)\n```\n',
+      '```python\nprint(12*34)\n```\n```output',
       'A: \\boxed{408}<|im_end|>',
     ]);
     expect(example.lossMask.length).toBe(example.inputIds.length);

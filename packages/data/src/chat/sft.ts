@@ -30,19 +30,27 @@ function defaultTemplate(tokenizer: Tokenizer): ChatTemplate {
     : ChatTemplate.embedded();
 }
 
+function firstStop(full: string, from: number, stopStrings: readonly string[]): number {
+  let best = -1;
+  for (const stop of stopStrings) {
+    const at = full.indexOf(stop, from);
+    if (at >= 0 && (best < 0 || at + stop.length < best)) best = at + stop.length;
+  }
+  return best;
+}
+
 /**
  * The text spans [start, end) of the full rendering that the assistant generated. An assistant message starts
  * where the full text departs from the generation prompt rendered for the messages before it (so the turn
- * header is prompt, not target) and ends with the end-of-turn marker, or earlier where the next message's own
- * rendering begins (a tool result inside the same turn, as the embedded template renders it). Templates that
- * rewrite earlier turns (Qwen3 drops the empty think block of non-final turns) are handled because only common
- * prefixes are compared, never exact renderings of partial conversations.
+ * header is prompt, not target) and ends just after the first stop string, as a rollout would stop there.
+ * Templates that rewrite earlier turns (Qwen3 drops the empty think block of non-final turns) are handled
+ * because only common prefixes are compared, never exact renderings of partial conversations.
  */
 function assistantSpans(
   messages: readonly ChatMessage[],
   render: (messages: readonly ChatMessage[], addGenerationPrompt: boolean) => string,
   full: string,
-  endOfTurn: string,
+  stopStrings: readonly string[],
 ): Array<[number, number]> {
   const spans: Array<[number, number]> = [];
   messages.forEach((message, i) => {
@@ -57,16 +65,14 @@ function assistantSpans(
         { field: `messages[${i}]` },
       );
     }
-    const close = full.indexOf(endOfTurn, start);
-    if (close < 0) {
-      throw new DataError(`the rendered assistant turn never ends with ${JSON.stringify(endOfTurn)}`, {
-        field: `messages[${i}]`,
-      });
-    }
-    let end = close + endOfTurn.length;
-    if (i + 1 < messages.length) {
-      const next = commonPrefixLength(render(messages.slice(0, i + 1), false), full);
-      if (next > start && next < end) end = next;
+    const end = firstStop(full, start, stopStrings);
+    if (end < 0) {
+      throw new DataError(
+        `the rendered assistant text never reaches a stop string (${stopStrings.join(', ')})`,
+        {
+          field: `messages[${i}]`,
+        },
+      );
     }
     spans.push([start, end]);
   });
@@ -76,7 +82,7 @@ function assistantSpans(
 /**
  * Tokenizes a conversation for SFT: the full rendering is cut at the assistant spans and each piece is encoded
  * on its own, so the tokens are those a rollout would produce (prompt encoded, assistant tokens generated after
- * it), and lossMask is 1 only on assistant tokens (its end-of-turn marker included, the turn header excluded).
+ * it), and lossMask is 1 only on assistant tokens (its stop string included, the turn header excluded).
  */
 export function toSftExample(
   conversation: Conversation,
@@ -89,7 +95,7 @@ export function toSftExample(
   const render = (messages: readonly ChatMessage[], addGenerationPrompt: boolean) =>
     template.render(messages, { ...base, addGenerationPrompt });
   const full = render(conversation.messages, false);
-  const spans = assistantSpans(conversation.messages, render, full, template.endOfTurn);
+  const spans = assistantSpans(conversation.messages, render, full, template.stopStrings);
   const ids: Int32Array[] = [];
   const masks: number[] = [];
   let cursor = 0;

@@ -1,6 +1,6 @@
 import { Template } from '@huggingface/jinja';
 import type { HfTokenizerConfig } from '../tokenizer/hf';
-import { EMBEDDED_CHAT_TEMPLATE } from './embedded-template';
+import { EMBEDDED_CHAT_TEMPLATE, EMBEDDED_STOP_STRINGS } from './embedded-template';
 import type { ChatMessage, ToolSchema } from './types';
 
 export interface RenderOptions {
@@ -14,8 +14,11 @@ export interface RenderOptions {
 export interface ChatTemplateOptions {
   bosToken?: string;
   eosToken?: string;
-  /** The text that ends an assistant turn in this template's output. Default eosToken, else "<|im_end|>". */
-  endOfTurn?: string;
+  /**
+   * The texts at which a generation stops, kept in the generated text: the end-of-turn marker and any tool-call
+   * stop string the template's tool format uses. Default [eosToken], else ["<|im_end|>"].
+   */
+  stopStrings?: readonly string[];
 }
 
 function tokenText(value: unknown): string | undefined {
@@ -33,7 +36,7 @@ function tokenText(value: unknown): string | undefined {
 /** A Jinja chat template (the Hugging Face `chat_template` convention) rendered with @huggingface/jinja. */
 export class ChatTemplate {
   readonly source: string;
-  readonly endOfTurn: string;
+  readonly stopStrings: readonly string[];
   readonly #template: Template;
   readonly #bosToken: string;
   readonly #eosToken: string;
@@ -43,7 +46,7 @@ export class ChatTemplate {
     this.#template = new Template(source);
     this.#bosToken = options.bosToken ?? '';
     this.#eosToken = options.eosToken ?? '';
-    this.endOfTurn = options.endOfTurn ?? (options.eosToken || '<|im_end|>');
+    this.stopStrings = options.stopStrings ?? [options.eosToken || '<|im_end|>'];
   }
 
   /** The model's own template from tokenizer_config.json (the "default" entry when it lists several). */
@@ -63,7 +66,10 @@ export class ChatTemplate {
 
   /** The built-in template of the embedded model (EMBEDDED_CHAT_TEMPLATE). */
   static embedded(): ChatTemplate {
-    return new ChatTemplate(EMBEDDED_CHAT_TEMPLATE, { eosToken: '<|im_end|>' });
+    return new ChatTemplate(EMBEDDED_CHAT_TEMPLATE, {
+      eosToken: '<|im_end|>',
+      stopStrings: EMBEDDED_STOP_STRINGS,
+    });
   }
 
   render(messages: readonly ChatMessage[], options: RenderOptions = {}): string {
