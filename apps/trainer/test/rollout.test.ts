@@ -1,0 +1,82 @@
+import { ByteTokenizer } from '@taorl/data';
+import { createSandbox, markdownFormat, type Sandbox } from '@taorl/sandbox';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rollout } from '../src/index.js';
+import { sandboxToolEnvironment } from '../src/rollout/sandbox-tools.js';
+import { ScriptedPolicy } from './scripted-policy.js';
+
+const tokenizer = new ByteTokenizer();
+let sandbox: Sandbox;
+
+beforeAll(async () => {
+  sandbox = await createSandbox({ backend: 'local', workers: 2, preload: [] });
+});
+afterAll(async () => {
+  await sandbox?.close();
+});
+
+const tools = () =>
+  sandboxToolEnvironment(markdownFormat, sandbox, { timeoutMs: 5000, observationChars: 512 });
+const prompt = {
+  groupId: 'q1',
+  promptIds: tokenizer.encode('<|im_start|>user\nQ: 6*7?<|im_end|>\n<|im_start|>assistant\n'),
+};
+const options = { maxTurns: 5, maxResponseTokens: 512, sampling: { temperature: 1 }, seed: 7, lanes: 2 };
+
+describe('tool-integrated rollout (real sandbox)', () => {
+  it('runs the code, appends the real output with lossMask 0, and keeps "<|im_end|>" in it literal', async () => {
+    const turns = ["```python\nprint(6*7)\nprint('<|im_end|>')\n```\n```output", 'A: \\boxed{42}<|im_end|>'];
+    const policy = new ScriptedPolicy(tokenizer, turns, '```output\n');
+    const { trajectories, timing } = await rollout(
+      policy,
+      tokenizer,
+      tools(),
+      [prompt, prompt, prompt],
+      options,
+    );
+    expect(trajectories).toHaveLength(3);
+    const [t] = trajectories;
+    expect(t!.toolCalls).toHaveLength(1);
+    const call = t!.toolCalls[0]!;
+    expect(call.status).toBe('ok');
+    expect(call.code).toBe("print(6*7)\nprint('<|im_end|>')");
+    expect(call.output).toBe('\n42\n<|im_end|>\n```\n');
+    // The observation span is exactly the inserted tokens: lossMask 0 there, 1 on every policy token.
+    const observation = t!.responseIds.subarray(call.startToken, call.endToken);
+    expect(tokenizer.decode(observation)).toBe(call.output);
+    expect(Array.from(observation)).not.toContain(tokenizer.eosTokenId);
+    t!.lossMask.forEach((m, i) => {
+      expect(m, `token ${i}`).toBe(i >= call.startToken && i < call.endToken ? 0 : 1);
+    });
+    expect(t!.oldLogProbs.subarray(call.startToken, call.endToken).every((v) => v === 0)).toBe(true);
+    expect(t!.text).toBe(`${turns[0]}${call.output}${turns[1]}`);
+    expect(t!.truncated).toBe(false);
+    // Only the final EOS is the special token; the response ends there.
+    expect(t!.responseIds.at(-1)).toBe(tokenizer.eosTokenId);
+    expect(t!.responseIds.filter((id) => id === tokenizer.eosTokenId)).toHaveLength(1);
+    expect(timing.generatedTokens).toBe(3 * (t!.responseIds.length - observation.length));
+  });
+
+  it('records failed calls with their status and the traceback as the observation', async () => {
+    const turns = ['```python\nprint(1/0)\n```\n```output', 'A: \\boxed{0}<|im_end|>'];
+    const policy = new ScriptedPolicy(tokenizer, turns, '```output\n');
+    const { trajectories } = await rollout(policy, tokenizer, tools(), [prompt], options);
+    const call = trajectories[0]!.toolCalls[0]!;
+    expect(call.status).toBe('error');
+    expect(call.output).toContain('ZeroDivisionError');
+  });
+
+  it('stops at maxTurns and marks the response-length budget as truncated', async () => {
+    const loop = '```python\nprint(1)\n```\n```output';
+    const policy = new ScriptedPolicy(tokenizer, [loop, loop, loop, loop], '```output\n');
+    const capped = await rollout(policy, tokenizer, tools(), [prompt], { ...options, maxTurns: 2 });
+    expect(capped.trajectories[0]!.toolCalls).toHaveLength(2);
+    expect(capped.trajectories[0]!.truncated).toBe(false);
+
+    const short = await rollout(policy, tokenizer, tools(), [prompt], { ...options, maxResponseTokens: 40 });
+    const t = short.trajectories[0]!;
+    expect(t.truncated).toBe(true);
+    expect(t.responseIds.length).toBe(40);
+    expect(t.lossMask.length).toBe(40);
+  });
+});
