@@ -1,3 +1,5 @@
+export { benchmarkNames, loadBenchmark } from './benchmarks/load';
+export { BenchmarkFormatError, type BenchmarkProblem } from './benchmarks/problem';
 export type { PercentPolicy } from './compare/context';
 export { defaultExtractionRules, type ExtractionRule, type ExtractOptions, extractAnswer } from './extract';
 export {

@@ -5,13 +5,19 @@ import * as Q from '../math/rational';
 import type { CompareContext } from './context';
 import { containsInfinity, evaluateComplex, evaluateExact, freeSymbols } from './evaluate';
 
-/** Random points at which symbolic expressions are probed: mostly real (both signs), two complex. */
-const probeCount = 8;
+/** Probing wants this many points where both sides are defined, out of at most maxProbes tries. */
+const probesNeeded = 6;
+const maxProbes = 24;
 
-/** Whether two complex values agree within a relative tolerance (absolute near zero). */
+/**
+ * Whether two complex values agree within a relative tolerance. Against an exact zero the test is absolute
+ * (1e-12), so sin(pi) equals 0 while 4.6e-25 still differs from 4.6e-24.
+ */
 export function close(a: Complex, b: Complex, relTol: number): boolean {
   if (!isFiniteComplex(a) || !isFiniteComplex(b)) return a.re === b.re && a.im === b.im;
-  return cabs(csub(a, b)) <= relTol * Math.max(cabs(a), cabs(b), 1e-9);
+  const difference = cabs(csub(a, b));
+  if ((a.re === 0 && a.im === 0) || (b.re === 0 && b.im === 0)) return difference <= 1e-12;
+  return difference <= relTol * Math.max(cabs(a), cabs(b));
 }
 
 /**
@@ -102,9 +108,15 @@ function percentVariants(gold: Q.Rational, context: CompareContext): Q.Rational[
   );
 }
 
+/** At probe points values are of order one, so cancellation noise gets an absolute floor. */
+function closeProbe(a: Complex, b: Complex, relTol: number): boolean {
+  return close(a, b, relTol) || cabs(csub(a, b)) <= 1e-10;
+}
+
 /**
- * Evaluates both sides at seeded random points and requires agreement wherever both are defined; points where
- * either side is undefined are skipped, and at least half of them must be usable.
+ * Evaluates both sides at seeded random points and requires agreement wherever both are defined. Points run from
+ * positive reals through both signs to complex values; a point where either side is undefined is skipped, and a
+ * verdict of "equal" needs `probesNeeded` usable points.
  */
 function probe(
   symbols: string[],
@@ -114,16 +126,15 @@ function probe(
 ): boolean {
   const random = seededRandom(0x5eed);
   let usable = 0;
-  for (let point = 0; point < probeCount; point++) {
+  for (let point = 0; point < maxProbes && usable < probesNeeded; point++) {
     context.deadline.check();
     const env = new Map<string, Complex>();
     for (const symbol of symbols) {
-      const magnitude = 0.3 + 2.2 * random();
-      const sign = point % 3 === 2 ? -1 : 1;
-      env.set(
-        symbol,
-        point >= probeCount - 2 ? complex(sign * magnitude, 0.5 + random()) : complex(sign * magnitude),
-      );
+      // Two scales, so floor/ceil and slowly varying terms see different values too.
+      const magnitude = (point % 3 === 1 ? 10 : 1) * (0.3 + 2.7 * random());
+      const sign = point >= 2 && random() < 0.5 ? -1 : 1;
+      const imaginary = point % 6 === 5 ? 0.5 + random() : 0;
+      env.set(symbol, complex(sign * magnitude, imaginary));
     }
     let values: [Complex, Complex];
     try {
@@ -139,7 +150,7 @@ function probe(
     if (!agree(a, b)) return false;
     usable += 1;
   }
-  return usable >= probeCount / 2;
+  return usable >= probesNeeded;
 }
 
 /** mulberry32: a tiny deterministic generator, so the same pair always gets the same verdict. */

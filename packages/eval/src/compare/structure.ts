@@ -50,6 +50,10 @@ export function normaliseWords(text: string): string {
   return text.toLowerCase().replace(/[^a-z0-9]+/g, '');
 }
 
+function isScalarLike(expr: Expr): boolean {
+  return ['number', 'symbol', 'constant', 'binary', 'negate', 'call'].includes(expr.kind);
+}
+
 function isCollection(expr: Expr): expr is Extract<Expr, { kind: 'set' | 'list' }> {
   return expr.kind === 'set' || expr.kind === 'list';
 }
@@ -112,6 +116,14 @@ function relationsEqual(
   const gInterval = asIntervals(gold);
   if (pInterval && gInterval) return expressionsEqual(pInterval, gInterval, context);
   if (pred.ops.length !== 1 || gold.ops.length !== 1) return false;
+  const [pLeft, pRight] = pred.items;
+  const [gLeft, gRight] = gold.items;
+  if (pred.ops[0] === '=' && gold.ops[0] === '=' && pLeft!.kind === 'symbol' && gLeft!.kind === 'symbol') {
+    // x = 3 against x = 3.0, x ∈ [a, b] against x ∈ [a, b]: the same variable, so compare what it is assigned.
+    if (pLeft!.name === gLeft!.name && (!isScalarLike(pRight!) || !isScalarLike(gRight!))) {
+      return expressionsEqual(pRight!, gRight!, context);
+    }
+  }
   const pSide = oriented(pred.ops[0]!, pred.items[0]!, pred.items[1]!);
   const gSide = oriented(gold.ops[0]!, gold.items[0]!, gold.items[1]!);
   if (pSide.op !== gSide.op) return false;

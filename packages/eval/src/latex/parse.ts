@@ -65,6 +65,9 @@ const greekLetters = new Set([
   'ell',
 ]);
 
+/** Commands with a grammatical role elsewhere; meeting one as an atom means the answer is malformed. */
+const structuralCommands = new Set(['rfloor', 'rceil', 'dots', 'ldots', 'cdots', 'right', 'end']);
+
 /** Commands that close or separate rather than start a factor. */
 const nonStartingCommands = new Set(['dots', 'ldots', 'cdots', 'rfloor', 'rceil']);
 
@@ -220,6 +223,15 @@ class Parser {
   private parsePower(): Expr {
     this.enter();
     let base = this.parsePostfix(this.parseAtom());
+    if (
+      this.isOp('^') &&
+      (this.isOp("'", 1) || (this.isOp('{', 1) && this.isOp("'", 2) && this.isOp('}', 3)))
+    ) {
+      // y^{\prime} is y'.
+      this.at += this.isOp("'", 1) ? 1 : 2;
+      base = this.parsePostfix(base);
+      if (this.isOp('}')) this.at += 1;
+    }
     if (this.isOp('^')) {
       this.at += 1;
       const negative = this.isOp('-');
@@ -238,6 +250,9 @@ class Parser {
       const isFactorial = this.isOp('!');
       this.at += 1;
       if (isFactorial) result = { kind: 'call', name: 'factorial', args: [result] };
+      // A derivative y' is its own unknown, distinct from y.
+      else if (result.kind === 'symbol') result = { kind: 'symbol', name: `${result.name}'` };
+      else throw new ParseError('a prime applies to a symbol only');
     }
     return result;
   }
@@ -270,6 +285,8 @@ class Parser {
       case 'number': {
         const value = parseDecimal(token.text);
         if (value === null) throw new ParseError(`bad number "${token.text}"`);
+        // 52_8: a numeral in another base, compared literally.
+        if (this.isOp('_')) return this.withSubscript(token.text);
         return /[.e]/.test(token.text) ? { kind: 'number', value, decimal: true } : { kind: 'number', value };
       }
       case 'letter':
@@ -282,8 +299,11 @@ class Parser {
         return this.parseEnvironment(token.env);
       case 'end':
         throw new ParseError(`unexpected \\end{${token.env}}`);
-      case 'op':
-        return this.parseBracketed(token.text);
+      case 'op': {
+        const bracketed = this.parseBracketed(token.text);
+        // \dot{x}_0 reaches here as {x}_0 once the accent is dropped.
+        return bracketed.kind === 'symbol' && this.isOp('_') ? this.withSubscript(bracketed.name) : bracketed;
+      }
     }
   }
 
@@ -299,7 +319,11 @@ class Parser {
     this.at += 1;
     const start = this.at;
     this.parseArgument();
-    const subscript = this.tokens.slice(start, this.at).map(tokenText).join('');
+    const subscript = this.tokens
+      .slice(start, this.at)
+      .map(tokenText)
+      .filter((text) => text !== '{' && text !== '}')
+      .join('');
     return { kind: 'symbol', name: `${name}_${subscript}` };
   }
 
@@ -337,8 +361,9 @@ class Parser {
     if (name === 'lfloor' || name === 'lceil')
       return this.parseDelimited(name === 'lfloor' ? 'floor' : 'ceil');
     if (functionCommands[name] !== undefined) return this.parseFunction(functionCommands[name]!);
-    if (greekLetters.has(name)) return this.withSubscript(name);
-    throw new ParseError(`unsupported command \\${name}`);
+    if (structuralCommands.has(name)) throw new ParseError(`unexpected \\${name}`);
+    // Greek letters and any other named constant (\hbar, \odot) are symbols.
+    return this.withSubscript(greekLetters.has(name) ? name : `\\${name}`);
   }
 
   private parseDelimited(name: 'floor' | 'ceil'): Expr {
