@@ -44,14 +44,8 @@ export function scalarsEqual(pred: Expr, gold: Expr, context: CompareContext): b
   return probe(
     symbols,
     context,
-    (env) => {
-      const difference = [
-        evaluateComplex(pred, env, context.deadline),
-        evaluateComplex(gold, env, context.deadline),
-      ];
-      return difference as [Complex, Complex];
-    },
-    (a, b) => close(a, b, Math.max(context.relTol, 1e-9)),
+    (env) => [evaluateComplex(pred, env, context.deadline), evaluateComplex(gold, env, context.deadline)],
+    (a, b) => closeProbe(a, b, Math.max(context.relTol, 1e-9)),
   );
 }
 
