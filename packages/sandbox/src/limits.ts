@@ -95,3 +95,15 @@ export function resolveRequest(request: ExecRequest, defaults: ExecLimits): Reso
   );
   return { code: request.code, stdin: request.stdin ?? '', files, session, limits };
 }
+
+/** Checks every request of a batch before any runs; the error names the failing request's index. */
+export function resolveBatch(requests: readonly ExecRequest[], defaults: ExecLimits): ResolvedRequest[] {
+  if (!Array.isArray(requests)) throw new TypeError('runMany: requests must be an array');
+  return requests.map((request, index) => {
+    try {
+      return resolveRequest(request, defaults);
+    } catch (error) {
+      throw new TypeError(`runMany: request ${index}: ${(error as Error).message}`);
+    }
+  });
+}

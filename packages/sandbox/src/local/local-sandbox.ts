@@ -1,7 +1,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type ExecLimits, type ResolvedRequest, resolveLimits, resolveRequest } from '../limits';
+import { threadId } from 'node:worker_threads';
+import {
+  type ExecLimits,
+  type ResolvedRequest,
+  resolveBatch,
+  resolveLimits,
+  resolveRequest,
+} from '../limits';
 import type { ExecRequest, ExecResult, Sandbox } from '../types';
 import { bwrapArgs, DEFAULT_READ_ONLY_PATHS, probeBwrap, SANDBOX_SCRATCH } from './bwrap';
 import { sandboxError, toExecResult } from './classify';
@@ -66,8 +73,9 @@ const UIDS_PER_PROCESS = 4096;
 let uidsTaken = 0;
 
 function defaultUidBase(): number {
-  // Distinct per host process, so concurrent sandboxes (test files, trainers) do not share RLIMIT_NPROC.
-  return 1_000_000 + (process.pid % 100_000) * UIDS_PER_PROCESS;
+  // Distinct per host process and thread, so concurrent sandboxes (test files, trainers) do not share
+  // RLIMIT_NPROC.
+  return 1_000_000 + ((process.pid * 64 + threadId) % 100_000) * UIDS_PER_PROCESS;
 }
 
 function loudWarning(reason: string): void {
@@ -196,9 +204,9 @@ class LocalPool implements LocalSandbox {
     }
   }
 
-  runMany(requests: readonly ExecRequest[]): Promise<ExecResult[]> {
+  async runMany(requests: readonly ExecRequest[]): Promise<ExecResult[]> {
     // Every request is checked before any runs, so a bad one fails the batch without side effects.
-    for (const request of requests) resolveRequest(request, this.limits);
+    resolveBatch(requests, this.limits);
     return Promise.all(requests.map((request) => this.run(request)));
   }
 

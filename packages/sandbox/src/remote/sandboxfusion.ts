@@ -1,5 +1,11 @@
 import { mapWithConcurrency, Semaphore } from '../concurrency';
-import { type ExecLimits, type ResolvedRequest, resolveLimits, resolveRequest } from '../limits';
+import {
+  type ExecLimits,
+  type ResolvedRequest,
+  resolveBatch,
+  resolveLimits,
+  resolveRequest,
+} from '../limits';
 import { sandboxError } from '../local/classify';
 import type { ExecRequest, ExecResult, ExecStatus, Sandbox } from '../types';
 
@@ -140,8 +146,8 @@ class SandboxFusionClient implements Sandbox {
     return this.semaphore.use(() => this.post(resolved));
   }
 
-  runMany(requests: readonly ExecRequest[]): Promise<ExecResult[]> {
-    for (const request of requests) resolveRequest(request, this.limits);
+  async runMany(requests: readonly ExecRequest[]): Promise<ExecResult[]> {
+    resolveBatch(requests, this.limits);
     return mapWithConcurrency(requests, this.concurrency, (request) => this.run(request));
   }
 

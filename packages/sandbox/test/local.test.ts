@@ -1,0 +1,139 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSandbox, DEFAULT_LIMITS, type LocalSandbox, SandboxSession } from '../src/index';
+
+let sandbox: LocalSandbox;
+
+beforeAll(async () => {
+  sandbox = await createSandbox({ backend: 'local', workers: 2 });
+});
+afterAll(async () => {
+  await sandbox?.close();
+});
+
+describe('local backend: outcomes', () => {
+  it('runs Python with bubblewrap isolation and answers ok with stdout', async () => {
+    expect(sandbox.isolation).toBe('bwrap');
+    const result = await sandbox.run({ code: 'print(sum(range(101)))' });
+    expect(result).toMatchObject({ status: 'ok', exitCode: 0, signal: null, stdout: '5050\n', stderr: '' });
+    expect(result.stdoutTruncated || result.stderrTruncated).toBe(false);
+    expect(result.durationMs).toBeGreaterThan(0);
+  });
+
+  it('has sympy and numpy preloaded and gives exact answers', async () => {
+    const result = await sandbox.run({
+      code: 'import sympy as sp, numpy as np\nx = sp.Symbol("x")\nprint(sp.integrate(x**2, (x, 0, 3)), int(np.arange(10).sum()))',
+    });
+    expect(result.status).toBe('ok');
+    expect(result.stdout).toBe('9 45\n');
+  });
+
+  it('reports an uncaught exception as error with the traceback of the cell', async () => {
+    const result = await sandbox.run({ code: 'x = 1\ny = x / 0\n' });
+    expect(result.status).toBe('error');
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toContain('File "<cell>", line 2, in <module>');
+    expect(result.stderr).toContain('y = x / 0');
+    expect(result.stderr.trimEnd().split('\n').at(-1)).toBe('ZeroDivisionError: division by zero');
+    expect(result.stderr).not.toContain('run_cell');
+  });
+
+  it('reports a syntax error as error', async () => {
+    const result = await sandbox.run({ code: 'print(1' });
+    expect(result.status).toBe('error');
+    expect(result.stderr).toMatch(/SyntaxError/);
+  });
+
+  it('honours sys.exit codes', async () => {
+    const three = await sandbox.run({ code: 'import sys\nprint("bye")\nsys.exit(3)' });
+    expect(three).toMatchObject({ status: 'error', exitCode: 3, stdout: 'bye\n' });
+    const zero = await sandbox.run({ code: 'import sys\nsys.exit(0)' });
+    expect(zero).toMatchObject({ status: 'ok', exitCode: 0 });
+    const message = await sandbox.run({ code: 'import sys\nsys.exit("fatal: stop")' });
+    expect(message).toMatchObject({ status: 'error', exitCode: 1 });
+    expect(message.stderr).toBe('fatal: stop\n');
+  });
+
+  it('feeds stdin and places files in the scratch directory', async () => {
+    const result = await sandbox.run({
+      code: 'import os\nname = input()\nprint(name, open("data/in.txt").read(), open("raw.bin", "rb").read()[1], os.getcwd() == os.environ["HOME"])',
+      stdin: 'Ada\n',
+      files: [
+        { path: 'data/in.txt', content: 'hello' },
+        { path: 'raw.bin', content: new Uint8Array([0, 200, 3]) },
+      ],
+    });
+    expect(result.status).toBe('ok');
+    expect(result.stdout).toBe('Ada hello 200 True\n');
+  });
+
+  it('gives each run fresh random state, as a fresh interpreter would', async () => {
+    const code = 'import random, numpy\nprint(random.random(), numpy.random.rand())';
+    const [a, b] = await sandbox.runMany([{ code }, { code }]);
+    expect(a?.status).toBe('ok');
+    expect(a?.stdout).not.toBe(b?.stdout);
+  });
+
+  it('runMany returns results in request order whatever finishes first', async () => {
+    const requests = [0.3, 0.0, 0.2, 0.1, 0.0].map((delay, index) => ({
+      code: `import time\ntime.sleep(${delay})\nprint(${index})`,
+    }));
+    const results = await sandbox.runMany(requests);
+    expect(results.map((result) => result.stdout)).toEqual(['0\n', '1\n', '2\n', '3\n', '4\n']);
+  });
+
+  it('replays a session so earlier variables exist, with their output suppressed', async () => {
+    const result = await sandbox.run({
+      code: 'print(a + b)',
+      session: [
+        'a = 40\nprint("first cell output")',
+        'b = 2',
+        'raise ValueError("failed cells are ignored")',
+      ],
+    });
+    expect(result).toMatchObject({ status: 'ok', stdout: '42\n', stderr: '' });
+  });
+
+  it('SandboxSession keeps only successful cells', async () => {
+    const session = new SandboxSession(sandbox);
+    expect((await session.run('import sympy as sp\nx = sp.Symbol("x")')).status).toBe('ok');
+    expect((await session.run('y = undefined_name')).status).toBe('error');
+    const third = await session.run('print(sp.expand((x + 1)**2))');
+    expect(third.stdout).toBe('x**2 + 2*x + 1\n');
+    expect(session.cells).toEqual(['import sympy as sp\nx = sp.Symbol("x")', 'print(sp.expand((x + 1)**2))']);
+  });
+
+  it('rejects malformed requests naming the field', async () => {
+    await expect(sandbox.run({ code: 42 as unknown as string })).rejects.toThrow(/ExecRequest.code/);
+    await expect(sandbox.run({ code: '', timeoutMs: -1 })).rejects.toThrow(/timeoutMs/);
+    await expect(sandbox.run({ code: '', files: [{ path: '../x', content: '' }] })).rejects.toThrow(
+      /files\[0\]\.path/,
+    );
+    await expect(sandbox.runMany([{ code: 'print(1)' }, { code: '', memoryMb: Number.NaN }])).rejects.toThrow(
+      /request 1: .*memoryMb/,
+    );
+  });
+
+  it('uses the documented defaults', () => {
+    expect(DEFAULT_LIMITS.timeoutMs).toBe(10_000);
+    expect(DEFAULT_LIMITS.cpuTimeMs).toBe(DEFAULT_LIMITS.timeoutMs);
+  });
+});
+
+describe('createSandbox', () => {
+  it('names the registered backends for an unknown one', async () => {
+    await expect(createSandbox({ backend: 'nope' })).rejects.toThrow(
+      /unknown backend "nope".*local, sandboxfusion/,
+    );
+  });
+
+  it('rejects bad options naming the field', async () => {
+    await expect(createSandbox({ workers: 0 })).rejects.toThrow(/workers/);
+    await expect(createSandbox({ limits: { memoryMb: -5 } })).rejects.toThrow(/memoryMb/);
+  });
+
+  it('fails to start when a preload module is missing, saying which', async () => {
+    await expect(createSandbox({ workers: 1, preload: ['no_such_module_xyz'] })).rejects.toThrow(
+      /no_such_module_xyz/,
+    );
+  });
+});

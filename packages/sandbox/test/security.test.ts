@@ -1,0 +1,243 @@
+import { existsSync, statfsSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createSandbox, type ExecResult, type LocalSandbox } from '../src/index';
+import { isRoot, privateUidBase, processesOfUids } from './helpers';
+
+// Hostile snippets from the issue's list, each against the real bubblewrap pool. After every test: no process of
+// the pool's uids is left on the host, and the pool still serves a plain run.
+const WORKERS = 2;
+const uidBase = privateUidBase();
+const maxOutputBytes = 64 * 1024;
+let sandbox: LocalSandbox;
+let server: Server;
+let serverPort = 0;
+let connectionsSeen = 0;
+
+beforeAll(async () => {
+  sandbox = await createSandbox({ workers: WORKERS, uidBase, limits: { timeoutMs: 5000, maxOutputBytes } });
+  server = createServer((socket) => {
+    connectionsSeen++;
+    socket.end('host secret\n');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  serverPort = (server.address() as { port: number }).port;
+});
+afterAll(async () => {
+  await sandbox?.close();
+  server?.close();
+});
+afterEach(async () => {
+  if (isRoot) expect(processesOfUids(uidBase, WORKERS)).toEqual([]);
+  const alive = await sandbox.run({ code: 'print("alive")' });
+  expect(alive).toMatchObject({ status: 'ok', stdout: 'alive\n' });
+});
+
+const lastLine = (result: ExecResult) => result.stderr.trimEnd().split('\n').at(-1) ?? '';
+
+describe.skipIf(!isRoot)('security: hostile code is contained and classified', () => {
+  it('fork bomb: the process limit stops it, the fork fails in the code (error)', async () => {
+    const result = await sandbox.run({ code: 'import os\nwhile True:\n    os.fork()' });
+    expect(result.status).toBe('error');
+    expect(result.stderr).toMatch(/BlockingIOError: \[Errno 11\] Resource temporarily unavailable/);
+  });
+
+  it('10 GB allocation: memory', async () => {
+    const result = await sandbox.run({ code: 'block = bytearray(10 * 1024**3)\nprint("allocated")' });
+    expect(result.status).toBe('memory');
+    expect(result.stdout).toBe('');
+    expect(lastLine(result)).toBe('MemoryError');
+  });
+
+  it('numpy allocation past the limit: memory', async () => {
+    const result = await sandbox.run({ code: 'import numpy as np\na = np.ones((40000, 40000))' });
+    expect(result.status).toBe('memory');
+    expect(lastLine(result)).toMatch(/MemoryError: Unable to allocate/);
+  });
+
+  it('infinite loop: timeout at the wall-clock limit, killed', async () => {
+    const result = await sandbox.run({
+      code: 'print("start", flush=True)\nwhile True:\n    pass',
+      timeoutMs: 1000,
+    });
+    expect(result).toMatchObject({ status: 'timeout', signal: 'SIGKILL', exitCode: null, stdout: 'start\n' });
+    expect(result.durationMs).toBeGreaterThanOrEqual(1000);
+  });
+
+  it('CPU-time limit: SIGXCPU is a timeout', async () => {
+    const result = await sandbox.run({ code: 'while True:\n    pass', timeoutMs: 5000, cpuTimeMs: 1000 });
+    expect(result).toMatchObject({ status: 'timeout', signal: 'SIGXCPU' });
+  });
+
+  it('busy loop in a child process the code waits for: timeout, child killed', async () => {
+    const result = await sandbox.run({
+      code: 'import subprocess, sys\nsubprocess.run([sys.executable, "-c", "while True: pass"])',
+      timeoutMs: 1000,
+    });
+    expect(result.status).toBe('timeout');
+  });
+
+  it('setsid() escapee left running after the code ends: ok, and the escapee is killed', async () => {
+    const result = await sandbox.run({
+      code: [
+        'import os, time',
+        'if os.fork() == 0:',
+        '    os.setsid()',
+        '    if os.fork() == 0:',
+        '        time.sleep(600)',
+        '    os._exit(0)',
+        'print("parent done")',
+      ].join('\n'),
+    });
+    expect(result).toMatchObject({ status: 'ok', stdout: 'parent done\n' });
+  });
+
+  it('writing outside the scratch directory fails (read-only root)', async () => {
+    const marker = `/tmp/taorl-escape-${uidBase}`;
+    const result = await sandbox.run({
+      code: [
+        'import os',
+        'for path in ["/usr/escape", "/etc/escape", "/escape", "' + marker + '"]:',
+        '    try:',
+        '        open(path, "w").write("x")',
+        '        print("WROTE", path)',
+        '    except OSError as e:',
+        '        print(path, e.errno)',
+        'open("/etc/hostname", "a").write("x")',
+      ].join('\n'),
+    });
+    expect(result.status).toBe('error');
+    expect(result.stdout).not.toContain('WROTE');
+    expect(lastLine(result)).toMatch(/OSError: \[Errno 30\] Read-only file system|PermissionError/);
+    expect(existsSync(marker)).toBe(false);
+    expect(existsSync('/usr/escape')).toBe(false);
+  });
+
+  it('reading /etc/shadow fails', async () => {
+    const result = await sandbox.run({ code: 'print(open("/etc/shadow").read())' });
+    expect(result.status).toBe('error');
+    expect(lastLine(result)).toMatch(/PermissionError/);
+    expect(result.stdout).toBe('');
+  });
+
+  it('a run cannot see the files of a concurrent run', async () => {
+    const secret = `secret-${Math.random()}`;
+    const writer = sandbox.run({
+      code: `import time\nopen("mine.txt", "w").write("${secret}")\ntime.sleep(1.5)\nprint(open("mine.txt").read())`,
+    });
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    // The leftover check of afterEach would see the writer now: it runs under the pool's uids.
+    expect(processesOfUids(uidBase, WORKERS).length).toBeGreaterThan(0);
+    const reader = await sandbox.run({
+      code: [
+        'import glob, os',
+        'found = []',
+        'for pattern in ["/scratch/*", "/proc/*/root/scratch/*", "/proc/*/cwd/*", "/tmp/*"]:',
+        '    found += glob.glob(pattern)',
+        'print(sorted(found))',
+        'print(sorted(p for p in os.listdir("/proc") if p.isdigit()))',
+      ].join('\n'),
+    });
+    expect(reader.status).toBe('ok');
+    expect(reader.stdout).not.toContain('mine.txt');
+    // Only bwrap's init, the worker and this run exist in its pid namespace.
+    const pids = JSON.parse(reader.stdout.split('\n')[1]?.replace(/'/g, '"') ?? '[]') as string[];
+    expect(pids.length).toBeLessThanOrEqual(3);
+    expect((await writer).stdout).toBe(`${secret}\n`);
+  });
+
+  it('a file left in scratch is gone for the next run', async () => {
+    const single = await createSandbox({ workers: 1, uidBase: uidBase + 32 });
+    try {
+      const first = await single.run({
+        code: 'import os\nos.makedirs("d/e")\nopen("d/e/left.txt", "w").write("x")\nopen("top.txt", "w").write("y")\nos.chmod("d", 0)\nprint(sorted(os.listdir(".")))',
+      });
+      expect(first).toMatchObject({ status: 'ok', stdout: "['d', 'top.txt']\n" });
+      const second = await single.run({ code: 'import os\nprint(os.listdir("."))' });
+      expect(second).toMatchObject({ status: 'ok', stdout: '[]\n' });
+    } finally {
+      await single.close();
+    }
+  });
+
+  it('a socket to a server on the host loopback fails', async () => {
+    const before = connectionsSeen;
+    const result = await sandbox.run({
+      code: `import socket\ns = socket.create_connection(("127.0.0.1", ${serverPort}), timeout=2)\nprint(s.recv(100))`,
+    });
+    expect(result.status).toBe('error');
+    expect(lastLine(result)).toMatch(/ConnectionRefusedError/);
+    expect(connectionsSeen).toBe(before);
+  });
+
+  it('a socket to an outside address fails: no network', async () => {
+    const result = await sandbox.run({
+      code: 'import socket\nsocket.create_connection(("1.1.1.1", 53), timeout=2)',
+    });
+    expect(result.status).toBe('error');
+    expect(lastLine(result)).toMatch(/OSError: \[Errno 101\] Network is unreachable/);
+  });
+
+  it('printing 100 MB: output_limit, stdout capped and flagged', async () => {
+    const result = await sandbox.run({
+      code: 'import sys\nfor _ in range(100):\n    sys.stdout.write("x" * 2**20)',
+    });
+    expect(result.status).toBe('output_limit');
+    expect(result.stdoutTruncated).toBe(true);
+    expect(result.stdout.length).toBe(maxOutputBytes);
+    expect(result.stderrTruncated).toBe(false);
+  });
+
+  it('writing a 1 GB file fails at the file-size limit (error) and leaves the host disk alone', async () => {
+    const freeBefore = statfsSync('/').bavail;
+    const result = await sandbox.run({
+      code: 'with open("big.bin", "wb") as f:\n    for _ in range(1024):\n        f.write(b"x" * 2**20)',
+    });
+    expect(result.status).toBe('error');
+    expect(lastLine(result)).toMatch(/OSError: \[Errno 27\] File too large/);
+    const freeAfter = statfsSync('/').bavail;
+    expect(Math.abs(freeAfter - freeBefore) * statfsSync('/').bsize).toBeLessThan(512 * 1024 ** 2);
+  });
+
+  it('killing the parent (the worker) or init is refused', async () => {
+    const result = await sandbox.run({
+      code: 'import os, signal\nfor pid in (os.getppid(), 1):\n    try:\n        os.kill(pid, signal.SIGKILL)\n    except OSError as e:\n        print(pid, e.errno)\nos.kill(os.getppid(), signal.SIGKILL)',
+    });
+    expect(result.status).toBe('error');
+    expect(result.stdout).toMatch(/^\d+ 1\n1 1\n$/);
+    expect(lastLine(result)).toMatch(/PermissionError/);
+  });
+
+  it('crashing the interpreter through ctypes: killed by SIGSEGV, blamed on the code', async () => {
+    const result = await sandbox.run({ code: 'import ctypes\nctypes.string_at(0)' });
+    expect(result).toMatchObject({ status: 'killed', signal: 'SIGSEGV', exitCode: null });
+  });
+
+  it('the code runs without capabilities, as an unprivileged uid, with no new privileges', async () => {
+    const result = await sandbox.run({
+      code: 'import os\ns = open("/proc/self/status").read()\nprint(os.getuid() != 0, "CapEff:\\t0000000000000000" in s, "NoNewPrivs:\\t1" in s)',
+    });
+    expect(result).toMatchObject({ status: 'ok', stdout: 'True True True\n' });
+  });
+});
+
+describe.skipIf(!isRoot)('a crashed worker', () => {
+  it('gives sandbox_error, never blamed on the code, and the pool replaces the worker', async () => {
+    const pids = sandbox.workerPids();
+    expect(pids.length).toBe(WORKERS);
+    const running = sandbox.runMany([
+      { code: 'import time\ntime.sleep(3)\nprint("slow")' },
+      { code: 'import time\ntime.sleep(3)\nprint("slow")' },
+    ]);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    process.kill(pids[0] as number, 'SIGKILL');
+    const results = await running;
+    const statuses = results.map((result) => result.status).sort();
+    expect(statuses).toEqual(['ok', 'sandbox_error']);
+    const failed = results.find((result) => result.status === 'sandbox_error');
+    expect(failed?.sandboxMessage).toMatch(/worker exited/);
+    expect(failed?.exitCode).toBeNull();
+    const after = await sandbox.runMany([{ code: 'print(1)' }, { code: 'print(2)' }]);
+    expect(after.map((result) => result.status)).toEqual(['ok', 'ok']);
+  });
+});
