@@ -1,7 +1,7 @@
 import { checkMode, checkOptionNames } from './options';
 import { toolCallsOf } from './readout';
+import { trajectoryFilter } from './trajectory-filter';
 import type { Filter, FilterMode } from './types';
-import { applyVerdicts, defaultPositions, type Verdict } from './verdicts';
 
 export interface ExecutionValidityOptions {
   /** `drop` (the TAO-RL paper, default) or `mask` (the public TAO-RL code: zero loss mask, reward kept). */
@@ -27,16 +27,9 @@ export function executionValidity(options: ExecutionValidityOptions = {}): Filte
       `${name}: option 'noToolCalls' must be 'keep' or 'reject', got ${JSON.stringify(noToolCalls)}`,
     );
   }
-  return {
-    name,
-    apply(batch, positions) {
-      const at = defaultPositions(batch.length, positions);
-      const verdicts = batch.map((t, i): Verdict => {
-        const calls = toolCallsOf(t, at[i]!);
-        if (calls.length === 0) return noToolCalls === 'reject' ? { action, reason: NO_TOOL_CALLS } : null;
-        return calls.some((call) => call.status === 'ok') ? null : { action, reason: ALL_TOOL_CALLS_FAILED };
-      });
-      return applyVerdicts(name, batch, at, verdicts);
-    },
-  };
+  return trajectoryFilter(name, (t, position) => {
+    const calls = toolCallsOf(t, position);
+    if (calls.length === 0) return noToolCalls === 'reject' ? { action, reason: NO_TOOL_CALLS } : null;
+    return calls.some((call) => call.status === 'ok') ? null : { action, reason: ALL_TOOL_CALLS_FAILED };
+  });
 }

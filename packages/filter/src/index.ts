@@ -15,6 +15,7 @@ export {
 } from './execution-validity';
 export { type FilterFactory, filterNames, getFilter, registerFilter } from './registry';
 export { type ToolAwareFilterOptions, toolAwareFilter } from './tool-aware';
+export { trajectoryFilter, type Verdict } from './trajectory-filter';
 export type {
   DroppedTrajectory,
   Filter,

@@ -1,6 +1,6 @@
 import { checkMode, checkOptionNames } from './options';
+import { trajectoryFilter } from './trajectory-filter';
 import type { Filter, FilterableTrajectory, FilterMode } from './types';
-import { applyVerdicts, defaultPositions } from './verdicts';
 
 export interface VoidTurnOptions {
   /** `mask` (default, as SimpleTIR's mask_void_turns) or `drop`. */
@@ -21,16 +21,5 @@ export function voidTurn(options: VoidTurnOptions = {}): Filter {
   const action = checkMode(name, options.mode ?? 'mask');
   const isVoid = options.isVoid ?? ((t: FilterableTrajectory) => t.voidTurn === true);
   if (typeof isVoid !== 'function') throw new Error(`${name}: option 'isVoid' must be a function`);
-  return {
-    name,
-    apply(batch, positions) {
-      const at = defaultPositions(batch.length, positions);
-      return applyVerdicts(
-        name,
-        batch,
-        at,
-        batch.map((t) => (isVoid(t) ? { action, reason: VOID_TURN } : null)),
-      );
-    },
-  };
+  return trajectoryFilter(name, (t) => (isVoid(t) ? { action, reason: VOID_TURN } : null));
 }

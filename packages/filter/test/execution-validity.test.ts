@@ -1,0 +1,91 @@
+import { describe, expect, it } from 'vitest';
+import { ALL_TOOL_CALLS_FAILED, executionValidity, NO_TOOL_CALLS } from '../src/index';
+import { freezeBatch, snapshot } from './random';
+
+const mask = () => Uint8Array.from([1, 1, 0, 1]);
+const batch = () =>
+  freezeBatch([
+    {
+      groupId: 'a',
+      correct: true,
+      toolCalls: [{ status: 'error' }, { status: 'timeout' }],
+      lossMask: mask(),
+    },
+    { groupId: 'a', correct: false, toolCalls: [{ status: 'error' }, { status: 'ok' }], lossMask: mask() },
+    { groupId: 'a', correct: true, toolCalls: [], lossMask: mask() },
+    { groupId: 'b', correct: false, toolCalls: [{ status: 'sandbox_error' }], lossMask: mask() },
+  ]);
+
+describe('executionValidity (C1)', () => {
+  it('drops trajectories whose every tool call failed, keeps one success and no-call trajectories', () => {
+    const input = batch();
+    const result = executionValidity().apply(input);
+    expect(result.keptIndices).toEqual([1, 2]);
+    expect(result.kept[0]).toBe(input[1]);
+    expect(result.dropped.map((d) => [d.index, d.reason, d.filter])).toEqual([
+      [0, ALL_TOOL_CALLS_FAILED, 'execution-validity'],
+      [3, ALL_TOOL_CALLS_FAILED, 'execution-validity'],
+    ]);
+    expect(result.dropped[0]!.item).toBe(input[0]);
+    expect(result.stats).toMatchObject({
+      input: 4,
+      inputGroups: 2,
+      kept: 2,
+      keptGroups: 1,
+      dropped: { [ALL_TOOL_CALLS_FAILED]: 2 },
+      masked: {},
+    });
+  });
+
+  it('rejects trajectories without tool calls when asked', () => {
+    const result = executionValidity({ noToolCalls: 'reject' }).apply(batch());
+    expect(result.keptIndices).toEqual([1]);
+    expect(result.stats.dropped).toEqual({ [ALL_TOOL_CALLS_FAILED]: 2, [NO_TOOL_CALLS]: 1 });
+  });
+
+  it('mask mode keeps invalid trajectories in place with a zero loss mask and leaves the inputs alone', () => {
+    const input = batch();
+    const before = snapshot(input);
+    const result = executionValidity({ mode: 'mask' }).apply(input);
+    expect(result.keptIndices).toEqual([0, 1, 2, 3]);
+    expect(result.dropped).toEqual([]);
+    expect(result.masked).toEqual([
+      { index: 0, filter: 'execution-validity', reason: ALL_TOOL_CALLS_FAILED },
+      { index: 3, filter: 'execution-validity', reason: ALL_TOOL_CALLS_FAILED },
+    ]);
+    expect(Array.from(result.kept[0]!.lossMask!)).toEqual([0, 0, 0, 0]);
+    expect(result.kept[0]).not.toBe(input[0]);
+    expect(result.kept[0]!.correct).toBe(true);
+    expect(result.kept[1]).toBe(input[1]);
+    expect(snapshot(input)).toBe(before);
+    expect(result.stats.masked).toEqual({ [ALL_TOOL_CALLS_FAILED]: 2 });
+  });
+
+  it('names the trajectory that has no loss mask to zero in mask mode', () => {
+    const input = [{ groupId: 1, correct: true, toolCalls: [{ status: 'error' }] }];
+    expect(() => executionValidity({ mode: 'mask' }).apply(input)).toThrow(
+      /trajectory 0 has no Uint8Array 'lossMask'/,
+    );
+  });
+
+  it('rejects unknown or malformed options by name', () => {
+    expect(() => executionValidity({ mdoe: 'mask' } as never)).toThrow(/unknown option 'mdoe'/);
+    expect(() => executionValidity({ mode: 'zero' as never })).toThrow(
+      /option 'mode' must be 'drop' or 'mask'/,
+    );
+    expect(() => executionValidity({ noToolCalls: 'drop' as never })).toThrow(/option 'noToolCalls'/);
+  });
+
+  it('reports a missing toolCalls field with the trajectory index', () => {
+    const input = [{ groupId: 1, correct: true, toolCalls: [] }, { groupId: 1, correct: true } as never];
+    expect(() => executionValidity().apply(input)).toThrow(
+      /trajectory 1: field 'toolCalls' must be an array/,
+    );
+  });
+
+  it('returns an empty result for an empty batch', () => {
+    const result = executionValidity().apply([]);
+    expect(result.kept).toEqual([]);
+    expect(result.stats).toMatchObject({ input: 0, kept: 0, inputGroups: 0, keptGroups: 0 });
+  });
+});
