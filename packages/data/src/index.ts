@@ -1,3 +1,21 @@
+export type { ArithKind, ArithLevel } from './arith-tool/kinds';
+export {
+  type ArithProblem,
+  type ArithProblemOptions,
+  type ArithSplit,
+  arithRlPrompt,
+  arithSplitOf,
+  arithUserMessage,
+  DEFAULT_LEVEL_WEIGHTS,
+  generateArithProblems,
+} from './arith-tool/problems';
+export { Rng } from './arith-tool/rng';
+export {
+  type ArithStrategy,
+  type ArithTrace,
+  type ArithTraceOptions,
+  generateArithTraces,
+} from './arith-tool/traces';
 export { EMBEDDED_CHAT_TEMPLATE, EMBEDDED_STOP_STRINGS } from './chat/embedded-template';
 export { type SftExample, type SftOptions, toSftExample } from './chat/sft';
 export { ChatTemplate, type ChatTemplateOptions, type RenderOptions } from './chat/template';

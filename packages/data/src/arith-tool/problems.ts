@@ -1,0 +1,118 @@
+import type { RlPrompt } from '../datasets/formats';
+import { ARITH_KINDS, type ArithDraft, type ArithKind, type ArithLevel } from './kinds';
+import { fnv1a, Rng } from './rng';
+
+export type ArithSplit = 'train' | 'test';
+
+/** One problem of the arith-tool task. */
+export interface ArithProblem extends ArithDraft {
+  /** "arith-<split>-<64-bit hash of the question>": stable, unique in practice, usable as a groupId. */
+  id: string;
+  split: ArithSplit;
+}
+
+export interface ArithProblemOptions {
+  seed: number;
+  split: ArithSplit;
+  count: number;
+  /** Relative weight of each level. Default { 1: 0.15, 2: 0.3, 3: 0.35, 4: 0.2 }. */
+  levels?: Partial<Record<ArithLevel, number>>;
+}
+
+export const DEFAULT_LEVEL_WEIGHTS: Readonly<Record<ArithLevel, number>> = {
+  1: 0.15,
+  2: 0.3,
+  3: 0.35,
+  4: 0.2,
+};
+
+/** One question in TEST_BUCKETS belongs to the test split, decided by a hash of its text. */
+const TEST_BUCKETS = 10;
+
+/**
+ * The split a question belongs to. A pure function of the text, so train and test never share a question, for
+ * any seeds and counts.
+ */
+export function arithSplitOf(question: string): ArithSplit {
+  return fnv1a(question) % TEST_BUCKETS === 0 ? 'test' : 'train';
+}
+
+function hex(hash: number): string {
+  return hash.toString(16).padStart(8, '0');
+}
+
+function pickLevel(rng: Rng, weights: Record<ArithLevel, number>): ArithLevel {
+  const levels = ([1, 2, 3, 4] as const).filter((level) => weights[level] > 0);
+  const total = levels.reduce((sum, level) => sum + weights[level], 0);
+  let draw = rng.next() * total;
+  for (const level of levels) {
+    draw -= weights[level];
+    if (draw < 0) return level;
+  }
+  return levels[levels.length - 1] as ArithLevel;
+}
+
+const KINDS_BY_LEVEL = new Map<ArithLevel, ArithKind[]>();
+for (const [kind, spec] of Object.entries(ARITH_KINDS) as Array<
+  [ArithKind, (typeof ARITH_KINDS)[ArithKind]]
+>) {
+  KINDS_BY_LEVEL.set(spec.level, [...(KINDS_BY_LEVEL.get(spec.level) ?? []), kind]);
+}
+
+/**
+ * `count` distinct problems of one split, deterministic for (seed, split, count, levels). Drafts that hash to
+ * the other split or repeat an earlier question are skipped; this throws when the levels asked for cannot yield
+ * that many distinct problems.
+ */
+export function generateArithProblems(options: ArithProblemOptions): ArithProblem[] {
+  const weights = { ...DEFAULT_LEVEL_WEIGHTS, ...options.levels };
+  for (const [level, weight] of Object.entries(weights)) {
+    if (!(weight >= 0) || !Number.isFinite(weight)) {
+      throw new RangeError(
+        `generateArithProblems: levels[${level}] must be a finite number >= 0, got ${weight}`,
+      );
+    }
+  }
+  if (Object.values(weights).every((weight) => weight === 0)) {
+    throw new RangeError('generateArithProblems: every level weight is 0');
+  }
+  if (!Number.isInteger(options.count) || options.count < 0) {
+    throw new RangeError(`generateArithProblems: count must be a non-negative integer, got ${options.count}`);
+  }
+  const rng = new Rng(options.seed);
+  const seen = new Set<string>();
+  const problems: ArithProblem[] = [];
+  const maxDrafts = 1000 + options.count * 200;
+  for (let drafts = 0; problems.length < options.count; drafts++) {
+    if (drafts >= maxDrafts) {
+      throw new RangeError(
+        `generateArithProblems: only ${problems.length} distinct ${options.split} problems after ${drafts} drafts; ` +
+          'ask for fewer or weight the higher levels more',
+      );
+    }
+    const level = pickLevel(rng, weights);
+    const kind = rng.pick(KINDS_BY_LEVEL.get(level) ?? []);
+    const draft = ARITH_KINDS[kind].draft(rng);
+    if (seen.has(draft.question) || arithSplitOf(draft.question) !== options.split) continue;
+    seen.add(draft.question);
+    const id = `arith-${options.split}-${hex(fnv1a(draft.question))}${hex(fnv1a(draft.question, 0x01234567))}`;
+    problems.push({ ...draft, id, split: options.split });
+  }
+  return problems;
+}
+
+/** The text of the user message: the question after "Q: ". */
+export function arithUserMessage(problem: Pick<ArithProblem, 'question'>): string {
+  return `Q: ${problem.question}`;
+}
+
+/** The problem as a verl-format RL prompt, so the RL loop reads it like any dataset record. */
+export function arithRlPrompt(problem: ArithProblem): RlPrompt {
+  return {
+    dataSource: 'arith-tool',
+    prompt: [{ role: 'user', content: arithUserMessage(problem) }],
+    ability: 'arithmetic',
+    groundTruth: problem.answer,
+    extraInfo: { id: problem.id, kind: problem.kind, level: problem.level, split: problem.split },
+  };
+}

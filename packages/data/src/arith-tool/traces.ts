@@ -1,0 +1,176 @@
+import { type ExecResult, markdownFormat, type Sandbox, type ToolFormat } from '@taorl/sandbox';
+import { ChatTemplate } from '../chat/template';
+import type { Tokenizer } from '../tokenizer/types';
+import { ResponseBuilder } from '../trajectory/response-builder';
+import type { Trajectory } from '../trajectory/types';
+import { type ArithProblem, arithUserMessage } from './problems';
+import { Rng } from './rng';
+
+/**
+ * How a demonstration solves its problem: `direct` answers without code (right on easy problems, a habit RL
+ * should unlearn on hard ones), `tool` calls Python for each step, `recovered` first writes code that fails,
+ * reads the traceback and fixes it.
+ */
+export type ArithStrategy = 'direct' | 'tool' | 'recovered';
+
+/** An SFT demonstration: a complete Trajectory whose tool outputs are real sandbox outputs. */
+export interface ArithTrace extends Trajectory {
+  strategy: ArithStrategy;
+}
+
+export interface ArithTraceOptions {
+  /** Where the code runs; only `run` is used. */
+  sandbox: Pick<Sandbox, 'run'>;
+  tokenizer: Tokenizer;
+  /** Renders the prompt; default the embedded template. */
+  template?: ChatTemplate;
+  seed: number;
+  /** Share of demonstrations that answer without code. Default 0.2. */
+  directShare?: number;
+  /** Share of tool demonstrations whose first call fails and is then fixed. Default 0.25. */
+  mistakeShare?: number;
+  /** Observation budget in characters (the sandbox format's default when absent). */
+  maxObservationChars?: number;
+  /** Problems solved at once (each problem's calls run in order). Default 8. */
+  concurrency?: number;
+}
+
+/** Ways a first attempt goes wrong; each produces a real Python exception. */
+const MISTAKES: ReadonlyArray<(code: string) => string> = [
+  // A typo in the function name: NameError.
+  (code) => code.replace('print(', 'prnt('),
+  // A missing closing parenthesis: SyntaxError.
+  (code) => code.slice(0, -1),
+  // Parsing the expression as a number instead of evaluating it: ValueError.
+  (code) => `print(int('${code.slice('print('.length, -1).replace(/'/g, '')}'))`,
+];
+
+/** The markdown format's call: the code block, then the output opener at which generation stops. */
+function callText(code: string, format: ToolFormat): string {
+  return `\`\`\`python\n${code}\n\`\`\`\n${format.stopStrings[0]}`;
+}
+
+function answerText(answer: string): string {
+  return `A: \\boxed{${answer}}`;
+}
+
+function fillOutputs(step: string, outputs: readonly string[]): string {
+  return step.replace(/\{(\d+)\}/g, (_, index: string) => {
+    const output = outputs[Number(index)];
+    if (output === undefined)
+      throw new Error(`arith-tool: step refers to output {${index}} that does not exist yet`);
+    return output;
+  });
+}
+
+async function solve(
+  problem: ArithProblem,
+  strategy: ArithStrategy,
+  mistake: number,
+  options: ArithTraceOptions,
+) {
+  const { tokenizer, sandbox } = options;
+  const format = markdownFormat;
+  const renderOptions =
+    options.maxObservationChars === undefined ? {} : { maxChars: options.maxObservationChars };
+  const builder = new ResponseBuilder();
+  const call = async (code: string): Promise<ExecResult> => {
+    const text = callText(code, format);
+    // The rollout engine will parse the same text with the same format; a trace it cannot parse is useless.
+    if (format.parse(text)?.code !== code)
+      throw new Error(`arith-tool: the markdown format does not parse ${JSON.stringify(text)}`);
+    builder.appendPolicy(tokenizer.encode(text));
+    const result = await sandbox.run({ code });
+    const observation = format.render(result, renderOptions);
+    builder.appendObservation(tokenizer.encodeUntrusted(observation), {
+      status: result.status,
+      code,
+      output: observation,
+    });
+    return result;
+  };
+
+  if (strategy !== 'direct') {
+    const outputs: string[] = [];
+    for (const [index, step] of problem.steps.entries()) {
+      const code = fillOutputs(step, outputs);
+      if (index === 0 && strategy === 'recovered') {
+        const failed = await call((MISTAKES[mistake] as (code: string) => string)(code));
+        if (failed.status !== 'error') {
+          throw new Error(
+            `arith-tool: the deliberate mistake in ${problem.id} ended with status ${failed.status}, not error`,
+          );
+        }
+      }
+      const result = await call(code);
+      if (result.status !== 'ok') {
+        throw new Error(
+          `arith-tool: reference code of ${problem.id} failed (${result.status}): ${result.stderr.trim()}`,
+        );
+      }
+      outputs.push(result.stdout.trim());
+    }
+    // The gold is computed with BigInt; Python must agree, or the generator has a bug.
+    if (outputs.at(-1) !== problem.answer) {
+      throw new Error(
+        `arith-tool: Python printed ${outputs.at(-1)} for ${problem.id} but the gold is ${problem.answer}`,
+      );
+    }
+  }
+  builder.appendPolicy([...tokenizer.encode(answerText(problem.answer)), tokenizer.eosTokenId]);
+  return builder.build();
+}
+
+/**
+ * Real end-to-end SFT demonstrations for arith-tool problems: the code of each step is executed by the sandbox
+ * and its actual output (or traceback) is inserted with lossMask 0, exactly as a rollout would insert it. The
+ * strategy of each trace is drawn from `seed`, so the same problems and seed give the same traces.
+ */
+export async function generateArithTraces(
+  problems: readonly ArithProblem[],
+  options: ArithTraceOptions,
+): Promise<ArithTrace[]> {
+  const { directShare = 0.2, mistakeShare = 0.25 } = options;
+  for (const [name, share] of [
+    ['directShare', directShare],
+    ['mistakeShare', mistakeShare],
+  ] as const) {
+    if (!(share >= 0 && share <= 1))
+      throw new RangeError(`generateArithTraces: ${name} must be in [0, 1], got ${share}`);
+  }
+  const template = options.template ?? ChatTemplate.embedded();
+  const rng = new Rng(options.seed);
+  // Draw every choice up front, in problem order, so concurrency cannot change them.
+  const plans = problems.map((problem) => {
+    const strategy: ArithStrategy = rng.chance(directShare)
+      ? 'direct'
+      : rng.chance(mistakeShare)
+        ? 'recovered'
+        : 'tool';
+    return { problem, strategy, mistake: rng.int(0, MISTAKES.length - 1) };
+  });
+  const traces: ArithTrace[] = new Array(plans.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < plans.length) {
+      const index = next++;
+      const { problem, strategy, mistake } = plans[index] as (typeof plans)[number];
+      const response = await solve(problem, strategy, mistake, options);
+      const prompt = template.render([{ role: 'user', content: arithUserMessage(problem) }], {
+        addGenerationPrompt: true,
+      });
+      traces[index] = {
+        groupId: problem.id,
+        promptIds: options.tokenizer.encode(prompt),
+        ...response,
+        reward: 1,
+        correct: true,
+        truncated: false,
+        text: options.tokenizer.decode(response.responseIds),
+        strategy,
+      };
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? 8) }, worker));
+  return traces;
+}

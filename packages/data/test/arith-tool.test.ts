@@ -1,0 +1,212 @@
+import { spawnSync } from 'node:child_process';
+import { createSandbox, type LocalSandbox } from '@taorl/sandbox';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type ArithProblem,
+  arithRlPrompt,
+  arithSplitOf,
+  ByteTokenizer,
+  generateArithProblems,
+  generateArithTraces,
+  serializeTrajectory,
+  validateTrajectory,
+} from '../src/index';
+
+const PYTHON = '/usr/bin/python3';
+
+function python(code: string) {
+  const run = spawnSync(PYTHON, ['-c', code], { encoding: 'utf8' });
+  return { stdout: run.stdout, stderr: run.stderr, status: run.status };
+}
+
+function powMod(a: bigint, e: bigint, m: bigint): bigint {
+  let r = 1n;
+  for (let i = 0n; i < e; i++) r = (r * a) % m;
+  return r;
+}
+
+/** Each question shape with its answer recomputed from the text, independently of the generator. */
+const RECOMPUTE: Array<[RegExp, (n: bigint[], text: string[]) => bigint]> = [
+  [/^(\d+)\^(\d+) mod (\d+)=\?$/, ([a, e, m]) => powMod(a as bigint, e as bigint, m as bigint)],
+  [/^(\d+)\*(\d+) mod (\d+)=\?$/, ([a, b, m]) => ((a as bigint) * (b as bigint)) % (m as bigint)],
+  [
+    /^1(?:\^(\d))?\+2(?:\^\d)?\+\.\.\.\+(\d+)(?:\^\d)?=\?$/,
+    (_, [p, n]) => {
+      let sum = 0n;
+      for (let k = 1n; k <= BigInt(n as string); k++) sum += k ** BigInt(p ?? '1');
+      return sum;
+    },
+  ],
+  [
+    /^n=(\d+)\*(\d+)\. digit sum of n=\?$/,
+    ([a, b]) => [...((a as bigint) * (b as bigint)).toString()].reduce((sum, d) => sum + BigInt(d), 0n),
+  ],
+  [
+    /^r=(\d+)\^(\d+) mod (\d+)\. \(r\+(\d)\)\*\(r\+(\d)\)=\?$/,
+    ([a, e, m, c, d]) => {
+      const r = powMod(a as bigint, e as bigint, m as bigint);
+      return (r + (c as bigint)) * (r + (d as bigint));
+    },
+  ],
+  [/^(\d+)\+(\d+)=\?$/, ([a, b]) => (a as bigint) + (b as bigint)],
+  [/^(\d+)\*(\d+)=\?$/, ([a, b]) => (a as bigint) * (b as bigint)],
+  [/^(\d+)\*(\d+)\+(\d+)=\?$/, ([a, b, c]) => (a as bigint) * (b as bigint) + (c as bigint)],
+  [/^(\d+)\*(\d+)-(\d+)=\?$/, ([a, b, c]) => (a as bigint) * (b as bigint) - (c as bigint)],
+];
+
+function recompute(problem: ArithProblem): bigint {
+  for (const [pattern, answer] of RECOMPUTE) {
+    const match = problem.question.match(pattern);
+    if (!match) continue;
+    const groups = match.slice(1);
+    return answer(
+      groups.map((g) => (g === undefined ? 0n : BigInt(g))),
+      groups as string[],
+    );
+  }
+  throw new Error(`test cannot parse ${problem.question}`);
+}
+
+describe('generateArithProblems', () => {
+  it('is deterministic per seed and differs across seeds', () => {
+    const a = generateArithProblems({ seed: 11, split: 'train', count: 200 });
+    const b = generateArithProblems({ seed: 11, split: 'train', count: 200 });
+    const c = generateArithProblems({ seed: 12, split: 'train', count: 200 });
+    expect(b).toEqual(a);
+    expect(c.map((p) => p.question)).not.toEqual(a.map((p) => p.question));
+  });
+
+  it('never shares a question between train and test, and gives >= 500 distinct held-out problems', () => {
+    const train = generateArithProblems({ seed: 1, split: 'train', count: 5000 });
+    const test = generateArithProblems({ seed: 1, split: 'test', count: 500 });
+    const trainQuestions = new Set(train.map((p) => p.question));
+    expect(trainQuestions.size).toBe(5000);
+    expect(new Set(test.map((p) => p.question)).size).toBe(500);
+    expect(test.filter((p) => trainQuestions.has(p.question))).toEqual([]);
+    expect(test.every((p) => p.split === 'test' && arithSplitOf(p.question) === 'test')).toBe(true);
+    expect(new Set(test.map((p) => p.level))).toEqual(new Set([1, 2, 3, 4]));
+  });
+
+  it('computes exact golds (checked by an independent recomputation)', () => {
+    const problems = generateArithProblems({ seed: 3, split: 'train', count: 400 });
+    for (const problem of problems)
+      expect(problem.answer, problem.question).toBe(recompute(problem).toString());
+    expect(new Set(problems.map((p) => p.kind)).size).toBe(9);
+  });
+
+  it('honours level weights and reports an exhausted space', () => {
+    const hard = generateArithProblems({
+      seed: 4,
+      split: 'train',
+      count: 100,
+      levels: { 1: 0, 2: 0, 3: 0, 4: 1 },
+    });
+    expect(hard.every((p) => p.level === 4 && p.steps.length === 2)).toBe(true);
+    expect(() =>
+      generateArithProblems({ seed: 4, split: 'test', count: 5000, levels: { 1: 1, 2: 0, 3: 0, 4: 0 } }),
+    ).toThrow(/only \d+ distinct test problems/);
+    expect(() => generateArithProblems({ seed: 4, split: 'test', count: 1, levels: { 2: -1 } })).toThrow(
+      'levels[2] must be a finite number >= 0',
+    );
+  });
+
+  it('turns a problem into a verl RL prompt', () => {
+    const [problem] = generateArithProblems({ seed: 9, split: 'test', count: 1 }) as [ArithProblem];
+    expect(arithRlPrompt(problem)).toEqual({
+      dataSource: 'arith-tool',
+      prompt: [{ role: 'user', content: `Q: ${problem.question}` }],
+      ability: 'arithmetic',
+      groundTruth: problem.answer,
+      extraInfo: { id: problem.id, kind: problem.kind, level: problem.level, split: 'test' },
+    });
+  });
+});
+
+describe('generateArithTraces (real sandbox)', () => {
+  let sandbox: LocalSandbox;
+  const tokenizer = new ByteTokenizer();
+  const problems = generateArithProblems({ seed: 21, split: 'train', count: 40 });
+
+  beforeAll(async () => {
+    sandbox = await createSandbox({ workers: 2 });
+  });
+  afterAll(async () => {
+    await sandbox.close();
+  });
+
+  it('inserts observations whose outputs are what Python prints', async () => {
+    const traces = await generateArithTraces(problems, {
+      sandbox,
+      tokenizer,
+      seed: 1,
+      directShare: 0.2,
+      mistakeShare: 0.4,
+    });
+    expect(new Set(traces.map((t) => t.strategy))).toEqual(new Set(['direct', 'tool', 'recovered']));
+    for (const [i, trace] of traces.entries()) {
+      const problem = problems[i] as ArithProblem;
+      validateTrajectory(trace, { vocabSize: tokenizer.vocabSize });
+      expect(trace.groupId).toBe(problem.id);
+      expect(trace.text.endsWith(`A: \\boxed{${problem.answer}}<|im_end|>`)).toBe(true);
+      if (trace.strategy === 'direct') expect(trace.toolCalls).toEqual([]);
+      if (trace.strategy === 'recovered') expect(trace.toolCalls[0]?.status).toBe('error');
+      expect(trace.toolCalls.length).toBe(
+        trace.strategy === 'direct' ? 0 : problem.steps.length + (trace.strategy === 'recovered' ? 1 : 0),
+      );
+      for (const call of trace.toolCalls) {
+        const observed = tokenizer.decode(trace.responseIds.subarray(call.startToken, call.endToken));
+        expect(observed).toBe(call.output);
+        const body = observed.replace(/^\n/, '').replace(/\n```\n$/, '');
+        const reference = python(call.code);
+        if (call.status === 'ok') {
+          expect(reference.status).toBe(0);
+          expect(body).toBe(reference.stdout.trimEnd());
+        } else {
+          // The sandbox names the cell "<cell>", python -c names it "<string>", and the sandbox's traceback lacks
+          // the interpreter's "Did you mean" hint: compare the exception line up to that hint.
+          expect(reference.status).not.toBe(0);
+          const exception = reference.stderr.trimEnd().split('\n').at(-1) as string;
+          const observedException = body.split('\n').at(-1) as string;
+          expect(observedException).toMatch(/^(NameError|SyntaxError|ValueError): ./);
+          expect(exception.startsWith(observedException)).toBe(true);
+        }
+        expect(
+          Array.from(trace.lossMask.subarray(call.startToken, call.endToken)).every((m) => m === 0),
+        ).toBe(true);
+      }
+      // Everything outside observations is the policy's to learn, the stop string "```output" included.
+      const policyTokens = trace.lossMask.reduce((sum, m) => sum + m, 0);
+      const observationTokens = trace.toolCalls.reduce((sum, c) => sum + c.endToken - c.startToken, 0);
+      expect(policyTokens + observationTokens).toBe(trace.responseIds.length);
+    }
+  });
+
+  it('uses the printed result of the first call in the second', async () => {
+    const twoStep = generateArithProblems({
+      seed: 5,
+      split: 'test',
+      count: 6,
+      levels: { 1: 0, 2: 0, 3: 0, 4: 1 },
+    });
+    const traces = await generateArithTraces(twoStep, {
+      sandbox,
+      tokenizer,
+      seed: 2,
+      directShare: 0,
+      mistakeShare: 0,
+    });
+    for (const trace of traces) {
+      const [first, second] = trace.toolCalls;
+      const printed = first?.output.trim().replace(/\n```$/, '') as string;
+      expect(second?.code).toContain(printed);
+    }
+  });
+
+  it('gives identical traces for the same seed', async () => {
+    const some = problems.slice(0, 10);
+    const options = { sandbox, tokenizer, seed: 7, mistakeShare: 0.5 };
+    const a = await generateArithTraces(some, options);
+    const b = await generateArithTraces(some, { ...options, concurrency: 1 });
+    expect(b.map(serializeTrajectory)).toEqual(a.map(serializeTrajectory));
+  });
+});
