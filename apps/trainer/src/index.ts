@@ -39,6 +39,10 @@ export {
   type TimeSplit,
 } from './report/metrics.js';
 export { formatDuration, ProgressBar, type ProgressOptions, type ProgressSink } from './report/progress.js';
+export { finalAssistantText, gradeTrajectories, type Problem } from './rl/rewards.js';
+export { type PolicyUpdate, type RlStepContext, rlStep, type UpdateStats } from './rl/rl-step.js';
+export { type RolloutStats, rolloutStats } from './rl/rollout-stats.js';
+export { type PaddedBatch, paddedBatch } from './rl/update-batch.js';
 export {
   type RolloutOptions,
   type RolloutPrompt,
@@ -46,4 +50,10 @@ export {
   type RolloutTiming,
   rollout,
 } from './rollout/rollout-engine.js';
+export { type SandboxToolOptions, sandboxToolEnvironment } from './rollout/sandbox-tools.js';
 export type { ToolEnvironment, ToolOutcome } from './rollout/tool-environment.js';
+export { type EvaluateOptions, evaluate } from './run/evaluate.js';
+export { type ProblemSource, problemSource } from './run/problems.js';
+export { type RlRunOptions, rlContext, runRl } from './run/rl-run.js';
+export { openSession, type Session } from './run/session.js';
+export { deriveSeed, permutation, prng } from './util/seeds.js';

@@ -1,0 +1,47 @@
+import type { Tokenizer } from '@taorl/data';
+import { GrpoUpdater, type PolicyLossConfig } from '@taorl/grpo';
+import type { Policy } from '../model/policy.js';
+import type { PolicyUpdate, UpdateStats } from './rl-step.js';
+import { paddedBatch } from './update-batch.js';
+
+export interface GrpoUpdateOptions {
+  learningRate: number;
+  maxGradNorm: number;
+  loss: PolicyLossConfig;
+  microBatchRows: number;
+  /** The rollouts' sampling temperature: the learner divides its logits by it too. */
+  temperature: number;
+}
+
+const mean = (values: readonly number[]) =>
+  values.reduce((sum, v) => sum + v, 0) / Math.max(1, values.length);
+
+/** The RL step's update stage: @taorl/grpo's GrpoUpdater on the padded batch, its metrics averaged over steps. */
+export function grpoUpdate(
+  policy: Policy,
+  tokenizer: Tokenizer,
+  options: GrpoUpdateOptions,
+): { update: PolicyUpdate; updater: GrpoUpdater } {
+  const updater = new GrpoUpdater({
+    model: (tokens) => policy.logits(tokens),
+    variables: policy.trainableVariables(),
+    learningRate: options.learningRate,
+    maxGradNorm: options.maxGradNorm,
+    loss: options.loss,
+    microBatchRows: options.microBatchRows,
+    temperature: options.temperature,
+  });
+  const update: PolicyUpdate = async (batch, advantages): Promise<UpdateStats> => {
+    const report = await updater.update(paddedBatch(batch, advantages, tokenizer.padTokenId));
+    const steps = report.steps.filter((step) => !step.skipped);
+    const metric = (name: string) => mean(steps.map((step) => step.losses[name] ?? 0));
+    return {
+      loss: metric('loss'),
+      clipFracLow: metric('clipFractionLow'),
+      clipFracHigh: metric('clipFractionHigh'),
+      approxKl: metric('approxKl'),
+      gradNorm: mean(steps.map((step) => step.gradNorm)),
+    };
+  };
+  return { update, updater };
+}

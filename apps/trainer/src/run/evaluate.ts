@@ -1,0 +1,80 @@
+import { passAtK } from '@taorl/eval';
+import type { EvalMetrics } from '../report/metrics.js';
+import { ProgressBar } from '../report/progress.js';
+import { gradeTrajectories, type Problem } from '../rl/rewards.js';
+import { rolloutStats } from '../rl/rollout-stats.js';
+import { rollout } from '../rollout/rollout-engine.js';
+import { deriveSeed } from '../util/seeds.js';
+import type { Session } from './session.js';
+
+export interface EvaluateOptions {
+  label: string;
+  /** Metrics step this evaluation belongs to. */
+  step: number;
+  /** Rollouts generated together. */
+  batchSize?: number;
+  quiet?: boolean;
+}
+
+/**
+ * Held-out evaluation: K samples per problem (greedy when config.eval.greedy), graded on the final answer.
+ * Accuracy is Avg@K; pass@K is the unbiased estimator of @taorl/eval.
+ */
+export async function evaluate(
+  session: Session,
+  problems: readonly Problem[],
+  options: EvaluateOptions,
+): Promise<EvalMetrics> {
+  const { config, policy, tokenizer, tools } = session;
+  const k = config.eval.samples;
+  const batchSize = options.batchSize ?? 64;
+  const started = performance.now();
+  const prompts = problems.flatMap((problem) =>
+    Array.from({ length: k }, () => ({ groupId: problem.id, promptIds: problem.promptIds })),
+  );
+  const golds = new Map(problems.map((problem) => [problem.id, problem.gold]));
+  const bar =
+    options.quiet === true
+      ? null
+      : new ProgressBar({ label: `eval ${options.label}`, total: prompts.length });
+  const graded = [];
+  for (let start = 0; start < prompts.length; start += batchSize) {
+    const chunk = prompts.slice(start, start + batchSize);
+    const { trajectories } = await rollout(policy, tokenizer, tools, chunk, {
+      maxTurns: config.rollout.maxTurns,
+      maxResponseTokens: config.rollout.maxResponseTokens,
+      sampling: config.eval.greedy
+        ? { temperature: 0 }
+        : { temperature: config.rollout.temperature, topP: config.rollout.topP, topK: config.rollout.topK },
+      seed: deriveSeed(config.seed, 'eval', start),
+      lanes: config.rollout.lanes,
+    });
+    graded.push(
+      ...gradeTrajectories(
+        trajectories,
+        (id) => golds.get(id)!,
+        (ids) => tokenizer.decode(ids),
+      ),
+    );
+    bar?.tick(chunk.length);
+  }
+  const correctByProblem = new Map<string, number>();
+  for (const t of graded)
+    correctByProblem.set(t.groupId, (correctByProblem.get(t.groupId) ?? 0) + (t.correct ? 1 : 0));
+  const pass = [...correctByProblem.values()].map((c) => passAtK(k, c, k));
+  const stats = rolloutStats(graded);
+  const result: EvalMetrics = {
+    phase: 'eval',
+    step: options.step,
+    label: options.label,
+    problems: problems.length,
+    accuracy: stats.accuracy,
+    passAtK: pass.reduce((sum, p) => sum + p, 0) / Math.max(1, pass.length),
+    toolCallsPerTrajectory: stats.toolCallsPerTrajectory,
+    toolSuccessRate: stats.toolSuccessRate,
+    responseTokens: stats.responseTokens,
+    seconds: (performance.now() - started) / 1000,
+  };
+  bar?.finish(`accuracy ${(100 * result.accuracy).toFixed(1)}%`);
+  return result;
+}

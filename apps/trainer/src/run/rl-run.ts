@@ -1,0 +1,78 @@
+import type { MetricsWriter, RlStepMetrics } from '../report/metrics.js';
+import { ProgressBar } from '../report/progress.js';
+import { grpoUpdate } from '../rl/grpo-update.js';
+import { type RlStepContext, rlStep } from '../rl/rl-step.js';
+import type { ProblemSource } from './problems.js';
+import type { Session } from './session.js';
+
+export interface RlRunOptions {
+  /** Metrics step numbers continue from here (e.g. after SFT steps in the same file). */
+  firstStep?: number;
+  quiet?: boolean;
+}
+
+/** The RL context of a session: every stage's plug-in from the config. */
+export function rlContext(
+  session: Session,
+  problems: ProblemSource,
+): { context: RlStepContext; dispose(): void } {
+  const { config, components, policy, tokenizer, tools } = session;
+  const { rl, rollout } = config;
+  const { update, updater } = grpoUpdate(policy, tokenizer, {
+    learningRate: rl.lr,
+    maxGradNorm: rl.gradClip,
+    loss: components.loss,
+    microBatchRows: rl.microBatch,
+    temperature: rollout.temperature,
+  });
+  const context: RlStepContext = {
+    policy,
+    tokenizer,
+    tools,
+    problems: problems.train,
+    estimator: components.estimator,
+    shaper: components.shaper,
+    filter: components.filter,
+    update,
+    rollout: {
+      maxTurns: rollout.maxTurns,
+      maxResponseTokens: rollout.maxResponseTokens,
+      sampling: { temperature: rollout.temperature, topP: rollout.topP, topK: rollout.topK },
+      lanes: rollout.lanes,
+    },
+    groups: rl.groups,
+    groupSize: rl.groupSize,
+    maxGenBatches: rl.maxGenBatches,
+    overlong: rl.overlong.enabled
+      ? { buffer: rl.overlong.bufferFraction * rollout.maxResponseTokens, factor: rl.overlong.factor }
+      : null,
+    seed: config.seed,
+  };
+  return { context, dispose: () => updater.dispose() };
+}
+
+/** RL steps until config.rl.steps or config.rl.minutes, one metrics line per step. */
+export async function runRl(
+  session: Session,
+  problems: ProblemSource,
+  writer: MetricsWriter,
+  options: RlRunOptions = {},
+): Promise<RlStepMetrics[]> {
+  const { rl } = session.config;
+  const { context, dispose } = rlContext(session, problems);
+  const bar = options.quiet === true ? null : new ProgressBar({ label: 'rl', total: rl.steps });
+  const deadline = rl.minutes > 0 ? performance.now() + rl.minutes * 60_000 : Number.POSITIVE_INFINITY;
+  const lines: RlStepMetrics[] = [];
+  try {
+    for (let i = 1; i <= rl.steps && performance.now() < deadline; i++) {
+      const metrics = await rlStep(context, (options.firstStep ?? 0) + i);
+      writer.write(metrics);
+      lines.push(metrics);
+      bar?.tick(1, `reward ${metrics.reward.toFixed(3)} acc ${(100 * metrics.accuracy).toFixed(1)}%`);
+    }
+  } finally {
+    dispose();
+  }
+  bar?.finish();
+  return lines;
+}
