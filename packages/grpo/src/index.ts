@@ -36,3 +36,14 @@ export {
 export { type SftLossInput, sftLoss } from './loss/sft-loss';
 export { linear, matMul2d } from './ops/linear';
 export { stopGradient } from './ops/stop-gradient';
+export { AdamW, type AdamWConfig } from './optim/adamw';
+export { clipScale, globalGradientNorm } from './optim/gradient-norm';
+export { type LearningRateSchedule, learningRateAt } from './optim/lr-schedule';
+export {
+  GrpoUpdater,
+  type GrpoUpdaterOptions,
+  type PolicyModel,
+  type StepMetrics,
+  type UpdateReport,
+} from './update/grpo-updater';
+export type { UpdateBatch } from './update/update-batch';
