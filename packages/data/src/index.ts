@@ -21,6 +21,14 @@ export { type SftExample, type SftOptions, toSftExample } from './chat/sft';
 export { ChatTemplate, type ChatTemplateOptions, type RenderOptions } from './chat/template';
 export type { ChatMessage, ChatToolCall, Conversation, ToolSchema } from './chat/types';
 export {
+  type CurationOptions,
+  type CurationReport,
+  curateByPassRate,
+  type HistogramBin,
+  type PassRate,
+  passRates,
+} from './curation';
+export {
   parseConversation,
   parseQaPair,
   parseRlPrompt,
