@@ -16,7 +16,7 @@ export interface AdvantageEstimator {
 export type SingletonPolicy = 'zero' | 'verl';
 
 export interface GrpoOptions {
-  /** Added to the group std before dividing (default 1e-6, verl's epsilon). */
+  /** Added to the group std before dividing (default 1e-6, verl's epsilon; > 0 so equal rewards give 0). */
   readonly epsilon?: number;
   readonly singleton?: SingletonPolicy;
 }
@@ -60,7 +60,7 @@ function groupMean(rewards: Float64Array, members: Int32Array): number {
  */
 export function grpoEstimator(options: GrpoOptions = {}): AdvantageEstimator {
   checkOptionNames('grpo', options, ['epsilon', 'singleton']);
-  const eps = numberOption('grpo', 'epsilon', options.epsilon, 1e-6, { min: 0 });
+  const eps = numberOption('grpo', 'epsilon', options.epsilon, 1e-6, { min: 0, minExclusive: true });
   const singleton = choiceOption('grpo', 'singleton', options.singleton, 'zero', ['zero', 'verl']);
   return groupwise(
     'grpo',

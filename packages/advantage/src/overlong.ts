@@ -37,7 +37,9 @@ function penaltyFor(length: number, maxLength: number, buffer: number, factor: n
   if (!Number.isFinite(length) || length < 0) {
     throw new Error(`overlongPenalty: length must be a finite number >= 0, got ${length}`);
   }
-  return Math.min((-(length - (maxLength - buffer)) / buffer) * factor, 0);
+  const penalty = (-(length - (maxLength - buffer)) / buffer) * factor;
+  // + 0 turns the -0 of an unpenalised length into 0.
+  return Math.min(penalty, 0) + 0;
 }
 
 /** The penalty as a function of length, with the options validated once. */
