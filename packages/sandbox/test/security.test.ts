@@ -61,7 +61,6 @@ describe.skipIf(!isRoot)('security: hostile code is contained and classified', (
       timeoutMs: 1000,
     });
     expect(result).toMatchObject({ status: 'timeout', signal: 'SIGKILL', exitCode: null, stdout: 'start\n' });
-    expect(result.durationMs).toBeGreaterThanOrEqual(1000);
   });
 
   it('CPU-time limit: SIGXCPU is a timeout', async () => {
@@ -97,7 +96,7 @@ describe.skipIf(!isRoot)('security: hostile code is contained and classified', (
     const result = await sandbox.run({
       code: [
         'import os',
-        'for path in ["/usr/escape", "/etc/escape", "/escape", "' + marker + '"]:',
+        `for path in ["/usr/escape", "/etc/escape", "/escape", "${marker}"]:`,
         '    try:',
         '        open(path, "w").write("x")',
         '        print("WROTE", path)',

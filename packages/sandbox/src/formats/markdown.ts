@@ -1,9 +1,12 @@
 import { observationText } from './observation';
 import { DEFAULT_OBSERVATION_CHARS, type ParsedToolCall, type ToolFormat } from './tool-format';
 
-// A fenced block tagged py, python or nothing (SimpleTIR's pattern, ltzheng/SimpleTIR@e7b5b44:
-// recipe/simpletir/agent_utils.py); a block tagged "output" is an observation, never code.
-const CODE_BLOCK = /```(?:py|python)?\n([\s\S]*?)\n```/g;
+// Every fenced block with its tag, consumed whole so that the closing fence of an output block never opens a
+// block. Code is a block tagged py, python or nothing, as SimpleTIR's pattern ```(?:py|python)?\n(.*?)\n```
+// (ltzheng/SimpleTIR@e7b5b44:recipe/simpletir/agent_utils.py), which on its own would take an output block's
+// closing fence for an opening one.
+const FENCED_BLOCK = /```(\w*)\n(?:([\s\S]*?)\n)??```/g;
+const CODE_TAGS = new Set(['', 'py', 'python']);
 
 /**
  * The Qwen2.5-Math tool-integrated style: ```python ... ``` then the model opens ```output, generation stops
@@ -14,8 +17,9 @@ export const markdownFormat: ToolFormat = {
   stopStrings: ['```output'],
   parse(text: string): ParsedToolCall | null {
     let last: ParsedToolCall | null = null;
-    for (const match of text.matchAll(CODE_BLOCK)) {
-      last = { code: match[1] ?? '', start: match.index, end: match.index + match[0].length };
+    for (const match of text.matchAll(FENCED_BLOCK)) {
+      if (!CODE_TAGS.has(match[1] ?? '')) continue;
+      last = { code: match[2] ?? '', start: match.index, end: match.index + match[0].length };
     }
     return last;
   },

@@ -143,19 +143,24 @@ def child_main(req, stdin_fd, out_w, err_w, mark_w):
     os._exit(code)
 
 
-def live_pids_in_namespace():
+def leftover_pids():
+    """Live processes the code may have left: all but init and this worker in the worker's own pid namespace,
+    else those of the run's uid."""
     me = os.getpid()
-    pids = []
+    found = []
     for entry in os.listdir("/proc"):
-        if entry.isdigit() and int(entry) not in (1, me):
-            try:
-                with open("/proc/%s/stat" % entry) as stat:
-                    state = stat.read().rsplit(")", 1)[1].split()[0]
-            except OSError:
-                continue
-            if state != "Z":
-                pids.append(int(entry))
-    return pids
+        if not entry.isdigit() or int(entry) in (1, me):
+            continue
+        try:
+            with open("/proc/%s/status" % entry) as status:
+                fields = dict(line.split(":", 1) for line in status.read().splitlines() if ":" in line)
+        except (OSError, ValueError):
+            continue
+        if fields.get("State", "Z").split()[0] == "Z":
+            continue
+        if OWN_PID_NAMESPACE or int(fields["Uid"].split()[0]) == UID:
+            found.append(int(entry))
+    return found
 
 
 def stop(pid):
@@ -169,28 +174,18 @@ def stop(pid):
 def kill_leftovers(child_pid):
     """Kills every process the reaped child left behind, setsid() escapees included. False if some survive."""
     stop(child_pid)
+    if not OWN_PID_NAMESPACE and UID is None:
+        return True  # unisolated and unprivileged: the process group is all that can be found
     deadline = time.monotonic() + 2.0
     while time.monotonic() < deadline:
-        if OWN_PID_NAMESPACE:
-            # Only bwrap's init, this worker and what the code started live in the worker's pid namespace.
-            pids = live_pids_in_namespace()
-            if not pids:
-                return True
-            for pid in pids:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except OSError:
-                    pass
-        elif UID is not None:
-            # A helper with the run's uid signals everything that uid owns, until nothing is left (ESRCH).
-            helper = os.fork()
-            if helper == 0:
-                os.setuid(UID)
-                os._exit(0 if LIBC.kill(-1, signal.SIGKILL) != 0 else 1)
-            if os.waitpid(helper, 0)[1] == 0:
-                return True
-        else:
+        pids = leftover_pids()
+        if not pids:
             return True
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
         time.sleep(0.001)
     return False
 

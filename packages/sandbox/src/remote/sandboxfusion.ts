@@ -186,8 +186,9 @@ class SandboxFusionClient implements Sandbox {
         signal: AbortSignal.timeout(timeoutMs),
       });
     } catch (error) {
-      const cause = (error as { cause?: { code?: string } }).cause?.code;
-      throw new TransportError(`${(error as Error).message}${cause ? ` (${cause})` : ''}`);
+      const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+      const detail = cause?.code ?? cause?.message;
+      throw new TransportError(`${(error as Error).message}${detail ? ` (${detail})` : ''}`);
     }
     const text = await response.text().catch((error: Error) => {
       throw new TransportError(`reading the answer failed: ${error.message}`);

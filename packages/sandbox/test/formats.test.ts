@@ -1,0 +1,188 @@
+import { describe, expect, it } from 'vitest';
+import {
+  type ExecResult,
+  getToolFormat,
+  hermesFormat,
+  keepEnd,
+  markdownFormat,
+  observationText,
+  registerToolFormat,
+  type ToolFormat,
+  tagsFormat,
+  toolFormatNames,
+  truncateMiddle,
+} from '../src/index';
+
+function result(overrides: Partial<ExecResult>): ExecResult {
+  return {
+    status: 'ok',
+    exitCode: 0,
+    signal: null,
+    stdout: '',
+    stderr: '',
+    stdoutTruncated: false,
+    stderrTruncated: false,
+    durationMs: 1,
+    ...overrides,
+  };
+}
+
+const traceback = [
+  'Traceback (most recent call last):',
+  '  File "<cell>", line 3, in <module>',
+  '    f(0)',
+  '  File "<cell>", line 2, in f',
+  '    return 1 / x',
+  'ZeroDivisionError: division by zero',
+].join('\n');
+
+describe('truncation', () => {
+  const text = Array.from({ length: 1000 }, (_, i) => String.fromCharCode(97 + (i % 26))).join('');
+
+  it('truncateMiddle keeps head and tail within the budget and counts what it cut', () => {
+    const cut = truncateMiddle(text, 200);
+    expect(cut.length).toBeLessThanOrEqual(200);
+    const match = /^([\s\S]*)\n\.\.\.\[(\d+) characters truncated\]\.\.\.\n([\s\S]*)$/.exec(cut);
+    expect(match).not.toBeNull();
+    const [, head = '', count = '', tail = ''] = match ?? [];
+    expect(text.startsWith(head)).toBe(true);
+    expect(text.endsWith(tail)).toBe(true);
+    expect(head.length + tail.length + Number(count)).toBe(text.length);
+    expect(Math.abs(head.length - tail.length)).toBeLessThanOrEqual(1);
+  });
+
+  it('truncateMiddle leaves short text alone', () => {
+    expect(truncateMiddle('short', 10)).toBe('short');
+  });
+
+  it('keepEnd keeps the end', () => {
+    const cut = keepEnd(text, 100);
+    expect(cut.length).toBeLessThanOrEqual(100);
+    const count = Number(/\[(\d+) characters truncated\]/.exec(cut)?.[1]);
+    const kept = cut.slice(cut.indexOf('\n') + 1);
+    expect(text.endsWith(kept)).toBe(true);
+    expect(kept.length + count).toBe(text.length);
+  });
+});
+
+describe('observationText', () => {
+  it('shows stdout of a successful run, and its warnings', () => {
+    expect(observationText(result({ stdout: '42\n' }), 512)).toBe('42\n');
+    expect(observationText(result({ stdout: '1\n', stderr: 'RuntimeWarning: x\n' }), 512)).toBe(
+      '1\nRuntimeWarning: x\n',
+    );
+  });
+
+  it('on error keeps the end of the traceback even when stdout is long', () => {
+    const stdout = 'line\n'.repeat(400);
+    const text = observationText(result({ status: 'error', exitCode: 1, stdout, stderr: traceback }), 300);
+    expect(text.length).toBeLessThanOrEqual(300);
+    expect(text.endsWith('ZeroDivisionError: division by zero')).toBe(true);
+    expect(text.startsWith('line\n')).toBe(true);
+    expect(text).toContain('characters truncated');
+  });
+
+  it('names the limit that stopped the code', () => {
+    expect(observationText(result({ status: 'timeout', exitCode: null, signal: 'SIGKILL' }), 512)).toMatch(
+      /^TimeoutError/,
+    );
+    expect(observationText(result({ status: 'memory', exitCode: 1, stderr: 'MemoryError' }), 512)).toMatch(
+      /MemoryError\nMemoryError: the execution exceeded its memory limit/,
+    );
+    expect(observationText(result({ status: 'killed', signal: 'SIGSEGV', exitCode: null }), 512)).toContain(
+      'SIGSEGV',
+    );
+    expect(observationText(result({ status: 'sandbox_error', exitCode: null }), 512)).toMatch(
+      /not an error in the code/,
+    );
+  });
+});
+
+describe('markdown format', () => {
+  it('parses the last complete python block, not output blocks', () => {
+    const text = [
+      'First:\n```python\nprint(1)\n```\n```output\n1\n```\n',
+      'Then:\n```py\nx = 2\nprint(x)\n```\n```output',
+    ].join('');
+    const call = markdownFormat.parse(text);
+    expect(call?.code).toBe('x = 2\nprint(x)');
+    expect(text.slice(call?.start, call?.end)).toBe('```py\nx = 2\nprint(x)\n```');
+    expect(markdownFormat.parse('no code here ```python\nunfinished')).toBeNull();
+    expect(markdownFormat.parse('```output\n```\n```\nprint(3)\n```')?.code).toBe('print(3)');
+  });
+
+  it('stops at ```output and renders the output block', () => {
+    expect(markdownFormat.stopStrings).toEqual(['```output']);
+    expect(markdownFormat.render(result({ stdout: '2\n' }))).toBe('\n2\n```\n');
+  });
+});
+
+describe('hermes format', () => {
+  it('parses a code_interpreter call, with arguments as an object or a JSON string', () => {
+    const object =
+      '<tool_call>\n{"name": "code_interpreter", "arguments": {"code": "print(\\"hi\\")"}}\n</tool_call>';
+    expect(hermesFormat.parse(`Let me run it.\n${object}`)?.code).toBe('print("hi")');
+    const asString = `<tool_call>${JSON.stringify({ name: 'code_interpreter', arguments: JSON.stringify({ code: 'x=1' }) })}</tool_call>`;
+    expect(hermesFormat.parse(asString)?.code).toBe('x=1');
+  });
+
+  it('ignores other tools and malformed JSON, returning the last valid call', () => {
+    const good = '<tool_call>{"name": "code_interpreter", "arguments": {"code": "a"}}</tool_call>';
+    const other = '<tool_call>{"name": "search", "arguments": {"query": "b"}}</tool_call>';
+    const broken = '<tool_call>{"name": "code_interpreter", "arguments": {"code": </tool_call>';
+    expect(hermesFormat.parse(`${good}${other}${broken}`)?.code).toBe('a');
+    expect(hermesFormat.parse(other)).toBeNull();
+  });
+
+  it('renders a tool_response', () => {
+    expect(hermesFormat.stopStrings).toEqual(['</tool_call>']);
+    expect(hermesFormat.render(result({ stdout: 'ok\n' }))).toBe('\n<tool_response>\nok\n</tool_response>\n');
+  });
+});
+
+describe('tags format', () => {
+  it('parses <code> blocks, with or without an inner fence', () => {
+    expect(tagsFormat.parse('<code>\nprint(1)\n</code>')?.code).toBe('print(1)');
+    expect(tagsFormat.parse('<code>1</code> then <code>\n```python\nprint(2)\n```\n</code>')?.code).toBe(
+      'print(2)',
+    );
+    expect(tagsFormat.parse('<code>open only')).toBeNull();
+  });
+
+  it('renders an interpreter block with the traceback end on error', () => {
+    const text = tagsFormat.render(result({ status: 'error', exitCode: 1, stderr: traceback }), {
+      maxChars: 100,
+    });
+    expect(text).toContain('characters truncated');
+    expect(text.startsWith('\n<interpreter>\n')).toBe(true);
+    expect(text.endsWith('ZeroDivisionError: division by zero\n</interpreter>\n')).toBe(true);
+  });
+});
+
+describe('registry', () => {
+  it('holds the three built-in formats by name', () => {
+    expect(toolFormatNames()).toEqual(expect.arrayContaining(['markdown', 'hermes', 'tags']));
+    expect(getToolFormat('hermes')).toBe(hermesFormat);
+  });
+
+  it('names the registered formats for an unknown one', () => {
+    expect(() => getToolFormat('xml')).toThrow(/unknown tool format "xml"; registered: .*markdown/);
+  });
+
+  it('accepts a user format and rejects an incomplete one', () => {
+    const bang: ToolFormat = {
+      name: 'bang',
+      stopStrings: ['!!'],
+      parse: (text) => {
+        const at = text.lastIndexOf('!run ');
+        return at < 0 ? null : { code: text.slice(at + 5).replace(/!!$/, ''), start: at, end: text.length };
+      },
+      render: (r) => `=> ${r.stdout}`,
+    };
+    registerToolFormat(bang);
+    expect(getToolFormat('bang').parse('!run print(3)!!')?.code).toBe('print(3)');
+    expect(() => registerToolFormat({ name: 'half' } as unknown as ToolFormat)).toThrow(
+      /stopStrings, parse and render/,
+    );
+  });
+});

@@ -1,0 +1,79 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createSandbox, type LocalSandbox, type LocalSandboxOptions } from '../src/index';
+import { isRoot, privateUidBase, processesOfUids } from './helpers';
+
+const MISSING_BWRAP = '/nonexistent/bwrap';
+const opened: LocalSandbox[] = [];
+
+async function open(options: LocalSandboxOptions): Promise<LocalSandbox> {
+  const sandbox = await createSandbox(options);
+  opened.push(sandbox);
+  return sandbox;
+}
+
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((sandbox) => sandbox.close()));
+});
+
+function captureWarnings(): { codes: string[]; stop: () => void } {
+  const codes: string[] = [];
+  const listener = (warning: Error & { code?: string }) => codes.push(warning.code ?? warning.name);
+  process.on('warning', listener);
+  return { codes, stop: () => process.off('warning', listener) };
+}
+
+describe('isolation policy', () => {
+  it('refuses to start without bubblewrap unless the caller opts in', async () => {
+    await expect(createSandbox({ workers: 1, bwrapPath: MISSING_BWRAP })).rejects.toThrow(
+      /refusing to start without isolation: cannot run \/nonexistent\/bwrap.*isolation: 'preferred' or 'none'/s,
+    );
+  });
+
+  it("falls back to unisolated execution with 'preferred', warning loudly", async () => {
+    const warnings = captureWarnings();
+    try {
+      const sandbox = await open({ workers: 1, bwrapPath: MISSING_BWRAP, isolation: 'preferred' });
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings.codes).toContain('TAORL_SANDBOX_UNISOLATED');
+      expect(sandbox.isolation).toBe('none');
+      const result = await sandbox.run({
+        code: 'import sympy\nprint(sympy.Rational(1, 3) + sympy.Rational(1, 6))',
+      });
+      expect(result).toMatchObject({ status: 'ok', stdout: '1/2\n' });
+    } finally {
+      warnings.stop();
+    }
+  });
+
+  it("'none' still enforces limits, cleans scratch and kills leftovers", async () => {
+    const warnings = captureWarnings();
+    const uidBase = privateUidBase();
+    try {
+      const sandbox = await open({ workers: 1, isolation: 'none', uidBase, limits: { timeoutMs: 1000 } });
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings.codes).toContain('TAORL_SANDBOX_UNISOLATED');
+      expect((await sandbox.run({ code: 'while True: pass' })).status).toBe('timeout');
+      expect((await sandbox.run({ code: 'bytearray(10 * 1024**3)' })).status).toBe('memory');
+      const first = await sandbox.run({
+        code: 'import os, time\nopen("left.txt", "w").write("x")\nif os.fork() == 0:\n    os.setsid()\n    time.sleep(600)\nprint(len(os.listdir(".")))',
+      });
+      expect(first).toMatchObject({ status: 'ok', stdout: '1\n' });
+      if (isRoot) expect(processesOfUids(uidBase, 1)).toEqual([]);
+      expect((await sandbox.run({ code: 'import os\nprint(os.listdir("."))' })).stdout).toBe('[]\n');
+    } finally {
+      warnings.stop();
+    }
+  });
+
+  it("mode 'spawn' starts a fresh interpreter per call (the baseline) with the same results", async () => {
+    const sandbox = await open({ workers: 1, mode: 'spawn' });
+    expect(sandbox.workerPids()).toEqual([]);
+    const result = await sandbox.run({ code: 'import sympy\nprint(sympy.factorint(360))' });
+    expect(result).toMatchObject({ status: 'ok', stdout: '{2: 3, 3: 2, 5: 1}\n' });
+    expect((await sandbox.run({ code: 'import sys\nprint("numpy" in sys.modules)' })).stdout).toBe('False\n');
+  });
+
+  it('rejects an unknown isolation mode', async () => {
+    await expect(createSandbox({ isolation: 'maybe' as 'none' })).rejects.toThrow(/isolation must be/);
+  });
+});
