@@ -83,12 +83,14 @@ function lastMatch(text: string, pattern: RegExp): number | null {
   return end;
 }
 
+/** Trims spaces, a leading colon and a closing full stop with loops, not regexes: the text may be megabytes. */
 function stripSentenceEnd(text: string): string | null {
-  const cleaned = text
-    .trim()
-    .replace(/^[:\s]+/, '')
-    .replace(/[.\s]+$/, '');
-  return cleaned === '' ? null : cleaned.replace(/^\$+|\$+$/g, '');
+  let start = 0;
+  let end = text.length;
+  while (start < end && (text[start] === ':' || text[start] === '$' || /\s/.test(text[start]!))) start += 1;
+  while (end > start && (text[end - 1] === '.' || text[end - 1] === '$' || /\s/.test(text[end - 1]!)))
+    end -= 1;
+  return start === end ? null : text.slice(start, end);
 }
 
 interface Span {
@@ -107,16 +109,16 @@ export function lastBoxed(text: string): string | null {
   while (searchFrom > 0) {
     const box = previousBox(text, searchFrom);
     if (box === null) break;
-    if (
-      boxes.length > 0 &&
-      !/^[\s,;$]*(?:and|or|\\text\{\s*(?:and|or)\s*\})?[\s,;$]*$/.test(text.slice(box.end, boxes[0]!.start))
-    ) {
-      break;
-    }
+    if (boxes.length > 0 && !isSeparator(text.slice(box.end, boxes[0]!.start))) break;
     boxes.unshift(box);
     searchFrom = box.start;
   }
   return boxes.length === 0 ? null : boxes.map((box) => box.content.trim()).join(', ');
+}
+
+/** Whether the text between two boxes only separates them; long gaps never do (and never reach the regex). */
+function isSeparator(gap: string): boolean {
+  return gap.length <= 40 && /^[\s,;$]*(?:and|or|\\text\{\s*(?:and|or)\s*\})?[\s,;$]*$/.test(gap);
 }
 
 function previousBox(text: string, before: number): Span | null {

@@ -15,3 +15,5 @@ export {
 export { defaultLimits, type Limits } from './limits';
 export { passAtK } from './metrics/passAtK';
 export { type NormalizedAnswer, normalizeAnswer } from './normalize';
+export { createGraderPool, type GraderPool, type GraderPoolOptions } from './pool/pool';
+export type { GradeTask } from './pool/protocol';

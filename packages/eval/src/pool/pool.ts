@@ -1,0 +1,199 @@
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { availableParallelism } from 'node:os';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { extractAnswer } from '../extract';
+import type { GradeResult } from '../grade';
+import type { BatchRequest, GradeTask, TaskReply } from './protocol';
+
+export interface GraderPoolOptions {
+  /** Worker threads (default: available parallelism - 1, at least 1). */
+  readonly size?: number;
+  /**
+   * Longest a single task may run before its worker is terminated and the task graded incorrect with reason
+   * "timeout" (default 2000 ms). This is the hard bound behind the in-thread time budget.
+   */
+  readonly taskTimeoutMs?: number;
+  /** Tasks sent to a worker per message; larger batches cost fewer messages (default 32). */
+  readonly batchSize?: number;
+}
+
+export interface GraderPool {
+  readonly size: number;
+  /** Grades every task, results in task order. */
+  gradeMany(tasks: readonly GradeTask[]): Promise<GradeResult[]>;
+  /** Terminates the workers; pending gradeMany calls reject. */
+  close(): Promise<void>;
+}
+
+interface Batch {
+  readonly id: number;
+  readonly tasks: readonly GradeTask[];
+  /** Where task i of this batch goes in its gradeMany call's results. */
+  readonly place: (index: number, result: GradeResult) => void;
+  readonly fail: (error: Error) => void;
+  done: number;
+}
+
+interface Slot {
+  worker: Worker;
+  batch: Batch | null;
+  timer: NodeJS.Timeout | null;
+}
+
+/**
+ * A fixed set of worker threads grading in parallel. A task that exceeds its time limit costs its worker, which
+ * is terminated and replaced, so one pathological answer can never hang the training loop.
+ */
+export function createGraderPool(options: GraderPoolOptions = {}): GraderPool {
+  const size = options.size ?? Math.max(1, availableParallelism() - 1);
+  if (!Number.isInteger(size) || size < 1)
+    throw new RangeError(`createGraderPool: size must be a positive integer, got ${size}`);
+  const taskTimeoutMs = options.taskTimeoutMs ?? 2_000;
+  const batchSize = options.batchSize ?? 32;
+  const script = workerScript();
+  const queue: Batch[] = [];
+  let nextBatchId = 0;
+  let closed = false;
+  // Workers that die before answering (a broken install) would otherwise be respawned forever.
+  let consecutiveFailures = 0;
+  let broken: Error | null = null;
+
+  // Workers are unref'd: an idle pool never keeps the process alive, while a batch in flight does (its timer).
+  const spawn = (slot: Slot): Worker => {
+    const worker = new Worker(script.source, { eval: script.eval });
+    worker.unref();
+    worker.on('message', (reply: TaskReply) => onReply(slot, reply));
+    worker.on('message', () => {
+      consecutiveFailures = 0;
+    });
+    worker.on('error', (error) => {
+      consecutiveFailures += 1;
+      if (consecutiveFailures >= 3) broken = new Error(`grader workers keep failing: ${error.message}`);
+      slot.batch?.fail(error);
+      replace(slot);
+      if (broken) for (const batch of queue.splice(0)) batch.fail(broken);
+    });
+    return worker;
+  };
+
+  const slots: Slot[] = Array.from({ length: size }, () => {
+    const slot = { batch: null, timer: null } as unknown as Slot;
+    slot.worker = spawn(slot);
+    return slot;
+  });
+
+  const armTimer = (slot: Slot): void => {
+    if (slot.timer) clearTimeout(slot.timer);
+    slot.timer = setTimeout(() => onTimeout(slot), taskTimeoutMs);
+  };
+
+  const dispatch = (): void => {
+    for (const slot of slots) {
+      if (slot.batch !== null || queue.length === 0) continue;
+      const batch = queue.shift()!;
+      slot.batch = batch;
+      const request: BatchRequest = { batch: batch.id, tasks: batch.tasks.slice(batch.done) };
+      slot.worker.postMessage(request);
+      armTimer(slot);
+    }
+  };
+
+  const onReply = (slot: Slot, reply: TaskReply): void => {
+    const batch = slot.batch;
+    if (batch === null || batch.id !== reply.batch) return;
+    batch.place(batch.done, reply.result);
+    batch.done += 1;
+    if (batch.done === batch.tasks.length) {
+      if (slot.timer) clearTimeout(slot.timer);
+      slot.batch = null;
+      dispatch();
+    } else {
+      armTimer(slot);
+    }
+  };
+
+  const onTimeout = (slot: Slot): void => {
+    const batch = slot.batch;
+    if (batch === null) return;
+    const task = batch.tasks[batch.done]!;
+    batch.place(batch.done, {
+      correct: false,
+      extracted: extractAnswer(task.response, task.options?.extraction),
+      gold: task.gold,
+      reason: 'timeout',
+    });
+    batch.done += 1;
+    replace(slot);
+    if (batch.done < batch.tasks.length) queue.unshift(batch);
+    dispatch();
+  };
+
+  const replace = (slot: Slot): void => {
+    if (slot.timer) clearTimeout(slot.timer);
+    slot.batch = null;
+    void slot.worker.terminate();
+    if (!closed && !broken) slot.worker = spawn(slot);
+  };
+
+  return {
+    size,
+    gradeMany: (tasks) => {
+      if (closed) return Promise.reject(new Error('grader pool is closed'));
+      if (broken) return Promise.reject(broken);
+      if (tasks.length === 0) return Promise.resolve([]);
+      return new Promise<GradeResult[]>((resolve, reject) => {
+        const results = new Array<GradeResult>(tasks.length);
+        let remaining = tasks.length;
+        let failed = false;
+        for (let start = 0; start < tasks.length; start += batchSize) {
+          queue.push({
+            id: nextBatchId++,
+            tasks: tasks.slice(start, start + batchSize),
+            done: 0,
+            place: (index, result) => {
+              results[start + index] = result;
+              remaining -= 1;
+              if (remaining === 0 && !failed) resolve(results);
+            },
+            fail: (error) => {
+              failed = true;
+              reject(error);
+            },
+          });
+        }
+        dispatch();
+      });
+    },
+    close: async () => {
+      closed = true;
+      for (const batch of queue.splice(0)) batch.fail(new Error('grader pool closed'));
+      await Promise.all(
+        slots.map((slot) => {
+          if (slot.timer) clearTimeout(slot.timer);
+          slot.batch?.fail(new Error('grader pool closed'));
+          return slot.worker.terminate();
+        }),
+      );
+    },
+  };
+}
+
+/**
+ * The worker entry: the built dist/grader-worker.(c)js next to the bundle, or, when running from the TypeScript
+ * sources (tests, benchmarks), worker.ts loaded through tsx's tsImport (a development dependency of the repository).
+ */
+function workerScript(): { source: string | URL; eval: boolean } {
+  const here = import.meta.url;
+  if (here.endsWith('.ts')) {
+    const tsxApi = pathToFileURL(createRequire(here).resolve('tsx/esm/api')).href;
+    const entry = new URL('./worker.ts', here).href;
+    const source = `import(${JSON.stringify(tsxApi)}).then((api) => api.tsImport(${JSON.stringify(entry)}, ${JSON.stringify(here)}))`;
+    return { source, eval: true };
+  }
+  const built = new URL(here.endsWith('.cjs') ? './grader-worker.cjs' : './grader-worker.js', here);
+  if (!existsSync(fileURLToPath(built)))
+    throw new Error(`grader worker not found at ${fileURLToPath(built)}`);
+  return { source: built, eval: false };
+}
