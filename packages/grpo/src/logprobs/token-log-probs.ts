@@ -128,12 +128,14 @@ function chunkStatistics(
   temperature: number,
 ): ChunkSoftmax {
   const [batch, , vocab] = logits.shape;
-  const chunk = tf.slice(logits, [0, start, 0], [batch, size, vocab]);
+  const chunk = size === logits.shape[1] ? logits : tf.slice(logits, [0, start, 0], [batch, size, vocab]);
   const scaled = temperature === 1 ? chunk : tf.div(chunk, temperature);
   // Subtracting the row maximum keeps exp() from overflowing: the stable log-softmax.
   const shifted = tf.sub(scaled, tf.max(scaled, 2, true));
-  const logSoftmax = tf.sub(shifted, tf.log(tf.sum(tf.exp(shifted), 2, true))) as tf.Tensor3D;
-  const probs = tf.exp(logSoftmax) as tf.Tensor3D;
+  const exps = tf.exp(shifted);
+  const sumExps = tf.sum(exps, 2, true);
+  const probs = tf.div(exps, sumExps) as tf.Tensor3D;
+  const logSoftmax = tf.sub(shifted, tf.log(sumExps)) as tf.Tensor3D;
   const entropy = tf.neg(tf.sum(tf.mul(probs, logSoftmax), 2)) as tf.Tensor2D;
   const rowOffsets = tf.mul(tf.range(0, batch * size, 1, 'int32'), tf.scalar(vocab, 'int32'));
   const flatTargets = tf.reshape(tf.slice(targets, [0, start], [batch, size]), [-1]);
@@ -157,11 +159,11 @@ function chunkLogitGradient(
   const vocab = logits.shape[2];
   const { logSoftmax, probs, entropy } = chunkStatistics(logits, targets, start, size, temperature);
   const oneHot = tf.cast(tf.oneHot(tf.slice(targets, [0, start], [logits.shape[0], size]), vocab), 'float32');
-  const fromLogProb = tf.mul(tf.expandDims(gradLogProb, 2), tf.sub(oneHot, probs));
-  const fromEntropy = tf.mul(
-    tf.expandDims(gradEntropy, 2),
-    tf.mul(probs, tf.add(logSoftmax, tf.expandDims(entropy, 2))),
+  // g_lp (onehot - p) - g_H p (log p + H) = g_lp onehot - p (g_lp + g_H (log p + H)): fewer [B, size, V] ops.
+  const perVocab = tf.add(
+    tf.expandDims(gradLogProb, 2),
+    tf.mul(tf.expandDims(gradEntropy, 2), tf.add(logSoftmax, tf.expandDims(entropy, 2))),
   );
-  const gradient = tf.sub(fromLogProb, fromEntropy);
+  const gradient = tf.sub(tf.mul(oneHot, tf.expandDims(gradLogProb, 2)), tf.mul(probs, perVocab));
   return (temperature === 1 ? gradient : tf.div(gradient, temperature)) as tf.Tensor3D;
 }

@@ -1,0 +1,156 @@
+// One GrpoUpdater step on a transformer-shaped workload, on the wasm and cpu backends, with the wasm-fast
+// `linear` layers against the same model built on plain tf.matMul (whose gradient uses transposed matMuls),
+// and the chunked tokenLogProbsAndEntropy against a one-shot log-softmax.
+// Run: pnpm bench packages/grpo/bench/update-step.ts [wasm|cpu ...]
+import { cpus, loadavg } from 'node:os';
+import {
+  type BackendChoice,
+  GrpoUpdater,
+  initBackend,
+  linear,
+  type PolicyModel,
+  tokenLogProbsAndEntropy,
+} from '@taorl/grpo';
+import * as tf from '@tensorflow/tfjs';
+
+interface Workload {
+  batch: number;
+  time: number;
+  vocab: number;
+  width: number;
+  hidden: number;
+  blocks: number;
+  repeats: number;
+}
+
+// The cpu backend is ~80x slower at matMul than wasm (PLATFORM.md), so it gets a smaller batch.
+const WORKLOADS: Record<'wasm' | 'cpu', Workload> = {
+  wasm: { batch: 8, time: 128, vocab: 512, width: 256, hidden: 1024, blocks: 2, repeats: 3 },
+  cpu: { batch: 2, time: 64, vocab: 512, width: 256, hidden: 1024, blocks: 2, repeats: 1 },
+};
+
+type Dense = (x: tf.Tensor, weight: tf.Tensor2D) => tf.Tensor;
+
+/** Plain tf.matMul on the flattened input: tfjs's default gradient, with transposeA/transposeB matMuls. */
+const plainDense: Dense = (x, weight) => {
+  const flat = tf.reshape(x, [-1, weight.shape[0]]) as tf.Tensor2D;
+  return tf.reshape(tf.matMul(flat, weight), [...x.shape.slice(0, -1), weight.shape[1]]);
+};
+const fastDense: Dense = (x, weight) => linear(x, weight);
+
+function rmsNorm(x: tf.Tensor): tf.Tensor {
+  return tf.mul(x, tf.rsqrt(tf.add(tf.mean(tf.square(x), -1, true), 1e-6)));
+}
+
+/** Embedding (int one-hot x table: wasm has no gather gradient), pre-norm MLP blocks, LM head. */
+function buildModel(w: Workload, dense: Dense) {
+  const random = (shape: [number, number], scale: number) =>
+    tf.variable(tf.randomNormal(shape, 0, scale, 'float32', 7));
+  const embedding = random([w.vocab, w.width], 0.02);
+  const blocks = Array.from({ length: w.blocks }, () => ({
+    up: random([w.width, w.hidden], 1 / Math.sqrt(w.width)),
+    down: random([w.hidden, w.width], 1 / Math.sqrt(w.hidden)),
+  }));
+  const head = random([w.width, w.vocab], 1 / Math.sqrt(w.width));
+  const model: PolicyModel = (tokens) =>
+    tf.tidy(() => {
+      let x = dense(tf.cast(tf.oneHot(tokens, w.vocab), 'float32'), embedding);
+      for (const block of blocks) x = tf.add(x, dense(tf.relu(dense(rmsNorm(x), block.up)), block.down));
+      return dense(rmsNorm(x), head) as tf.Tensor3D;
+    });
+  const variables = [embedding, ...blocks.flatMap((block) => [block.up, block.down]), head];
+  return { model, variables };
+}
+
+function makeBatch(w: Workload) {
+  const size = w.batch * w.time;
+  const tokens = Int32Array.from({ length: size }, (_, i) => (i * 7919) % w.vocab);
+  // First quarter of each row is the prompt; the rest is trained on, with group-style +-1 advantages.
+  const lossMask = Uint8Array.from({ length: size }, (_, i) => (i % w.time >= w.time / 4 ? 1 : 0));
+  const advantages = Float32Array.from(lossMask, (m, i) => m * (Math.floor(i / w.time) % 2 === 0 ? 1 : -1));
+  return { rows: w.batch, columns: w.time, tokens, lossMask, advantages };
+}
+
+async function timeUpdateStep(w: Workload, dense: Dense): Promise<number> {
+  const { model, variables } = buildModel(w, dense);
+  const updater = new GrpoUpdater({ model, variables, learningRate: 1e-4 });
+  const batch = makeBatch(w);
+  await updater.update(batch); // warm-up: kernel compilation, first allocations, old log-probs path
+  const started = performance.now();
+  for (let i = 0; i < w.repeats; i++) await updater.update(batch);
+  const seconds = (performance.now() - started) / 1000 / w.repeats;
+  updater.dispose();
+  tf.dispose(variables);
+  return seconds;
+}
+
+/** One-shot formulation: log-softmax and a one-hot product over the whole [B, T, V] at once. */
+function oneShotLogProbs(logits: tf.Tensor3D, targets: tf.Tensor2D) {
+  const logSoftmax = tf.logSoftmax(logits);
+  const oneHot = tf.cast(tf.oneHot(targets, logits.shape[2]), 'float32');
+  return {
+    logProbs: tf.sum(tf.mul(logSoftmax, oneHot), -1),
+    entropy: tf.neg(tf.sum(tf.mul(tf.exp(logSoftmax), logSoftmax), -1)),
+  };
+}
+
+async function timeLogProbs(w: Workload, chunkSize: number | 'one-shot'): Promise<number> {
+  const logits = tf.randomNormal([w.batch, w.time, w.vocab], 0, 2, 'float32', 3) as tf.Tensor3D;
+  const targets = tf.tensor2d(makeBatch(w).tokens, [w.batch, w.time], 'int32');
+  const run = async () => {
+    const gradient = tf.grad((z: tf.Tensor) => {
+      const { logProbs, entropy } =
+        chunkSize === 'one-shot'
+          ? oneShotLogProbs(z as tf.Tensor3D, targets)
+          : tokenLogProbsAndEntropy(z as tf.Tensor3D, targets, { chunkSize });
+      return tf.add(tf.sum(logProbs), tf.sum(entropy));
+    })(logits);
+    await gradient.data();
+    gradient.dispose();
+  };
+  await run();
+  const started = performance.now();
+  for (let i = 0; i < 5; i++) await run();
+  tf.dispose([logits, targets]);
+  return (performance.now() - started) / 1000 / 5;
+}
+
+const backends = (process.argv.slice(2).length > 0 ? process.argv.slice(2) : ['wasm', 'cpu']) as (
+  | 'wasm'
+  | 'cpu'
+)[];
+console.log(
+  `node ${process.version}, ${cpus().length} cores, load average at start ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')}`,
+);
+for (const backend of backends) {
+  const report = await initBackend({ prefer: backend as BackendChoice });
+  const w = WORKLOADS[backend];
+  const tokens = w.batch * w.time;
+  const params = w.vocab * w.width * 2 + w.blocks * 2 * w.width * w.hidden;
+  console.log(
+    `\n## ${report.tfBackend}: B=${w.batch} T=${w.time} V=${w.vocab} d=${w.width} hidden=${w.hidden} blocks=${w.blocks} (${(params / 1e6).toFixed(2)}M params), ${w.repeats} timed steps`,
+  );
+  const plain = await timeUpdateStep(w, plainDense);
+  const fast = await timeUpdateStep(w, fastDense);
+  console.log(
+    `update step, plain tf.matMul : ${plain.toFixed(3)} s  ${(tokens / plain).toFixed(0)} tokens/s`,
+  );
+  console.log(
+    `update step, linear (grpo)   : ${fast.toFixed(3)} s  ${(tokens / fast).toFixed(0)} tokens/s  (${(plain / fast).toFixed(2)}x)`,
+  );
+  const oneShot = await timeLogProbs(w, 'one-shot');
+  console.log(`log-probs+entropy fwd+bwd, one-shot log-softmax : ${(oneShot * 1000).toFixed(1)} ms`);
+  for (const chunkSize of [w.time, 16]) {
+    const chunked = await timeLogProbs(w, chunkSize);
+    console.log(
+      `log-probs+entropy fwd+bwd, ${w.time / chunkSize} chunk(s) of ${chunkSize}: ${(chunked * 1000).toFixed(1)} ms  (${(oneShot / chunked).toFixed(2)}x)`,
+    );
+  }
+}
+console.log(
+  `\nload average at end ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')}`,
+);
