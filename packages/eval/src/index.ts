@@ -14,6 +14,8 @@ export {
 } from './grade';
 export { defaultLimits, type Limits } from './limits';
 export { passAtK } from './metrics/passAtK';
+export { type BenchmarkReport, type ScoredSample, scoreBenchmark } from './metrics/score';
+export { countToolUse, type ToolUse } from './metrics/toolUse';
 export { type NormalizedAnswer, normalizeAnswer } from './normalize';
 export { createGraderPool, type GraderPool, type GraderPoolOptions } from './pool/pool';
 export type { GradeTask } from './pool/protocol';
