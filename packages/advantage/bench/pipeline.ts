@@ -1,7 +1,8 @@
 // Filtering + group advantages + entropy shaping over 1,024 trajectories x 4,096 tokens (issue 5's budget:
 // under 50 ms together). Run: pnpm bench packages/advantage/bench/pipeline.ts
-import { computeAdvantages, type ShapingTrajectory, type ToolCallSpan } from '@taorl/advantage';
+import { computeAdvantages, postToolMask, type ShapingTrajectory, type ToolCallSpan } from '@taorl/advantage';
 import { toolAwareFilter } from '@taorl/filter';
+import { selectTop } from '../src/quantile';
 
 const TRAJECTORIES = 1024;
 const TOKENS = 4096;
@@ -56,7 +57,8 @@ function median(times: number[]): number {
   return sorted[Math.floor(sorted.length / 2)]!;
 }
 
-function time(run: () => void): number {
+/** Median and minimum over RUNS timed runs after one warm-up run. */
+function time(run: () => void): { median: number; min: number } {
   run();
   const times: number[] = [];
   for (let r = 0; r < RUNS; r++) {
@@ -64,7 +66,7 @@ function time(run: () => void): number {
     run();
     times.push(performance.now() - start);
   }
-  return median(times);
+  return { median: median(times), min: Math.min(...times) };
 }
 
 const batch = makeBatch();
@@ -81,11 +83,32 @@ const floor = time(() => {
   sink += out[7]!;
 });
 
-const rows: [string, number][] = [['baseline: one read/write pass over all tokens', floor]];
+const rows: [string, { median: number; min: number }][] = [
+  ['baseline: one read/write pass over all tokens', floor],
+];
 const measure = (label: string, run: () => number): void => {
   rows.push([label, time(() => (sink += run()))]);
 };
 measure('filter: toolAwareFilter', () => filter.apply(batch).kept.length);
+measure(
+  'filter: toolAwareFilter, mask mode',
+  () => toolAwareFilter({ mode: 'mask' }).apply(batch).kept.length,
+);
+
+// The entropy threshold alone: radix selection against sorting the M_post entropies.
+const postTool = batch.flatMap((t) => {
+  const mask = postToolMask(t);
+  return Array.from(t.entropies).filter((_, p) => mask[p] === 1);
+});
+const candidates = Float32Array.from(postTool);
+measure(
+  `threshold: selectTop over ${candidates.length} M_post entropies`,
+  () => selectTop(candidates, 0.2)!.count,
+);
+measure('threshold: sort a copy, read the quantile (naive)', () => {
+  const sorted = candidates.slice().sort();
+  return sorted[Math.floor(0.8 * (sorted.length - 1))]!;
+});
 const kept = filter.apply(batch).kept;
 for (const shaper of ['none', 'tao', 'cheng', 'aepo']) {
   measure(
@@ -105,7 +128,10 @@ const stats = filter.apply(batch).stats;
 console.log(
   `batch ${TRAJECTORIES} x ${TOKENS} tokens, ${stats.kept} kept after filtering, median of ${RUNS} runs`,
 );
-console.log('| stage | median ms | / baseline |');
-console.log('|---|---:|---:|');
-for (const [label, ms] of rows) console.log(`| ${label} | ${ms.toFixed(2)} | ${(ms / floor).toFixed(2)} |`);
+console.log('| stage | median ms | min ms | median / baseline median |');
+console.log('|---|---:|---:|---:|');
+for (const [label, ms] of rows) {
+  const ratio = (ms.median / floor.median).toFixed(2);
+  console.log(`| ${label} | ${ms.median.toFixed(2)} | ${ms.min.toFixed(2)} | ${ratio} |`);
+}
 if (Number.isNaN(sink)) console.log('unreachable');
