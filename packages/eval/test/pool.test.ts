@@ -16,13 +16,20 @@ describe('createGraderPool', () => {
   });
 
   it('terminates a worker whose task overruns, grades that task as timeout, and carries on', async () => {
-    // A 1 ms limit cannot be met by a worker still starting, so the first task of the batch times out.
-    const strict = createGraderPool({ size: 1, taskTimeoutMs: 1 });
-    const [first] = await strict.gradeMany([{ response: '\\boxed{1}', gold: '1' }]);
+    // With the in-thread guards lifted, matching two 20,000-item answer lists pairwise takes minutes; the pool's
+    // hard limit must cut it off, and the worker that replaces the terminated one grades the next task.
+    const items = Array.from({ length: 20_000 }, (_, index) => `x_{${index}}`);
+    const slow = {
+      response: `\\boxed{${items.join(',')}}`,
+      gold: [...items].reverse().join(',').replace('x_{19999}', 'y'),
+      options: { limits: { maxAnswerLength: 1_000_000, timeBudgetMs: 600_000 } },
+    };
+    const strict = createGraderPool({ size: 1, taskTimeoutMs: 500 });
+    const [timedOut, next] = await strict.gradeMany([slow, { response: '\\boxed{1}', gold: '1' }]);
     await strict.close();
-    expect(first).toEqual({ correct: false, extracted: '1', gold: '1', reason: 'timeout' });
-    const [after] = await pool.gradeMany([{ response: '\\boxed{1}', gold: '1' }]);
-    expect(after!.correct).toBe(true);
+    expect(timedOut).toMatchObject({ correct: false, reason: 'timeout' });
+    expect(timedOut!.extracted).toHaveLength(slow.response.length - '\\boxed{}'.length);
+    expect(next).toEqual({ correct: true, extracted: '1', gold: '1', reason: 'equivalent' });
   });
 
   it('rejects work after close and validates its size', async () => {

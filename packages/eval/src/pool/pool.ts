@@ -38,6 +38,7 @@ interface Batch {
 
 interface Slot {
   worker: Worker;
+  ready: boolean;
   batch: Batch | null;
   timer: NodeJS.Timeout | null;
 }
@@ -64,9 +65,12 @@ export function createGraderPool(options: GraderPoolOptions = {}): GraderPool {
   const spawn = (slot: Slot): Worker => {
     const worker = new Worker(script.source, { eval: script.eval });
     worker.unref();
-    worker.on('message', (reply: TaskReply) => onReply(slot, reply));
-    worker.on('message', () => {
+    slot.ready = false;
+    worker.on('message', (reply: TaskReply | 'ready') => {
       consecutiveFailures = 0;
+      if (reply !== 'ready') return onReply(slot, reply);
+      slot.ready = true;
+      dispatch();
     });
     worker.on('error', (error) => {
       consecutiveFailures += 1;
@@ -79,7 +83,7 @@ export function createGraderPool(options: GraderPoolOptions = {}): GraderPool {
   };
 
   const slots: Slot[] = Array.from({ length: size }, () => {
-    const slot = { batch: null, timer: null } as unknown as Slot;
+    const slot = { batch: null, timer: null, ready: false } as unknown as Slot;
     slot.worker = spawn(slot);
     return slot;
   });
@@ -91,7 +95,7 @@ export function createGraderPool(options: GraderPoolOptions = {}): GraderPool {
 
   const dispatch = (): void => {
     for (const slot of slots) {
-      if (slot.batch !== null || queue.length === 0) continue;
+      if (!slot.ready || slot.batch !== null || queue.length === 0) continue;
       const batch = queue.shift()!;
       slot.batch = batch;
       const request: BatchRequest = { batch: batch.id, tasks: batch.tasks.slice(batch.done) };
