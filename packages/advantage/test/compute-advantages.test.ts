@@ -73,7 +73,9 @@ describe('computeAdvantages', () => {
     const result = computeAdvantages(kept, { shaper: taoShaper({ topFraction: 0.5 }) });
     expect(result.tokens.perTrajectory).toHaveLength(stats.kept);
     expect(result.diagnostics.sequence.groups).toBe(stats.keptGroups);
-    expect(kept.every((t) => t.toolCalls.length === 0 || t.toolCalls.some((c) => c.status === 'ok'))).toBe(true);
+    expect(kept.every((t) => t.toolCalls.length === 0 || t.toolCalls.some((c) => c.status === 'ok'))).toBe(
+      true,
+    );
     kept.forEach((t, i) => {
       expect(result.tokens.perTrajectory[i]).toHaveLength(t.lossMask.length);
     });
