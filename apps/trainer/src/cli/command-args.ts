@@ -17,6 +17,8 @@ export interface FlagSpec {
 
 export interface ParsedCommand {
   config: TrainerConfig;
+  /** The config file (or '(defaults)'), for error messages. */
+  source: string;
   /** The command-specific flags as given (strings or booleans). */
   flags: Record<string, string | boolean | undefined>;
   help: boolean;
@@ -69,12 +71,13 @@ export function parseCommand(
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
-  if (values.help === true) return { config: loadConfig(undefined), flags: {}, help: true };
+  if (values.help === true)
+    return { config: loadConfig(undefined), source: '(defaults)', flags: {}, help: true };
   const overrides = [...((values.set as string[] | undefined) ?? [])];
   if (typeof values.out === 'string') overrides.push(`outDir=${JSON.stringify(values.out)}`);
   const configPath = typeof values.config === 'string' ? values.config : defaultConfig;
   const config = loadConfig(configPath, overrides);
   const own: Record<string, string | boolean | undefined> = {};
   for (const name of Object.keys(flags)) own[name] = values[name] as string | boolean | undefined;
-  return { config, flags: own, help: false };
+  return { config, source: configPath ?? '(defaults)', flags: own, help: false };
 }

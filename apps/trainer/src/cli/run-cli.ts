@@ -1,4 +1,7 @@
 import manifest from '../../package.json';
+import { ConfigError } from '../config/schema-dsl.js';
+import { UsageError } from './command-args.js';
+import { trainerCommands } from './commands.js';
 
 /** Where the CLI writes; injectable so tests capture output without spawning a process. */
 export interface CliIO {
@@ -16,8 +19,8 @@ const processIO: CliIO = {
   err: (text) => process.stderr.write(text),
 };
 
-/** Subcommands by name; each later feature registers itself here. */
-export const commands = new Map<string, CliCommand>();
+/** Subcommands by name. */
+export const commands = new Map<string, CliCommand>(trainerCommands());
 
 export function usage(): string {
   const width = Math.max(4, ...[...commands.keys()].map((name) => name.length));
@@ -54,5 +57,17 @@ export async function runCli(argv: readonly string[], io: CliIO = processIO): Pr
     io.err(`taorl: unknown command '${name}'\n\n${usage()}`);
     return 2;
   }
-  return command.run(rest, io);
+  try {
+    return await command.run(rest, io);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.err(`taorl ${name}: ${error.message}\nRun 'taorl ${name} --help' for its options.\n`);
+      return 2;
+    }
+    if (error instanceof ConfigError) {
+      io.err(`taorl ${name}: config error: ${error.message}\n`);
+      return 2;
+    }
+    throw error;
+  }
 }

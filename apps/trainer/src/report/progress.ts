@@ -32,6 +32,7 @@ export class ProgressBar {
   private done = 0;
   private note = '';
   private lastLog = Number.NEGATIVE_INFINITY;
+  private lastLine = '';
   private readonly started: number;
   private readonly sink: ProgressSink;
   private readonly now: () => number;
@@ -77,9 +78,12 @@ export class ProgressBar {
       return;
     }
     const now = this.now();
-    if (final || now - this.lastLog >= this.logEveryMs) {
+    const line = this.render();
+    // The final state is printed once, even when the last tick already printed it.
+    if ((final && line !== this.lastLine) || (!final && now - this.lastLog >= this.logEveryMs)) {
       this.lastLog = now;
-      this.sink.write(`${this.render()}\n`);
+      this.lastLine = line;
+      this.sink.write(`${line}\n`);
     }
   }
 }

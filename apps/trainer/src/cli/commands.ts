@@ -1,0 +1,199 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { curateByPassRate, groupTrajectories, passRates } from '@taorl/data';
+import { writeFileAtomic } from '../checkpoint/atomic-write.js';
+import { ConfigError } from '../config/schema-dsl.js';
+import type { TrainerConfig } from '../config/trainer-config.js';
+import { writeReport } from '../report/html-report.js';
+import { MetricsWriter, readMetrics } from '../report/metrics.js';
+import { gradeTrajectories } from '../rl/rewards.js';
+import { rollout } from '../rollout/rollout-engine.js';
+import { demoTable, runDemo } from '../run/demo.js';
+import { evaluate } from '../run/evaluate.js';
+import { problemSource } from '../run/problems.js';
+import { runRl } from '../run/rl-run.js';
+import { openSession, type Session } from '../run/session.js';
+import { arithSftTraces, runSft, sftExampleOf } from '../run/sft-run.js';
+import { deriveSeed } from '../util/seeds.js';
+import { commandUsage, type FlagSpec, parseCommand } from './command-args.js';
+import { presetPath } from './presets.js';
+import type { CliCommand, CliIO } from './run-cli.js';
+
+interface CommandSpec {
+  name: string;
+  summary: string;
+  flags: Record<string, FlagSpec>;
+  /** The preset used when --config is omitted. */
+  preset?: string;
+  run(session: Session, flags: Record<string, string | boolean | undefined>, io: CliIO): Promise<void>;
+}
+
+const percent = (x: number) => `${(100 * x).toFixed(1)}%`;
+
+function metricsWriter(config: TrainerConfig): MetricsWriter {
+  mkdirSync(config.outDir, { recursive: true });
+  const writer = new MetricsWriter(join(config.outDir, 'metrics.jsonl'));
+  writer.truncateAfter(() => false);
+  return writer;
+}
+
+function integerFlag(
+  flags: Record<string, string | boolean | undefined>,
+  name: string,
+  fallback: number,
+): number {
+  const raw = flags[name];
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1)
+    throw new ConfigError(`--${name}`, name, `expected a positive integer, got ${String(raw)}`);
+  return value;
+}
+
+/** Wraps a spec as a CLI command: flags and config parsed, session opened and always closed. */
+function define(spec: CommandSpec): CliCommand {
+  return {
+    summary: spec.summary,
+    async run(args, io) {
+      const usage = commandUsage(spec.name, spec.summary, spec.flags);
+      const parsed = parseCommand(
+        args,
+        spec.flags,
+        spec.preset === undefined ? undefined : presetPath(spec.preset),
+      );
+      if (parsed.help) {
+        io.out(usage);
+        return 0;
+      }
+      const session = await openSession(parsed.config, parsed.source);
+      try {
+        await spec.run(session, parsed.flags, io);
+      } finally {
+        await session.close();
+      }
+      return 0;
+    },
+  };
+}
+
+const demo: CommandSpec = {
+  name: 'demo',
+  summary: 'SFT then TAO-RL on the embedded arith-tool task, then a held-out before/after table (~10 min)',
+  flags: {},
+  preset: 'demo',
+  async run(session, _flags, io) {
+    const result = await runDemo(session, io.out);
+    io.out(`\n${demoTable(result)}`);
+    io.out(`Total ${result.totalSeconds.toFixed(0)} s. Report: ${result.reportPath}\n`);
+  },
+};
+
+const sft: CommandSpec = {
+  name: 'sft',
+  summary: 'Supervised fine-tuning on real end-to-end tool-use traces; saves the policy to <outDir>/policy',
+  flags: {},
+  async run(session, _flags, io) {
+    const { config } = session;
+    if (config.sft.source === 'file')
+      throw new ConfigError(session.source, 'sft.source', "'file' is not wired yet; use generator");
+    const writer = metricsWriter(config);
+    const traces = await arithSftTraces(session, config.sft.examples);
+    const trainer = await runSft(session, traces.map(sftExampleOf), writer, {
+      steps: config.sft.steps,
+      minutes: config.sft.minutes,
+    });
+    trainer.dispose();
+    await session.policy.save(join(config.outDir, 'policy'));
+    await writeReport(join(config.outDir, 'report.html'), 'taorl sft', readMetrics(writer.path));
+    io.out(
+      `SFT done: ${readMetrics(writer.path).length} steps; policy in ${join(config.outDir, 'policy')}\n`,
+    );
+  },
+};
+
+const rl: CommandSpec = {
+  name: 'rl',
+  summary: 'TAO-RL / GRPO training from model.path (or a fresh tiny model); saves the policy and report.html',
+  flags: { eval: { type: 'boolean', doc: 'evaluate on the held-out split before and after' } },
+  preset: 'tao-rl',
+  async run(session, flags, io) {
+    const { config } = session;
+    const writer = metricsWriter(config);
+    const problems = problemSource(session);
+    if (flags.eval === true)
+      writer.write(await evaluate(session, problems.test(), { label: 'before RL', step: 0 }));
+    const lines = await runRl(session, problems, writer);
+    if (flags.eval === true) {
+      writer.write(await evaluate(session, problems.test(), { label: 'after RL', step: lines.length }));
+    }
+    await session.policy.save(join(config.outDir, 'policy'));
+    await writeReport(join(config.outDir, 'report.html'), 'taorl rl', readMetrics(writer.path));
+    io.out(`RL done: ${lines.length} steps; metrics, report.html and policy/ in ${config.outDir}\n`);
+  },
+};
+
+const evalCommand: CommandSpec = {
+  name: 'eval',
+  summary: 'Held-out evaluation of model.path (Avg@K, Pass@K, tool statistics)',
+  flags: {},
+  async run(session, _flags, io) {
+    const result = await evaluate(session, problemSource(session).test(), { label: 'eval', step: 0 });
+    io.out(
+      `${result.problems} problems, K=${session.config.eval.samples}: accuracy ${percent(result.accuracy)}, ` +
+        `pass@K ${percent(result.passAtK)}, tool calls ${result.toolCallsPerTrajectory.toFixed(2)}, ` +
+        `tool success ${percent(result.toolSuccessRate)}\n`,
+    );
+  },
+};
+
+const curate: CommandSpec = {
+  name: 'curate',
+  summary: 'Model-aware curation: pass rates of training problems under model.path, keep 0 < rho < 1',
+  flags: {
+    problems: { type: 'string', doc: 'training problems to score (default 256)' },
+    samples: { type: 'string', doc: 'samples per problem (default 8)' },
+  },
+  async run(session, flags, io) {
+    const { config, policy, tokenizer, tools } = session;
+    const count = integerFlag(flags, 'problems', 256);
+    const k = integerFlag(flags, 'samples', 8);
+    const problems = problemSource(session).train(0, 0, count);
+    const golds = new Map(problems.map((p) => [p.id, p.gold]));
+    const prompts = problems.flatMap((p) =>
+      Array.from({ length: k }, () => ({ groupId: p.id, promptIds: p.promptIds })),
+    );
+    const { trajectories } = await rollout(policy, tokenizer, tools, prompts, {
+      maxTurns: config.rollout.maxTurns,
+      maxResponseTokens: config.rollout.maxResponseTokens,
+      sampling: {
+        temperature: config.rollout.temperature,
+        topP: config.rollout.topP,
+        topK: config.rollout.topK,
+      },
+      seed: deriveSeed(config.seed, 'curate'),
+      lanes: config.rollout.lanes,
+    });
+    const graded = gradeTrajectories(
+      trajectories,
+      (id) => golds.get(id)!,
+      (ids) => tokenizer.decode(ids),
+    );
+    const report = curateByPassRate(passRates(groupTrajectories(graded)));
+    mkdirSync(config.outDir, { recursive: true });
+    const path = join(config.outDir, 'curated.jsonl');
+    writeFileAtomic(path, report.kept.map((rate) => `${JSON.stringify(rate)}\n`).join(''));
+    io.out(
+      `${count} problems x ${k} samples: kept ${report.kept.length}, never solved ${report.neverSolved}, ` +
+        `always solved ${report.alwaysSolved}\n` +
+        report.histogram
+          .map((bin) => `  [${bin.lower.toFixed(1)}, ${bin.upper.toFixed(1)}) ${bin.count}`)
+          .join('\n') +
+        `\nkept ids and pass rates: ${path}\n`,
+    );
+  },
+};
+
+/** The trainer's commands by name, for the CLI's table. */
+export function trainerCommands(): [string, CliCommand][] {
+  return [demo, sft, rl, evalCommand, curate].map((spec) => [spec.name, define(spec)]);
+}

@@ -1,0 +1,118 @@
+import {
+  type ArithTrace,
+  generateArithProblems,
+  generateArithTraces,
+  type SftExample,
+  trainingSequence,
+} from '@taorl/data';
+import type { MetricsWriter, SftStepMetrics } from '../report/metrics.js';
+import { ProgressBar } from '../report/progress.js';
+import { SftTrainer } from '../sft/sft-trainer.js';
+import { deriveSeed, permutation } from '../util/seeds.js';
+import type { Session } from './session.js';
+
+/**
+ * Real end-to-end demonstrations of the arith-tool task from @taorl/data: the code is executed by the session's
+ * sandbox and its real output inserted with lossMask 0.
+ */
+export async function arithSftTraces(session: Session, count: number, quiet = false): Promise<ArithTrace[]> {
+  const { config } = session;
+  const problems = generateArithProblems({
+    seed: deriveSeed(config.seed, 'sft-problems'),
+    split: 'train',
+    count,
+  });
+  const bar = quiet ? null : new ProgressBar({ label: 'sft traces', total: 1 });
+  const traces = await generateArithTraces(problems, {
+    sandbox: session.sandbox,
+    tokenizer: session.tokenizer,
+    template: session.template,
+    seed: deriveSeed(config.seed, 'sft-traces'),
+    maxObservationChars: config.tool.observationChars,
+  });
+  bar?.finish(`${traces.length} traces`);
+  return traces;
+}
+
+/** A trajectory as an SFT example: exactly its prompt + response tokens, loss on its policy tokens. */
+export const sftExampleOf = (trajectory: ArithTrace): SftExample => {
+  const { inputIds, lossMask } = trainingSequence(trajectory);
+  return { inputIds, lossMask };
+};
+
+export interface SftRunOptions {
+  steps: number;
+  /** Wall-clock budget in minutes (0 = none). */
+  minutes: number;
+  /** Metrics step numbers continue from here. */
+  firstStep?: number;
+  /** Continue an existing trainer (keeps its optimizer state and schedule position). */
+  trainer?: SftTrainer;
+  quiet?: boolean;
+}
+
+/** The SFT trainer a config describes (warm-up + cosine over config.sft.steps). */
+export function sftTrainer(session: Session): SftTrainer {
+  const { sft } = session.config;
+  return new SftTrainer(session.policy, {
+    learningRate: sft.lr,
+    schedule: {
+      kind: 'cosine',
+      totalSteps: Math.max(1, sft.steps),
+      warmupSteps: Math.round(sft.warmupFraction * sft.steps),
+      minRatio: sft.minLrRatio,
+    },
+    maxGradNorm: session.config.rl.gradClip,
+    padId: session.tokenizer.padTokenId,
+  });
+}
+
+/**
+ * SFT steps over `examples` in seeded epoch permutations (step k's batch depends only on the seed and k), one
+ * metrics line per step. Returns the trainer so a caller can continue it.
+ */
+export async function runSft(
+  session: Session,
+  examples: readonly SftExample[],
+  writer: MetricsWriter,
+  options: SftRunOptions,
+): Promise<SftTrainer> {
+  const { config } = session;
+  const { batchSize } = config.sft;
+  const trainer = options.trainer ?? sftTrainer(session);
+  const first = options.firstStep ?? 0;
+  const bar = options.quiet === true ? null : new ProgressBar({ label: 'sft', total: options.steps });
+  const deadline =
+    options.minutes > 0 ? performance.now() + options.minutes * 60_000 : Number.POSITIVE_INFINITY;
+  const orders = new Map<number, number[]>();
+  const exampleAt = (position: number): SftExample => {
+    const epoch = Math.floor(position / examples.length);
+    let order = orders.get(epoch);
+    if (order === undefined) {
+      order = permutation(examples.length, deriveSeed(config.seed, 'sft-order', epoch));
+      orders.set(epoch, order);
+    }
+    return examples[order[position % examples.length]!]!;
+  };
+  for (let i = 0; i < options.steps && performance.now() < deadline; i++) {
+    const started = performance.now();
+    const index = trainer.steps;
+    const batch = Array.from({ length: batchSize }, (_, j) => exampleAt(index * batchSize + j));
+    const stats = await trainer.step(batch);
+    const totalMs = performance.now() - started;
+    const line: SftStepMetrics = {
+      phase: 'sft',
+      step: first + i + 1,
+      loss: stats.loss,
+      lr: stats.learningRate,
+      gradNorm: stats.gradNorm,
+      tokens: stats.tokens,
+      tokensPerSecond: stats.tokens / (totalMs / 1000),
+      time: { trainingMs: totalMs, totalMs },
+    };
+    writer.write(line);
+    bar?.tick(1, `loss ${stats.loss.toFixed(3)}`);
+  }
+  bar?.finish();
+  return trainer;
+}
