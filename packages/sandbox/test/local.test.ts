@@ -131,6 +131,12 @@ describe('createSandbox', () => {
     await expect(createSandbox({ limits: { memoryMb: -5 } })).rejects.toThrow(/memoryMb/);
   });
 
+  it('fails to start when the warm-up code fails, saying so', async () => {
+    await expect(createSandbox({ workers: 1, warmup: 'raise RuntimeError("cold start")' })).rejects.toThrow(
+      /warm-up code failed: RuntimeError\('cold start'\)/,
+    );
+  });
+
   it('fails to start when a preload module is missing, saying which', async () => {
     await expect(createSandbox({ workers: 1, preload: ['no_such_module_xyz'] })).rejects.toThrow(
       /no_such_module_xyz/,

@@ -13,6 +13,7 @@ import type { ExecRequest, ExecResult, Sandbox } from '../types';
 import { bwrapArgs, DEFAULT_READ_ONLY_PATHS, probeBwrap, SANDBOX_SCRATCH } from './bwrap';
 import { sandboxError, toExecResult } from './classify';
 import { PythonWorker, type WorkerCommand, WorkerFailure, type WorkerRequest } from './python-worker';
+import { defaultWarmup } from './warmup';
 import { WORKER_SCRIPT } from './worker-script';
 
 /**
@@ -32,6 +33,11 @@ export interface LocalSandboxOptions {
   workers?: number;
   /** Modules each worker imports before forking children. Default ['sympy', 'numpy']. */
   preload?: readonly string[];
+  /**
+   * Python run once in each worker after the imports, so children inherit warm library caches. Default: a
+   * snippet exercising common sympy and numpy calls (for the preloaded ones); '' for none.
+   */
+  warmup?: string;
   /**
    * `fork` (default): pre-started workers fork a fresh child per execution. `spawn`: a fresh sandbox and
    * interpreter per execution, nothing preloaded (the naive baseline; slower, for comparison).
@@ -258,9 +264,10 @@ export async function createLocalSandbox(options: LocalSandboxOptions = {}): Pro
   }
 
   const preload = mode === 'spawn' ? [] : [...(options.preload ?? ['sympy', 'numpy'])];
+  const warmup = mode === 'spawn' ? '' : (options.warmup ?? defaultWarmup(preload));
   const scratchDirs: string[] = [];
   const command = (uid: number | null, scratch: string): WorkerCommand => {
-    const config = JSON.stringify({ scratch, uid, ownPidNamespace: isolation === 'bwrap', preload });
+    const config = JSON.stringify({ scratch, uid, ownPidNamespace: isolation === 'bwrap', preload, warmup });
     const python = [pythonPath, '-I', '-B', '-c', WORKER_SCRIPT, config];
     return isolation === 'bwrap'
       ? { command: bwrapPath, args: [...bwrapArgs(layout), ...python], env: WORKER_ENV }

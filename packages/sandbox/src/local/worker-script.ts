@@ -32,6 +32,11 @@ try:
 except BaseException as _error:
     send({"ready": False, "error": "cannot import %s: %r" % (_name, _error)})
     sys.exit(1)
+try:
+    exec(compile(CONFIG["warmup"], "<warmup>", "exec"), {"__name__": "__warmup__"})
+except BaseException as _error:
+    send({"ready": False, "error": "the warm-up code failed: %r" % (_error,)})
+    sys.exit(1)
 if UID is not None:
     os.chown(SCRATCH, UID, UID)
     os.chmod(SCRATCH, 0o700)

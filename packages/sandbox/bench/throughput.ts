@@ -1,0 +1,197 @@
+// Throughput and latency of the local sandbox: (a) the naive baseline, bubblewrap plus a fresh python3 per call
+// (mode 'spawn', same limits), against (b) the pre-forked pool (mode 'fork'), at concurrency 1, 2 and 8, for
+// arithmetic and sympy snippets; the ceiling is unisolated in-process exec() in persistent interpreters that
+// already imported sympy. Also: pool start time and memory per pool worker. Run from the repository root:
+//   pnpm bench packages/sandbox/bench/throughput.ts
+import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { createSandbox, type ExecRequest } from '@taorl/sandbox';
+
+const SNIPPETS = {
+  arithmetic: 'total = 0\nfor i in range(1, 2001):\n    total += i * i % 7\nprint(total)',
+  sympy: 'import sympy as sp\nx = sp.Symbol("x")\nprint(sp.factor(x**6 - 1), sp.integrate(sp.sin(x)**2, x))',
+} as const;
+type Workload = keyof typeof SNIPPETS;
+const CONCURRENCY = [1, 2, 8];
+const CALLS: Record<'baseline' | 'pool' | 'ceiling', Record<Workload, number>> = {
+  baseline: { arithmetic: 24, sympy: 12 },
+  pool: { arithmetic: 200, sympy: 100 },
+  ceiling: { arithmetic: 400, sympy: 200 },
+};
+
+interface Measurement {
+  perSecond: number;
+  p50: number;
+  p95: number;
+}
+
+function quantile(sorted: number[], q: number): number {
+  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
+  return sorted[index] as number;
+}
+
+/** Runs `calls` executions with exactly `concurrency` in flight; latency excludes waiting for a free lane. */
+async function measure(
+  calls: number,
+  concurrency: number,
+  execute: (lane: number) => Promise<void>,
+): Promise<Measurement> {
+  const latencies: number[] = [];
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async (_, lane) => {
+      while (next < calls) {
+        next++;
+        const t0 = performance.now();
+        await execute(lane);
+        latencies.push(performance.now() - t0);
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  return { perSecond: calls / seconds, p50: quantile(latencies, 0.5), p95: quantile(latencies, 0.95) };
+}
+
+async function sandboxRun(
+  mode: 'fork' | 'spawn',
+  workload: Workload,
+  concurrency: number,
+): Promise<Measurement> {
+  const sandbox = await createSandbox({ mode, workers: concurrency, limits: { timeoutMs: 30_000 } });
+  const request: ExecRequest = { code: SNIPPETS[workload] };
+  try {
+    const check = await sandbox.run(request);
+    if (check.status !== 'ok') throw new Error(`${mode} ${workload}: ${check.status} ${check.stderr}`);
+    return await measure(CALLS[mode === 'fork' ? 'pool' : 'baseline'][workload], concurrency, async () => {
+      const result = await sandbox.run(request);
+      if (result.status !== 'ok') throw new Error(`${mode} ${workload}: ${result.status}`);
+    });
+  } finally {
+    await sandbox.close();
+  }
+}
+
+// The ceiling: persistent unisolated interpreters exec() each snippet in a fresh namespace, no fork, no limits.
+const CEILING_LOOP = String.raw`
+import json, sys, io, contextlib, sympy, numpy
+for line in sys.stdin:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(json.loads(line), {"__name__": "__main__"})
+    sys.stdout.write(json.dumps(out.getvalue()) + "\n")
+    sys.stdout.flush()
+`;
+
+async function ceilingRun(workload: Workload, concurrency: number): Promise<Measurement> {
+  const lanes = Array.from({ length: concurrency }, () => {
+    const child = spawn('/usr/bin/python3', ['-c', CEILING_LOOP], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+    return { child, lines };
+  });
+  const call = async (lane: number) => {
+    const { child, lines } = lanes[lane] as (typeof lanes)[number];
+    child.stdin.write(`${JSON.stringify(SNIPPETS[workload])}\n`);
+    const answer = await lines.next();
+    if (answer.done) throw new Error('ceiling interpreter exited');
+  };
+  await Promise.all(lanes.map((_, lane) => call(lane)));
+  try {
+    return await measure(CALLS.ceiling[workload], concurrency, call);
+  } finally {
+    for (const { child } of lanes) child.kill();
+  }
+}
+
+function descendants(root: number): number[] {
+  const parent = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      parent.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {}
+  }
+  const found: number[] = [];
+  const frontier = [root];
+  while (frontier.length > 0) {
+    const pid = frontier.pop() as number;
+    for (const [child, ppid] of parent) {
+      if (ppid === pid) {
+        found.push(child);
+        frontier.push(child);
+      }
+    }
+  }
+  return found;
+}
+
+function memoryKb(pid: number): { rss: number; pss: number } {
+  const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+  const field = (name: string) =>
+    Number(new RegExp(`^${name}:\\s+(\\d+)`, 'm').exec(rollup)?.[1] ?? Number.NaN);
+  return { rss: field('Rss'), pss: field('Pss') };
+}
+
+async function poolFootprint(): Promise<{
+  startMs: number;
+  rssMb: number;
+  pssMb: number;
+  processes: number;
+}> {
+  const t0 = performance.now();
+  const sandbox = await createSandbox({ workers: 2 });
+  const startMs = performance.now() - t0;
+  try {
+    let rss = 0;
+    let pss = 0;
+    let processes = 0;
+    for (const bwrap of sandbox.workerPids()) {
+      for (const pid of [bwrap, ...descendants(bwrap)]) {
+        const memory = memoryKb(pid);
+        rss += memory.rss;
+        pss += memory.pss;
+        processes++;
+      }
+    }
+    const workers = sandbox.workerPids().length;
+    return {
+      startMs,
+      rssMb: rss / 1024 / workers,
+      pssMb: pss / 1024 / workers,
+      processes: processes / workers,
+    };
+  } finally {
+    await sandbox.close();
+  }
+}
+
+const fmt = (value: number, digits = 1) => value.toFixed(digits);
+const rows: string[] = [];
+for (const workload of ['arithmetic', 'sympy'] as Workload[]) {
+  for (const concurrency of CONCURRENCY) {
+    const baseline = await sandboxRun('spawn', workload, concurrency);
+    const pool = await sandboxRun('fork', workload, concurrency);
+    const ceiling = await ceilingRun(workload, concurrency);
+    rows.push(
+      `| ${workload} | ${concurrency} | ${fmt(baseline.perSecond)} | ${fmt(baseline.p50)} / ${fmt(baseline.p95)} | ` +
+        `${fmt(pool.perSecond)} | ${fmt(pool.p50)} / ${fmt(pool.p95)} | **${fmt(pool.perSecond / baseline.perSecond)}x** | ` +
+        `${fmt(ceiling.perSecond)} | ${fmt(ceiling.p50, 2)} / ${fmt(ceiling.p95, 2)} |`,
+    );
+    console.error(rows.at(-1));
+  }
+}
+const footprint = await poolFootprint();
+console.log(
+  [
+    '| snippet | concurrency | baseline exec/s | baseline p50 / p95 ms | pool exec/s | pool p50 / p95 ms | pool / baseline | ceiling exec/s | ceiling p50 / p95 ms |',
+    '|---|---|---|---|---|---|---|---|---|',
+    ...rows,
+    '',
+    `Pool start (2 workers, sympy + numpy preloaded): ${fmt(footprint.startMs, 0)} ms. Per worker ` +
+      `(${fmt(footprint.processes, 0)} processes: bwrap, its init, the Python worker): RSS ${fmt(footprint.rssMb)} MB, ` +
+      `PSS ${fmt(footprint.pssMb)} MB.`,
+  ].join('\n'),
+);
