@@ -9,23 +9,25 @@ export interface LocatedRecord {
   location: DataLocation;
 }
 
-/** Parquet int64 values arrive as bigint; those that fit a double exactly become numbers, the rest stay bigint. */
+/**
+ * Parquet int64 values arrive as bigint; those that fit a double exactly become numbers, the rest stay bigint.
+ * Values without a bigint inside are returned as they are (no copy).
+ */
 function plainValues(value: unknown): unknown {
   if (typeof value === 'bigint') {
     return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER)
       ? Number(value)
       : value;
   }
-  if (Array.isArray(value)) return value.map(plainValues);
-  if (
-    typeof value === 'object' &&
-    value !== null &&
-    !(value instanceof Uint8Array) &&
-    !(value instanceof Date)
-  ) {
-    return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, plainValues(inner)]));
+  if (typeof value !== 'object' || value === null || value instanceof Uint8Array || value instanceof Date)
+    return value;
+  if (Array.isArray(value)) {
+    const mapped = value.map(plainValues);
+    return mapped.some((inner, i) => inner !== value[i]) ? mapped : value;
   }
-  return value;
+  const entries = Object.entries(value);
+  const mapped = entries.map(([key, inner]) => [key, plainValues(inner)] as const);
+  return mapped.some(([, inner], i) => inner !== entries[i]?.[1]) ? Object.fromEntries(mapped) : value;
 }
 
 async function* jsonlRecords(path: string): AsyncGenerator<LocatedRecord> {
