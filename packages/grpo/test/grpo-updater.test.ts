@@ -193,6 +193,21 @@ describe.each(TEST_BACKENDS)('GrpoUpdater on %s', (backend) => {
     );
   });
 
+  it('skips a mini-batch without loss tokens instead of decaying the weights', async () => {
+    const { updater, weights } = setup({ miniBatchRows: 1 });
+    const before = await weights();
+    const masked = lossMask.map((m, index) => (index < COLUMNS ? m : 0));
+    const report = await updater.update({
+      ...batch,
+      lossMask: masked,
+      advantages: advantages.map((a, i) => a * masked[i]!),
+    });
+    expect(report.steps.map((step) => step.skipped)).toEqual([false, true, true]);
+    expect(report.steps[1]!.skipReason).toMatch(/^no loss tokens in the mini-batch/);
+    expect(updater.step).toBe(1);
+    expect(await weights()).not.toEqual(before);
+  });
+
   it('rejects NaN advantages and malformed batches by field and position', async () => {
     const { updater } = setup();
     const nan = [...advantages];

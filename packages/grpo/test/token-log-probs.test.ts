@@ -43,17 +43,17 @@ describe.each(TEST_BACKENDS)('tokenLogProbsAndEntropy on %s', (backend) => {
 
   it.each([
     [1, undefined],
-    [0.7, 2],
+    [0.7, 3],
     [1, 1],
   ])(
-    'matches float64 log-softmax and entropy (temperature %s, chunkSize %s)',
-    async (temperature, chunkSize) => {
+    'matches float64 log-softmax and entropy (temperature %s, chunkTokens %s)',
+    async (temperature, chunkTokens) => {
       const result = tokenLogProbsAndEntropy(
         tf.tensor3d(logits, [B, T, V]),
         tf.tensor2d(targets, [B, T], 'int32'),
         {
           temperature,
-          chunkSize,
+          chunkTokens,
         },
       );
       expect(result.logProbs.shape).toEqual([B, T]);
@@ -65,17 +65,17 @@ describe.each(TEST_BACKENDS)('tokenLogProbsAndEntropy on %s', (backend) => {
 
   it.each([
     [1, undefined],
-    [0.7, 2],
+    [0.7, 3],
   ])(
-    'has the finite-difference gradient of a float64 recomputation (temperature %s, chunkSize %s)',
-    async (temperature, chunkSize) => {
+    'has the finite-difference gradient of a float64 recomputation (temperature %s, chunkTokens %s)',
+    async (temperature, chunkTokens) => {
       const gradient = tf.grad((z: tf.Tensor) => {
         const { logProbs, entropy } = tokenLogProbsAndEntropy(
           z as tf.Tensor3D,
           tf.tensor2d(targets, [B, T], 'int32'),
           {
             temperature,
-            chunkSize,
+            chunkTokens,
           },
         );
         return tf.add(
@@ -92,7 +92,7 @@ describe.each(TEST_BACKENDS)('tokenLogProbsAndEntropy on %s', (backend) => {
     const z = tf.tensor3d(logits, [B, T, V]);
     const ids = tf.tensor2d(targets, [B, T], 'int32');
     const before = tf.memory().numTensors;
-    const result = tokenLogProbsAndEntropy(z, ids, { chunkSize: 2 });
+    const result = tokenLogProbsAndEntropy(z, ids, { chunkTokens: 2 });
     expect(tf.memory().numTensors).toBe(before + 2);
     tf.dispose([result.logProbs, result.entropy, z, ids]);
   });
@@ -109,7 +109,7 @@ describe.each(TEST_BACKENDS)('tokenLogProbsAndEntropy on %s', (backend) => {
       tokenLogProbsAndEntropy(z, tf.zeros([B, T], 'int32') as tf.Tensor2D, { temperature: 0 }),
     ).toThrow(/options.temperature/);
     expect(() =>
-      tokenLogProbsAndEntropy(z, tf.zeros([B, T], 'int32') as tf.Tensor2D, { chunkSize: 1.5 }),
-    ).toThrow(/options.chunkSize/);
+      tokenLogProbsAndEntropy(z, tf.zeros([B, T], 'int32') as tf.Tensor2D, { chunkTokens: 1.5 }),
+    ).toThrow(/options.chunkTokens/);
   });
 });

@@ -38,8 +38,8 @@ export interface GrpoUpdaterOptions {
   microBatchRows?: number;
   /** Sampling temperature of the rollouts, applied to the logits. Default 1. */
   temperature?: number;
-  /** Sequence positions per chunk of the log-softmax (tokenLogProbsAndEntropy). */
-  chunkSize?: number;
+  /** Token positions per chunk of the log-softmax (tokenLogProbsAndEntropy's chunkTokens). */
+  chunkTokens?: number;
 }
 
 /** What one optimizer step did. */
@@ -58,7 +58,10 @@ export interface StepMetrics {
   gradNorm: number;
   /** Loss tokens in the mini-batch. */
   tokens: number;
-  /** True when the NaN/Inf guard refused the step: weights and optimizer state are untouched. */
+  /**
+   * True when the step was refused, weights and optimizer state untouched: by the NaN/Inf guard (non-finite
+   * loss or gradient norm) or because the mini-batch has no loss tokens.
+   */
   skipped: boolean;
   skipReason?: string;
 }
@@ -80,9 +83,9 @@ const ADDITIVE_METRICS = new Set(['loss', 'pgLoss', 'kl']);
  */
 export class GrpoUpdater {
   private readonly options: Required<
-    Omit<GrpoUpdaterOptions, 'miniBatchRows' | 'microBatchRows' | 'chunkSize' | 'adamW' | 'loss'>
+    Omit<GrpoUpdaterOptions, 'miniBatchRows' | 'microBatchRows' | 'chunkTokens' | 'adamW' | 'loss'>
   > &
-    Pick<GrpoUpdaterOptions, 'miniBatchRows' | 'microBatchRows' | 'chunkSize'>;
+    Pick<GrpoUpdaterOptions, 'miniBatchRows' | 'microBatchRows' | 'chunkTokens'>;
   private readonly lossConfig: ResolvedPolicyLossConfig;
   private readonly optimizer: AdamW;
 
@@ -97,7 +100,7 @@ export class GrpoUpdater {
       temperature: options.temperature ?? 1,
       miniBatchRows: options.miniBatchRows,
       microBatchRows: options.microBatchRows,
-      chunkSize: options.chunkSize,
+      chunkTokens: options.chunkTokens,
     };
     const fail = (field: string, expected: string, value: unknown): never => {
       throw new Error(`GrpoUpdater options.${field} must be ${expected}, got ${String(value)}`);
@@ -162,6 +165,24 @@ export class GrpoUpdater {
       { horizon: this.lossConfig.horizon },
     );
     const tokens = miniBatch.lossMask.reduce((sum, value) => sum + value, 0);
+    const learningRate = learningRateAt(
+      this.options.learningRate,
+      this.options.schedule,
+      this.optimizer.steps,
+    );
+    if (tokens === 0) {
+      // Nothing to learn from; stepping anyway would still apply weight decay and stale momentum.
+      const reason = 'no loss tokens in the mini-batch; weights and optimizer state left unchanged';
+      return {
+        step: this.optimizer.steps,
+        learningRate,
+        losses: {},
+        gradNorm: 0,
+        tokens,
+        skipped: true,
+        skipReason: reason,
+      };
+    }
     const microRows = Math.min(this.options.microBatchRows ?? miniBatch.rows, miniBatch.rows);
     const { variables } = this.options;
     let gradients: (tf.Tensor | null)[] = variables.map(() => null);
@@ -194,11 +215,6 @@ export class GrpoUpdater {
       const normTensor = globalGradientNorm(gradients);
       const gradNorm = (await normTensor.data())[0]!;
       normTensor.dispose();
-      const learningRate = learningRateAt(
-        this.options.learningRate,
-        this.options.schedule,
-        this.optimizer.steps,
-      );
       const report = { step: this.optimizer.steps, learningRate, losses, gradNorm, tokens };
       const nonFinite = !Number.isFinite(losses.loss ?? Number.NaN)
         ? 'loss'
@@ -271,7 +287,7 @@ export class GrpoUpdater {
     }
     return tokenLogProbsAndEntropy(logits, tf.tensor2d(micro.targets, shape, 'int32'), {
       temperature: this.options.temperature,
-      chunkSize: this.options.chunkSize,
+      chunkTokens: this.options.chunkTokens,
     });
   }
 
