@@ -5,7 +5,7 @@ import { packageBuild } from '../../tsup.base';
 // import.meta.url to locate the worker next to it.
 export default defineConfig(
   packageBuild({
-    entry: { index: 'src/index.ts', 'grader-worker': 'src/pool/worker.ts' },
+    entry: { index: 'src/index.ts', 'grader-worker': 'src/pool/worker.ts', cli: 'src/cli/main.ts' },
     dts: { entry: { index: 'src/index.ts' } },
     shims: true,
   }),
