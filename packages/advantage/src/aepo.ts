@@ -77,7 +77,8 @@ export function aepoShaper(options: AepoShaperOptions = {}): EntropyShaper {
           entropyThreshold: null,
           entropyScale: std,
           meanBonus: candidates > 0 ? bonusSum / candidates : 0,
-          maxBonus: candidates > 0 ? bonusMax : 0,
+          // + 0: a zero advantage times a negative z is -0.
+          maxBonus: candidates > 0 ? bonusMax + 0 : 0,
         },
       };
     },

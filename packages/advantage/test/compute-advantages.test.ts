@@ -81,6 +81,19 @@ describe('computeAdvantages', () => {
     });
   });
 
+  it('gives all-zero advantages and no bonus when every group is degenerate', () => {
+    const random = seededRandom(6);
+    const batch = randomBatch(random).map((t) => ({ ...t, reward: t.groupId % 2 }));
+    for (const estimator of ['grpo', 'drgrpo', 'rloo']) {
+      for (const shaper of ['tao', 'cheng', 'aepo']) {
+        const result = computeAdvantages(batch, { estimator, shaper });
+        expect(result.tokens.packed!.data.every((v) => v === 0)).toBe(true);
+        expect(result.diagnostics.shaping.maxBonus).toBe(0);
+        expect(result.diagnostics.sequence.zeroSignalGroups).toBe(result.diagnostics.sequence.groups);
+      }
+    }
+  });
+
   it('handles an empty batch', () => {
     const result = computeAdvantages([]);
     expect(result.sequence).toHaveLength(0);
