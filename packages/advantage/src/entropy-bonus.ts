@@ -30,6 +30,59 @@ function candidateRanges(t: ShapingTrajectory, index: number, scope: Scope): Int
   return scope.kind === 'all' ? Int32Array.of(0, t.lossMask.length) : postToolRanges(t, index, scope.window);
 }
 
+/** The entropies of the policy tokens inside the ranges, in batch order; NaN or infinite is an error. */
+function gatherEntropies(batch: readonly ShapingTrajectory[], ranges: readonly Int32Array[]): Float32Array {
+  let span = 0;
+  for (const r of ranges) for (let k = 0; k < r.length; k += 2) span += r[k + 1]! - r[k]!;
+  const buffer = new Float32Array(span);
+  let count = 0;
+  for (let i = 0; i < batch.length; i++) {
+    const { lossMask, entropies } = batch[i]!;
+    const r = ranges[i]!;
+    for (let k = 0; k < r.length; k += 2) {
+      const end = r[k + 1]!;
+      for (let p = r[k]!; p < end; p++) {
+        if (lossMask[p] === 0) continue;
+        const h = entropies[p]!;
+        if (!Number.isFinite(h)) throw nonFiniteEntropy(i, p, h);
+        buffer[count++] = h;
+      }
+    }
+  }
+  return buffer.subarray(0, count);
+}
+
+/** A'_t = A_t + min(weight H_t, |A_t| / kappa) on the policy tokens of the ranges with H_t >= threshold. */
+function addBonus(
+  batch: readonly ShapingTrajectory[],
+  ranges: readonly Int32Array[],
+  rows: readonly Float32Array[],
+  threshold: number,
+  weight: number,
+  inverseKappa: number,
+): { sum: number; max: number } {
+  let sum = 0;
+  let max = 0;
+  for (let i = 0; i < batch.length; i++) {
+    const { lossMask, entropies } = batch[i]!;
+    const r = ranges[i]!;
+    const row = rows[i]!;
+    for (let k = 0; k < r.length; k += 2) {
+      const end = r[k + 1]!;
+      for (let p = r[k]!; p < end; p++) {
+        const h = entropies[p]!;
+        if (h < threshold || lossMask[p] === 0) continue;
+        const a = row[p]!;
+        const psi = Math.min(weight * h, Math.abs(a) * inverseKappa);
+        row[p] = a + psi;
+        sum += psi;
+        if (psi > max) max = psi;
+      }
+    }
+  }
+  return { sum, max };
+}
+
 /**
  * The clipped additive bonus of Cheng et al. 2025 (arXiv 2506.14758) on the tokens S:
  * psi_t = min(alpha * H^_t, |A_t| / kappa), A'_t = A_t + psi_t for t in S, A'_t = A_t elsewhere.
@@ -61,24 +114,8 @@ function entropyBonusShaper(name: string, scope: Scope, options: EntropyBonusOpt
     shape(batch, advantages, shapeOptions) {
       checkAligned(name, batch, advantages);
       const ranges = batch.map((t, i) => candidateRanges(t, i, scope));
-      let span = 0;
-      for (const r of ranges) for (let k = 0; k < r.length; k += 2) span += r[k + 1]! - r[k]!;
-      const buffer = new Float32Array(span);
-      let candidateCount = 0;
-      for (let i = 0; i < batch.length; i++) {
-        const { lossMask, entropies } = batch[i]!;
-        const r = ranges[i]!;
-        for (let k = 0; k < r.length; k += 2) {
-          const end = r[k + 1]!;
-          for (let p = r[k]!; p < end; p++) {
-            if (lossMask[p] === 0) continue;
-            const h = entropies[p]!;
-            if (!Number.isFinite(h)) throw nonFiniteEntropy(i, p, h);
-            buffer[candidateCount++] = h;
-          }
-        }
-      }
-      const selection = selectTop(buffer.subarray(0, candidateCount), topFraction);
+      const candidates = gatherEntropies(batch, ranges);
+      const selection = selectTop(candidates, topFraction);
       const threshold = selection?.threshold ?? null;
       const selectedCount = selection?.count ?? 0;
       const scale =
@@ -89,39 +126,21 @@ function entropyBonusShaper(name: string, scope: Scope, options: EntropyBonusOpt
           : vocabScale;
       // With a zero scale every entropy in S is 0: H^ is 0/0, and the bonus is taken as 0.
       const weight = scale > 0 ? alpha / scale : 0;
-      const inverseKappa = 1 / kappa;
       const shaped = shapingTarget(advantages, shapeOptions);
-      let bonusSum = 0;
-      let bonusMax = 0;
-      if (threshold !== null) {
-        for (let i = 0; i < batch.length; i++) {
-          const { lossMask, entropies } = batch[i]!;
-          const r = ranges[i]!;
-          const row = shaped.perTrajectory[i]!;
-          for (let k = 0; k < r.length; k += 2) {
-            const end = r[k + 1]!;
-            for (let p = r[k]!; p < end; p++) {
-              const h = entropies[p]!;
-              if (h < threshold || lossMask[p] === 0) continue;
-              const a = row[p]!;
-              const psi = Math.min(weight * h, Math.abs(a) * inverseKappa);
-              row[p] = a + psi;
-              bonusSum += psi;
-              if (psi > bonusMax) bonusMax = psi;
-            }
-          }
-        }
-      }
+      const bonus =
+        threshold === null
+          ? { sum: 0, max: 0 }
+          : addBonus(batch, ranges, shaped.perTrajectory, threshold, weight, 1 / kappa);
       return {
         advantages: shaped,
         diagnostics: {
           shaper: name,
-          candidateTokens: candidateCount,
+          candidateTokens: candidates.length,
           selectedTokens: selectedCount,
           entropyThreshold: threshold,
           entropyScale: normalisation === 'none' ? null : scale,
-          meanBonus: selectedCount > 0 ? bonusSum / selectedCount : 0,
-          maxBonus: bonusMax,
+          meanBonus: selectedCount > 0 ? bonus.sum / selectedCount : 0,
+          maxBonus: bonus.max,
         },
       };
     },
