@@ -1,7 +1,8 @@
 import { matMul2d } from '@taorl/grpo';
 import * as tf from '@tensorflow/tfjs';
 import type { ModelConfig } from './config.js';
-import { applyRope, batchMatMul, embed, type RopeTables, rmsNorm, silu } from './layers.js';
+import { applyRope, batchMatMul, channelProduct, embed, type RopeTables, rmsNorm, silu } from './layers.js';
+import { permute } from './permute.js';
 
 /**
  * One decoder layer's weights. Linear weights are stored [in, out] (transposed from the Hugging Face [out, in]) so
@@ -36,26 +37,33 @@ export interface LayerCache {
 /** What a forward pass attends with: RoPE tables for the new tokens and an additive mask over all keys. */
 export interface AttentionContext {
   rope: RopeTables;
-  /** Additive mask, 0 where a query may attend a key and MASKED otherwise, broadcastable to [b, 1, 1, t, len]. */
+  /** Additive mask [b or 1, t, len]: 0 where a query may attend a key, MASKED otherwise. */
   mask: tf.Tensor;
   /** Keys and values of earlier tokens, one per layer (KV-cache decoding). */
   cache?: LayerCache[];
+  /** Return each layer's keys and values (to start a KV cache); implied when `cache` is given. */
+  collectCache?: boolean;
 }
 
 /** Added to the scores of forbidden keys: exp underflows to exactly 0, and a fully masked row stays finite. */
 export const MASKED = -1e9;
 
-function attention(
+/** Query, key and value heads of t new tokens: q [b, t, kvHeads, group, dh] (scaled), k and v [b, t, kvHeads, dh]. */
+interface Heads {
+  q: tf.Tensor;
+  k: tf.Tensor;
+  v: tf.Tensor;
+}
+
+function heads(
   x: tf.Tensor2D,
   layer: LayerWeights,
   config: ModelConfig,
-  shape: [number, number],
-  context: AttentionContext,
-  past: LayerCache | undefined,
-): { out: tf.Tensor2D; cache: LayerCache } {
-  const [b, t] = shape;
+  b: number,
+  t: number,
+  rope: RopeTables,
+) {
   const { numHeads: h, numKvHeads: hkv, headDim: dh } = config;
-  const group = h / hkv;
   let qkv = matMul2d(x, layer.qkv);
   if (layer.qkvBias) qkv = tf.add(qkv, layer.qkvBias);
   const [qFlat, kFlat, vFlat] = tf.split(qkv, [h * dh, hkv * dh, hkv * dh], 1);
@@ -65,29 +73,78 @@ function attention(
     q = rmsNorm(q, layer.qNorm, config.rmsNormEps);
     k = rmsNorm(k, layer.kNorm, config.rmsNormEps);
   }
-  q = applyRope(q, context.rope);
-  k = applyRope(k, context.rope);
-  // Grouped-query attention without repeating K and V: the `group` query heads sharing a KV head are stacked
-  // along the row axis, so one [group * t, dh] x [dh, len] product per (batch, KV head) serves them all.
-  const qGrouped = tf.reshape(
-    tf.transpose(tf.reshape(tf.mul(q, 1 / Math.sqrt(dh)), [b, t, hkv, group, dh]), [0, 2, 3, 1, 4]),
-    [b * hkv, group * t, dh],
-  ) as tf.Tensor3D;
-  let keysT = tf.reshape(tf.transpose(k, [0, 2, 3, 1]), [b * hkv, dh, t]) as tf.Tensor3D;
-  let values = tf.reshape(tf.transpose(tf.reshape(vFlat!, [b, t, hkv, dh]), [0, 2, 1, 3]), [b * hkv, t, dh]);
-  if (past) {
-    keysT = tf.concat([past.keysT, keysT], 2);
-    values = tf.concat([past.values, values], 1);
-  }
-  const len = keysT.shape[2];
-  const scores = tf.add(tf.reshape(batchMatMul(qGrouped, keysT), [b, hkv, group, t, len]), context.mask);
+  // Grouped-query attention without repeating K and V: query head j uses KV head floor(j / group), so the
+  // `group` query heads of one KV head sit together on their own axis.
+  const scaled = tf.mul(applyRope(q, rope), 1 / Math.sqrt(dh));
+  return {
+    q: tf.reshape(scaled, [b, t, hkv, h / hkv, dh]),
+    k: applyRope(k, rope),
+    v: tf.reshape(vFlat!, [b, t, hkv, dh]),
+  } satisfies Heads;
+}
+
+function toCache(k: tf.Tensor, v: tf.Tensor): LayerCache {
+  const [b, t, hkv, dh] = k.shape as [number, number, number, number];
+  return {
+    keysT: tf.reshape(permute(k, [0, 2, 3, 1]), [b * hkv, dh, t]),
+    values: tf.reshape(permute(v, [0, 2, 1, 3]), [b * hkv, t, dh]),
+  };
+}
+
+/**
+ * Attention as batched matMuls over (batch, KV head): [group * t, dh] x [dh, len] scores. Used with a KV cache
+ * (one new token: small products) and on backends whose batched matMul is fast.
+ */
+function attendByMatMul(heads: Heads, mask: tf.Tensor, all: LayerCache): tf.Tensor2D {
+  const [b, t, hkv, group, dh] = heads.q.shape as [number, number, number, number, number];
+  const len = all.keysT.shape[2];
+  const q = tf.reshape(permute(heads.q, [0, 2, 3, 1, 4]), [b * hkv, group * t, dh]) as tf.Tensor3D;
+  const masks = tf.reshape(mask, [mask.shape[0]!, 1, 1, t, len]);
+  const scores = tf.add(tf.reshape(batchMatMul(q, all.keysT), [b, hkv, group, t, len]), masks);
   const probs = tf.reshape(tf.softmax(scores), [b * hkv, group * t, len]) as tf.Tensor3D;
-  const mixed = batchMatMul(probs, values as tf.Tensor3D);
-  const merged = tf.reshape(tf.transpose(tf.reshape(mixed, [b, hkv, group, t, dh]), [0, 3, 1, 2, 4]), [
-    b * t,
-    h * dh,
-  ]);
-  return { out: matMul2d(merged as tf.Tensor2D, layer.o), cache: { keysT, values: values as tf.Tensor3D } };
+  const mixed = tf.reshape(batchMatMul(probs, all.values), [b, hkv, group, t, dh]);
+  return tf.reshape(permute(mixed, [0, 3, 1, 2, 4]), [b * t, hkv * group * dh]);
+}
+
+/**
+ * The same attention over the new tokens only, laid out channel-last for `channelProduct` (the fast path on
+ * wasm): scores [group, t, b, kvHeads, len], softmax over the last axis.
+ */
+function attendByChannels(heads: Heads, mask: tf.Tensor): tf.Tensor2D {
+  const [b, t, hkv, group, dh] = heads.q.shape as [number, number, number, number, number];
+  const n = b * hkv;
+  const q = tf.reshape(permute(heads.q, [3, 1, 4, 0, 2]), [group * t, dh, n]) as tf.Tensor3D;
+  const k = tf.reshape(permute(heads.k, [3, 0, 2, 1]), [dh, n, t]) as tf.Tensor3D;
+  const masks = tf.reshape(permute(mask, [1, 0, 2]), [1, t, mask.shape[0]!, 1, t]);
+  const scores = tf.add(tf.reshape(channelProduct(q, k), [group, t, b, hkv, t]), masks);
+  const probs = tf.reshape(permute(tf.softmax(scores), [0, 1, 4, 2, 3]), [group * t, t, n]) as tf.Tensor3D;
+  const v = tf.reshape(permute(heads.v, [1, 0, 2, 3]), [t, n, dh]) as tf.Tensor3D;
+  const mixed = tf.reshape(channelProduct(probs, v), [group, t, b, hkv, dh]);
+  return tf.reshape(permute(mixed, [2, 1, 3, 0, 4]), [b * t, hkv * group * dh]);
+}
+
+function attention(
+  x: tf.Tensor2D,
+  layer: LayerWeights,
+  config: ModelConfig,
+  [b, t]: [number, number],
+  context: AttentionContext,
+  past: LayerCache | undefined,
+): { out: tf.Tensor2D; cache?: LayerCache } {
+  const h = heads(x, layer, config, b, t, context.rope);
+  const wantCache = context.collectCache === true || past !== undefined;
+  let cache = wantCache ? toCache(h.k, h.v) : undefined;
+  if (past && cache) {
+    cache = {
+      keysT: tf.concat([past.keysT, cache.keysT], 2),
+      values: tf.concat([past.values, cache.values], 1),
+    };
+  }
+  const mixed =
+    past === undefined && tf.getBackend() === 'wasm'
+      ? attendByChannels(h, context.mask)
+      : attendByMatMul(h, context.mask, cache ?? toCache(h.k, h.v));
+  return { out: matMul2d(mixed, layer.o), ...(cache ? { cache } : {}) };
 }
 
 function mlp(x: tf.Tensor2D, layer: LayerWeights, intermediate: number): tf.Tensor2D {
@@ -111,7 +168,7 @@ export function decoderHidden(
   weights.layers.forEach((layer, i) => {
     const normed = rmsNorm(h, layer.inputNorm, config.rmsNormEps);
     const { out, cache: layerCache } = attention(normed, layer, config, [b, t], context, context.cache?.[i]);
-    cache.push(layerCache);
+    if (layerCache) cache.push(layerCache);
     h = tf.add(h, out);
     h = tf.add(h, mlp(rmsNorm(h, layer.postNorm, config.rmsNormEps), layer, config.intermediateSize));
   });
@@ -123,9 +180,9 @@ export function headMatrix(weights: DecoderWeights): tf.Tensor2D {
   return weights.lmHead ?? tf.transpose(weights.embedding);
 }
 
-/** Additive causal mask for t queries at the end of len keys, [1, 1, 1, t, len]. */
+/** Additive causal mask for t queries at the end of len keys, [1, t, len]. */
 export function causalMask(t: number, len: number): tf.Tensor {
   const values = new Float32Array(t * len);
   for (let i = 0; i < t; i++) for (let j = len - t + i + 1; j < len; j++) values[i * len + j] = MASKED;
-  return tf.tensor(values, [1, 1, 1, t, len]);
+  return tf.tensor(values, [1, t, len]);
 }

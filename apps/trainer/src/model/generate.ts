@@ -49,7 +49,7 @@ function checkPrompts(prompts: readonly Int32Array[], config: ModelConfig): void
   });
 }
 
-/** Additive mask [b, 1, 1, t, len] for new queries at the end of `len` keys, hiding each row's left padding. */
+/** Additive mask [b, t, len] for new queries at the end of `len` keys, hiding each row's left padding. */
 function paddedCausalMask(pads: number[], t: number, len: number): tf.Tensor {
   const values = new Float32Array(pads.length * t * len);
   pads.forEach((pad, b) => {
@@ -59,7 +59,7 @@ function paddedCausalMask(pads: number[], t: number, len: number): tf.Tensor {
       for (let j = 0; j < len; j++) if (j < pad || j > lastVisible) values[row + j] = MASKED;
     }
   });
-  return tf.tensor(values, [pads.length, 1, 1, t, len]);
+  return tf.tensor(values, [pads.length, t, len]);
 }
 
 function keepRows(cache: LayerCache[], rows: number[], kvHeads: number): LayerCache[] {
@@ -134,7 +134,7 @@ export async function generate(
         width,
         width,
       );
-      const out = decoderHidden(weights, config, input, { rope, mask });
+      const out = decoderHidden(weights, config, input, { rope, mask, collectCache: true });
       const lastRows = tf.range(width - 1, prompts.length * width, width, 'int32');
       return { logits: tf.matMul(tf.gather(out.hidden, lastRows), head), cache: out.cache };
     });

@@ -1,41 +1,59 @@
+import { matMul2d } from '@taorl/grpo';
 import * as tf from '@tensorflow/tfjs';
 
-// The layers below (and @taorl/grpo's matMul2d, the linear layer) avoid the slow paths of tfjs's wasm backend measured in PLATFORM.md: matMul's default gradient
-// uses transposed matMuls (a scalar loop on wasm, 10-50x slower), so every product here has a custom gradient that
-// transposes explicitly (a fast copy) and multiplies untransposed; the gather gradient needs a kernel wasm lacks,
-// so small-vocabulary embeddings are an int one-hot times the table.
+// The layers below (and @taorl/grpo's matMul2d, the linear layer) avoid the slow paths of tfjs's wasm backend
+// (PLATFORM.md): matMul's default gradient uses transposed matMuls (a scalar loop on wasm, 10-50x slower), so
+// every product here has a custom gradient that transposes explicitly (a fast copy) and multiplies untransposed;
+// batched matMul is a scalar loop too, so attention products run as depthwise convolutions; the gather gradient
+// needs a kernel wasm lacks, so small-vocabulary embeddings are an int one-hot times the table.
 
 type SaveFn = (tensors: tf.Tensor[]) => void;
 type CustomGradientFunc = Parameters<typeof tf.customGrad>[0];
 
-/**
- * Below this many multiply-adds per matrix the batched kernel's per-call cost wins; above it a loop of 2-D
- * products (the fast wasm path) wins. Measured in bench/model-speed.ts.
- */
-const LOOP_MIN_WORK = 16384;
-
-function batchProduct(a: tf.Tensor3D, b: tf.Tensor3D): tf.Tensor3D {
-  const [n, m, k] = a.shape;
-  const p = b.shape[2];
-  if (n === 1 || m * k * p < LOOP_MIN_WORK || tf.getBackend() !== 'wasm') return tf.matMul(a, b);
-  const as = tf.unstack(a) as tf.Tensor2D[];
-  const bs = tf.unstack(b) as tf.Tensor2D[];
-  return tf.stack(as.map((ai, i) => tf.matMul(ai, bs[i]!))) as tf.Tensor3D;
-}
-
 const transposeLast = (x: tf.Tensor3D) => tf.transpose(x, [0, 2, 1]);
 
-/** a [n, m, k] times b [n, k, p], with the same untransposed gradient scheme as `linear`. */
+/** a [n, m, k] times b [n, k, p], with the same untransposed gradient scheme as matMul2d. */
 export const batchMatMul = tf.customGrad(((a: tf.Tensor3D, b: tf.Tensor3D, save: SaveFn) => {
   save([a, b]);
   return {
-    value: batchProduct(a, b),
+    value: tf.matMul(a, b),
     gradFunc: (dy: tf.Tensor3D, [as, bs]: tf.Tensor[]) => [
-      batchProduct(dy, transposeLast(bs as tf.Tensor3D)),
-      batchProduct(transposeLast(as as tf.Tensor3D), dy),
+      tf.matMul(dy, transposeLast(bs as tf.Tensor3D)),
+      tf.matMul(transposeLast(as as tf.Tensor3D), dy),
     ],
   };
 }) as unknown as CustomGradientFunc) as (a: tf.Tensor3D, b: tf.Tensor3D) => tf.Tensor3D;
+
+/** y[i, c, j] = sum_d x[i, d, c] w[d, c, j], as one depthwise convolution (see `channelProduct`). */
+function depthwiseProduct(x: tf.Tensor3D, w: tf.Tensor3D): tf.Tensor3D {
+  const [m, k, n] = x.shape;
+  const p = w.shape[2];
+  const input = tf.reshape(x, [1, m, k, n]) as tf.Tensor4D;
+  const out = tf.depthwiseConv2d(input, tf.reshape(w, [1, k, n, p]) as tf.Tensor4D, 1, 'valid');
+  return tf.reshape(out, [m, n, p]);
+}
+
+/**
+ * A batch of n products, channel-last: x [m, k, n], w [k, n, p] -> y [m, n, p] with
+ * y[i, c, j] = sum_d x[i, d, c] w[d, c, j]. It runs as a depthwise convolution (input 1 x m x k x n, filter
+ * 1 x k x n x p, channel multiplier p), which the wasm backend hands to XNNPACK's GEMM kernels, while its batched
+ * matMul is a scalar loop: 4-5x faster for attention-sized products, bit-identical results
+ * (docs/benchmarks/models.md). Gradients are two more such products:
+ * dx[i, d, c] = sum_j dy[i, c, j] w[d, c, j] and dw[d, c, j] = sum_i x[i, d, c] dy[i, c, j].
+ */
+export const channelProduct = tf.customGrad(((x: tf.Tensor3D, w: tf.Tensor3D, save: SaveFn) => {
+  save([x, w]);
+  return {
+    value: depthwiseProduct(x, w),
+    gradFunc: (dy: tf.Tensor3D, [xs, ws]: tf.Tensor[]) => [
+      tf.transpose(
+        depthwiseProduct(tf.transpose(dy, [0, 2, 1]), tf.transpose(ws as tf.Tensor3D, [2, 1, 0])),
+        [0, 2, 1],
+      ),
+      depthwiseProduct(tf.transpose(xs as tf.Tensor3D, [1, 0, 2]), dy),
+    ],
+  };
+}) as unknown as CustomGradientFunc) as (x: tf.Tensor3D, w: tf.Tensor3D) => tf.Tensor3D;
 
 /** Vocabularies up to this size embed by one-hot product; larger ones (real Qwen, 151k) by gather. */
 const ONE_HOT_MAX_VOCAB = 4096;
@@ -105,10 +123,25 @@ export function ropeTables(
   return { cos: tf.tensor(cos, tableShape), sin: tf.tensor(sin, tableShape) };
 }
 
-/** Applies rotate-half RoPE to x [..., heads, headDim]: x * cos + rotateHalf(x) * sin. */
+/** R with x R = rotateHalf(x) = concat(-x2, x1) for rows x = [x1, x2] of width dim. */
+function rotateHalfMatrix(dim: number): tf.Tensor2D {
+  const half = dim / 2;
+  const r = new Float32Array(dim * dim);
+  for (let i = 0; i < half; i++) {
+    r[(i + half) * dim + i] = -1;
+    r[i * dim + i + half] = 1;
+  }
+  return tf.tensor2d(r, [dim, dim]);
+}
+
+/**
+ * Applies rotate-half RoPE to x [..., heads, headDim]: x * cos + rotateHalf(x) * sin. rotateHalf is a product with
+ * a signed permutation matrix: one 2-D matMul is far cheaper on wasm than the split / negate / concat it replaces.
+ * The product is exact (each output is one input times +-1).
+ */
 export function applyRope<T extends tf.Tensor>(x: T, tables: RopeTables): T {
-  const half = x.shape[x.rank - 1]! / 2;
-  const [first, second] = tf.split(x, [half, half], -1);
-  const rotated = tf.concat([tf.neg(second!), first!], -1);
+  const dim = x.shape[x.rank - 1]!;
+  const rows = tf.reshape(x, [-1, dim]) as tf.Tensor2D;
+  const rotated = tf.reshape(matMul2d(rows, rotateHalfMatrix(dim)), x.shape);
   return tf.add(tf.mul(x, tables.cos), tf.mul(rotated, tables.sin)) as T;
 }

@@ -96,7 +96,7 @@ describe.each(['wasm', 'cpu'] as BackendChoice[])('decoder on %s', (backend) => 
             weights,
             modelConfig,
             input,
-            past ? { rope, mask, cache: past } : { rope, mask },
+            past ? { rope, mask, cache: past } : { rope, mask, collectCache: true },
           );
           return [
             tf.matMul(out.hidden, headMatrix(weights)),
