@@ -112,6 +112,48 @@ describe('toSftExample', () => {
     ]);
   });
 
+  it('locates the assistant text when the generation prompt differs from the rendered turn', async () => {
+    // With thinking off, Qwen3's generation prompt ends in an empty think block that a non-final turn lacks, and
+    // a tool-only turn starts with "<tool_call>", which shares "<t" with "<think>".
+    const tokenizer = await qwen3();
+    const messages: ChatMessage[] = [
+      { role: 'user', content: 'What is 2**10?' },
+      {
+        role: 'assistant',
+        content: '',
+        tool_calls: [{ function: { name: 'python', arguments: { code: 'print(2**10)' } } }],
+      },
+      { role: 'tool', content: '1024' },
+      { role: 'assistant', content: '1024' },
+    ];
+    const example = toSftExample({ messages, tools }, tokenizer, { variables: { enable_thinking: false } });
+    expect(maskedText(example, (ids) => tokenizer.decode(ids))).toEqual([
+      '<tool_call>\n{"name": "python", "arguments": {"code": "print(2**10)"}}\n</tool_call><|im_end|>',
+      // The final turn's empty think block is part of the generation prompt here, as in a rollout.
+      '1024<|im_end|>',
+    ]);
+    // "<tool_call>" stays one token (the first trained one) instead of being cut at the mask boundary.
+    const toolCallId = tokenizer.encode('<tool_call>');
+    expect(toolCallId).toHaveLength(1);
+    expect(example.inputIds[example.lossMask.indexOf(1)]).toBe(toolCallId[0]);
+  });
+
+  it('names the message when a template rewrites earlier turns', () => {
+    // A template that shows only the latest user message cannot have its assistant tokens located.
+    const template = new ChatTemplate(
+      "{%- for m in messages -%}{%- if m.role == 'assistant' or loop.last -%}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{%- endif -%}{%- endfor -%}{%- if add_generation_prompt -%}<|im_start|>assistant\n{%- endif -%}",
+    );
+    const messages: ChatMessage[] = [
+      { role: 'user', content: 'a' },
+      { role: 'assistant', content: 'b' },
+      { role: 'user', content: 'c' },
+      { role: 'assistant', content: 'd' },
+    ];
+    expect(() => toSftExample({ messages }, new ByteTokenizer(), { template })).toThrow(
+      'field "messages[1]": the chat template renders the conversation before this assistant message differently',
+    );
+  });
+
   it('masks the embedded model text but not the inserted tool output', () => {
     const tokenizer = new ByteTokenizer();
     const messages: ChatMessage[] = [

@@ -63,6 +63,15 @@ describe('loadDataset: plain question/answer', () => {
     expect(rows[0]?.question).toContain('Alicia');
   });
 
+  it('ignores a UTF-8 byte-order mark and CRLF line ends', async () => {
+    const path = join(tempDir(), 'bom.jsonl');
+    writeFileSync(path, '\uFEFF{"question":"a","answer":"1"}\r\n{"question":"b","answer":2}\r\n');
+    expect(await collect(loadDataset(path, 'qa'))).toEqual([
+      { question: 'a', answer: '1' },
+      { question: 'b', answer: '2' },
+    ]);
+  });
+
   it('reports a broken JSON line with its number, blank lines counted', async () => {
     const path = join(tempDir(), 'qa.jsonl');
     writeFileSync(path, '{"question":"a","answer":"1"}\n\n{"question":"b", answer:2}\n');

@@ -1,9 +1,9 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { HfTokenizer } from '../src/index';
-import { qwen3 } from './qwen3';
+import { ChatTemplate, HfTokenizer } from '../src/index';
+import { QWEN3_DIR, qwen3 } from './qwen3';
 
 const samples = [
   'The quick brown fox; naïve café — Ελληνικά, 日本語のテキスト, עברית',
@@ -54,6 +54,18 @@ describe('HfTokenizer (real Qwen3 files)', () => {
     expect(pieces.some((piece) => piece.includes('\uFFFD'))).toBe(false);
     // Byte-level BPE splits some emoji across tokens: at least one push must have held text back.
     expect(pieces.filter((piece) => piece === '').length).toBeGreaterThan(0);
+  });
+
+  it('reads the chat template from chat_template.jinja when the config has none', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'taorl-hf-'));
+    const config = JSON.parse(readFileSync(join(QWEN3_DIR, 'tokenizer_config.json'), 'utf8'));
+    const template: string = config.chat_template;
+    delete config.chat_template;
+    symlinkSync(join(QWEN3_DIR, 'tokenizer.json'), join(dir, 'tokenizer.json'));
+    writeFileSync(join(dir, 'tokenizer_config.json'), JSON.stringify(config));
+    writeFileSync(join(dir, 'chat_template.jinja'), template);
+    const tokenizer = await HfTokenizer.fromDir(dir);
+    expect(ChatTemplate.fromTokenizerConfig(tokenizer.config).source).toBe(template);
   });
 
   it('names the file when a folder is incomplete or broken', async () => {

@@ -40,6 +40,20 @@ function firstStop(full: string, from: number, stopStrings: readonly string[]): 
 }
 
 /**
+ * Where the assistant's text starts in `full`, given the generation prompt rendered for the messages before it.
+ * Normally that prompt is a prefix of `full` and the text starts right after it. When the template renders the
+ * header differently in a generation prompt (Qwen3 with enable_thinking false appends an empty think block that
+ * non-final turns lack), the common prefix can run into the assistant's first characters ("<t" of
+ * "<tool_call>" against "<think>"), so it is cut back to the last line break inside it: chat headers end with one.
+ */
+function assistantStart(generationPrompt: string, historyLength: number, full: string): number {
+  const common = commonPrefixLength(generationPrompt, full);
+  if (common === generationPrompt.length) return common;
+  const lineEnd = full.lastIndexOf('\n', common - 1);
+  return Math.max(lineEnd + 1, historyLength);
+}
+
+/**
  * The text spans [start, end) of the full rendering that the assistant generated. An assistant message starts
  * where the full text departs from the generation prompt rendered for the messages before it (so the turn
  * header is prompt, not target) and ends just after the first stop string, as a rollout would stop there.
@@ -56,8 +70,8 @@ function assistantSpans(
   messages.forEach((message, i) => {
     if (message.role !== 'assistant') return;
     const before = messages.slice(0, i);
-    const start = i === 0 ? 0 : commonPrefixLength(render(before, true), full);
     const history = i === 0 ? '' : render(before, false);
+    const start = i === 0 ? 0 : assistantStart(render(before, true), history.length, full);
     if (commonPrefixLength(history, full) < history.length) {
       throw new DataError(
         'the chat template renders the conversation before this assistant message differently from the full ' +

@@ -15,7 +15,9 @@ export async function* readLines(path: string): AsyncGenerator<NumberedLine> {
   try {
     for await (const text of lines) {
       line++;
-      if (text.trim() !== '') yield { line, text };
+      // A UTF-8 byte-order mark some editors write would make the first record invalid JSON.
+      const clean = line === 1 && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+      if (clean.trim() !== '') yield { line, text: clean };
     }
   } finally {
     lines.close();

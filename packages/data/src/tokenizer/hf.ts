@@ -76,11 +76,16 @@ export class HfTokenizer implements Tokenizer {
     this.padTokenId = pad === undefined ? this.eosTokenId : this.#idOf(pad, 'pad_token');
   }
 
-  /** Loads tokenizer.json and tokenizer_config.json from a model folder. */
+  /** Loads tokenizer.json and tokenizer_config.json (and chat_template.jinja when present) from a model folder. */
   static async fromDir(dir: string): Promise<HfTokenizer> {
     // Read in order so a folder missing both files always reports tokenizer.json first.
     const json = await readJson<object>(join(dir, 'tokenizer.json'));
     const config = await readJson<HfTokenizerConfig>(join(dir, 'tokenizer_config.json'));
+    // Newer model folders keep the chat template in its own file instead of tokenizer_config.json.
+    if (config.chat_template === undefined || config.chat_template === null) {
+      const template = await readFile(join(dir, 'chat_template.jinja'), 'utf8').catch(() => undefined);
+      if (template !== undefined) config.chat_template = template;
+    }
     try {
       return new HfTokenizer(json, config);
     } catch (error) {

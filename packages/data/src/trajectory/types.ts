@@ -1,25 +1,12 @@
-/**
- * Outcome of one tool execution, as reported by the sandbox (@taorl/sandbox's ExecResult status).
- * Only `ok` counts as a successful execution for TAO-RL's execution-validity filter.
- */
-export type ToolCallStatus =
-  | 'ok'
-  | 'error'
-  | 'timeout'
-  | 'memory'
-  | 'output_limit'
-  | 'killed'
-  | 'sandbox_error';
+import { EXEC_STATUSES, type ExecStatus } from '@taorl/sandbox';
 
-export const TOOL_CALL_STATUSES: readonly ToolCallStatus[] = [
-  'ok',
-  'error',
-  'timeout',
-  'memory',
-  'output_limit',
-  'killed',
-  'sandbox_error',
-];
+/**
+ * Outcome of one tool execution: @taorl/sandbox's ExecResult status. Only `ok` counts as a successful execution
+ * for TAO-RL's execution-validity filter.
+ */
+export type ToolCallStatus = ExecStatus;
+
+export const TOOL_CALL_STATUSES: readonly ToolCallStatus[] = EXEC_STATUSES;
 
 /**
  * One tool call inside a response. `[startToken, endToken)` are the response-token indices of the observation
