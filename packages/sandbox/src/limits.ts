@@ -6,7 +6,7 @@ export interface ExecLimits {
   timeoutMs: number;
   /** CPU time per process. Default: the wall-clock limit. */
   cpuTimeMs: number;
-  /** Address space per process, preloaded interpreter included (about 150 MB with sympy and numpy). Default 1024. */
+  /** Address space per process, preloaded interpreter included (about 90 MB with sympy and numpy). Default 1024. */
   memoryMb: number;
   /** Processes and threads the code's uid may have at once (RLIMIT_NPROC). Default 32. */
   maxProcesses: number;
