@@ -25,8 +25,8 @@ interface Workload {
 
 // The cpu backend is ~80x slower at matMul than wasm (PLATFORM.md), so it gets a smaller batch.
 const WORKLOADS: Record<'wasm' | 'cpu', Workload> = {
-  wasm: { batch: 8, time: 128, vocab: 512, width: 256, hidden: 1024, blocks: 2, repeats: 3 },
-  cpu: { batch: 2, time: 64, vocab: 512, width: 256, hidden: 1024, blocks: 2, repeats: 1 },
+  wasm: { batch: 8, time: 128, vocab: 512, width: 256, hidden: 1024, blocks: 2, repeats: 5 },
+  cpu: { batch: 2, time: 64, vocab: 512, width: 256, hidden: 1024, blocks: 2, repeats: 3 },
 };
 
 type Dense = (x: tf.Tensor, weight: tf.Tensor2D) => tf.Tensor;
@@ -71,17 +71,51 @@ function makeBatch(w: Workload) {
   return { rows: w.batch, columns: w.time, tokens, lossMask, advantages };
 }
 
-async function timeUpdateStep(w: Workload, dense: Dense): Promise<number> {
-  const { model, variables } = buildModel(w, dense);
-  const updater = new GrpoUpdater({ model, variables, learningRate: 1e-4 });
+/** Median of the samples: robust to the other agents' load spikes on this shared machine. */
+function median(samples: number[]): number {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+/**
+ * Times named async variants in interleaved rounds (variant A, B, A, B, ...) after one warm-up call each, so
+ * that load changes hit every variant alike; returns each variant's median seconds.
+ */
+async function interleaved(
+  variants: Record<string, () => Promise<void>>,
+  rounds: number,
+): Promise<Record<string, number>> {
+  const samples: Record<string, number[]> = {};
+  for (const [name, run] of Object.entries(variants)) {
+    await run();
+    samples[name] = [];
+  }
+  for (let round = 0; round < rounds; round++) {
+    for (const [name, run] of Object.entries(variants)) {
+      const started = performance.now();
+      await run();
+      samples[name]!.push((performance.now() - started) / 1000);
+    }
+  }
+  return Object.fromEntries(Object.entries(samples).map(([name, times]) => [name, median(times)]));
+}
+
+async function updateSteps(w: Workload): Promise<Record<string, number>> {
   const batch = makeBatch(w);
-  await updater.update(batch); // warm-up: kernel compilation, first allocations, old log-probs path
-  const started = performance.now();
-  for (let i = 0; i < w.repeats; i++) await updater.update(batch);
-  const seconds = (performance.now() - started) / 1000 / w.repeats;
-  updater.dispose();
-  tf.dispose(variables);
-  return seconds;
+  const setups = { 'plain tf.matMul': buildModel(w, plainDense), 'linear (grpo)': buildModel(w, fastDense) };
+  const updaters = Object.entries(setups).map(
+    ([name, { model, variables }]) =>
+      [name, new GrpoUpdater({ model, variables, learningRate: 1e-4 })] as const,
+  );
+  const times = await interleaved(
+    Object.fromEntries(
+      updaters.map(([name, updater]) => [name, async () => void (await updater.update(batch))]),
+    ),
+    w.repeats,
+  );
+  for (const [, updater] of updaters) updater.dispose();
+  tf.dispose(Object.values(setups).flatMap((setup) => setup.variables));
+  return times;
 }
 
 /** One-shot formulation: log-softmax and a one-hot product over the whole [B, T, V] at once. */
@@ -94,63 +128,61 @@ function oneShotLogProbs(logits: tf.Tensor3D, targets: tf.Tensor2D) {
   };
 }
 
-async function timeLogProbs(w: Workload, chunkTokens: number | 'one-shot'): Promise<number> {
+async function logProbVariants(w: Workload, chunkTokens: number[]): Promise<Record<string, number>> {
   const logits = tf.randomNormal([w.batch, w.time, w.vocab], 0, 2, 'float32', 3) as tf.Tensor3D;
   const targets = tf.tensor2d(makeBatch(w).tokens, [w.batch, w.time], 'int32');
-  const run = async () => {
-    const gradient = tf.grad((z: tf.Tensor) => {
-      const { logProbs, entropy } =
-        chunkTokens === 'one-shot'
-          ? oneShotLogProbs(z as tf.Tensor3D, targets)
-          : tokenLogProbsAndEntropy(z as tf.Tensor3D, targets, { chunkTokens });
-      return tf.add(tf.sum(logProbs), tf.sum(entropy));
-    })(logits);
-    await gradient.data();
-    gradient.dispose();
+  const gradientOf =
+    (logProbs: (z: tf.Tensor3D) => { logProbs: tf.Tensor; entropy: tf.Tensor }) => async () => {
+      const gradient = tf.grad((z: tf.Tensor) => {
+        const result = logProbs(z as tf.Tensor3D);
+        return tf.add(tf.sum(result.logProbs), tf.sum(result.entropy));
+      })(logits);
+      await gradient.data();
+      gradient.dispose();
+    };
+  const variants: Record<string, () => Promise<void>> = {
+    'one-shot log-softmax': gradientOf((z) => oneShotLogProbs(z, targets)),
   };
-  await run();
-  const started = performance.now();
-  for (let i = 0; i < 5; i++) await run();
+  for (const chunk of chunkTokens) {
+    variants[`chunks of ${chunk} tokens`] = gradientOf((z) =>
+      tokenLogProbsAndEntropy(z, targets, { chunkTokens: chunk }),
+    );
+  }
+  const times = await interleaved(variants, 7);
   tf.dispose([logits, targets]);
-  return (performance.now() - started) / 1000 / 5;
+  return times;
 }
 
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
 const backends = (process.argv.slice(2).length > 0 ? process.argv.slice(2) : ['wasm', 'cpu']) as (
   | 'wasm'
   | 'cpu'
 )[];
-console.log(
-  `node ${process.version}, ${cpus().length} cores, load average at start ${loadavg()
-    .map((l) => l.toFixed(2))
-    .join(' ')}`,
-);
+console.log(`node ${process.version}, ${cpus().length} cores, load average at start ${load()}`);
 for (const backend of backends) {
   const report = await initBackend({ prefer: backend as BackendChoice });
   const w = WORKLOADS[backend];
   const tokens = w.batch * w.time;
   const params = w.vocab * w.width * 2 + w.blocks * 2 * w.width * w.hidden;
   console.log(
-    `\n## ${report.tfBackend}: B=${w.batch} T=${w.time} V=${w.vocab} d=${w.width} hidden=${w.hidden} blocks=${w.blocks} (${(params / 1e6).toFixed(2)}M params), ${w.repeats} timed steps`,
+    `\n## ${report.tfBackend}: B=${w.batch} T=${w.time} V=${w.vocab} d=${w.width} hidden=${w.hidden} blocks=${w.blocks} (${(params / 1e6).toFixed(2)}M params), median of ${w.repeats} interleaved steps`,
   );
-  const plain = await timeUpdateStep(w, plainDense);
-  const fast = await timeUpdateStep(w, fastDense);
-  console.log(
-    `update step, plain tf.matMul : ${plain.toFixed(3)} s  ${(tokens / plain).toFixed(0)} tokens/s`,
-  );
-  console.log(
-    `update step, linear (grpo)   : ${fast.toFixed(3)} s  ${(tokens / fast).toFixed(0)} tokens/s  (${(plain / fast).toFixed(2)}x)`,
-  );
-  const oneShot = await timeLogProbs(w, 'one-shot');
-  console.log(`log-probs+entropy fwd+bwd, one-shot log-softmax : ${(oneShot * 1000).toFixed(1)} ms`);
-  for (const chunkTokens of [tokens, 128]) {
-    const chunked = await timeLogProbs(w, chunkTokens);
+  const steps = await updateSteps(w);
+  const baseline = steps['plain tf.matMul']!;
+  for (const [name, seconds] of Object.entries(steps)) {
     console.log(
-      `log-probs+entropy fwd+bwd, ${tokens / chunkTokens} chunk(s) of ${chunkTokens} tokens: ${(chunked * 1000).toFixed(1)} ms  (${(oneShot / chunked).toFixed(2)}x)`,
+      `update step, ${name.padEnd(16)}: ${seconds.toFixed(3)} s  ${(tokens / seconds).toFixed(0)} tokens/s  (${(baseline / seconds).toFixed(2)}x)`,
+    );
+  }
+  const logProbs = await logProbVariants(w, [tokens, tokens / 8]);
+  const oneShot = logProbs['one-shot log-softmax']!;
+  for (const [name, seconds] of Object.entries(logProbs)) {
+    console.log(
+      `log-probs + entropy, forward + backward, ${name.padEnd(22)}: ${(seconds * 1000).toFixed(1)} ms  (${(oneShot / seconds).toFixed(2)}x)`,
     );
   }
 }
-console.log(
-  `\nload average at end ${loadavg()
-    .map((l) => l.toFixed(2))
-    .join(' ')}`,
-);
+console.log(`\nload average at end ${load()}`);

@@ -3,8 +3,8 @@ import * as tf from '@tensorflow/tfjs';
 /**
  * a [m, k] x b [k, n] -> [m, n] with a gradient made of plain 2-D matMuls. tfjs's own matMul gradient calls
  * matMul with transposeA/transposeB, which the wasm backend runs as a scalar loop 10-50x slower than the
- * untransposed path; transposing explicitly first keeps both backward products on the fast kernel
- * (../../docs/benchmarks/grpo.md measures the difference).
+ * untransposed path; there the operands are transposed explicitly first, so both backward products stay on the
+ * fast kernel (docs/benchmarks/grpo.md). Backends with fast transposed products keep the flags and skip the copy.
  */
 export const matMul2d: (a: tf.Tensor2D, b: tf.Tensor2D) => tf.Tensor2D = tf.customGrad(
   (...args: (tf.Tensor | tf.GradSaveFunc)[]) => {
@@ -13,11 +13,15 @@ export const matMul2d: (a: tf.Tensor2D, b: tf.Tensor2D) => tf.Tensor2D = tf.cust
     return {
       value: tf.matMul(a, b),
       gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
-        const [savedA, savedB] = saved as [tf.Tensor2D, tf.Tensor2D];
-        return [
-          tf.matMul(dy as tf.Tensor2D, tf.transpose(savedB)),
-          tf.matMul(tf.transpose(savedA), dy as tf.Tensor2D),
+        const [savedA, savedB, upstream] = [
+          saved[0] as tf.Tensor2D,
+          saved[1] as tf.Tensor2D,
+          dy as tf.Tensor2D,
         ];
+        if (tf.getBackend() !== 'wasm') {
+          return [tf.matMul(upstream, savedB, false, true), tf.matMul(savedA, upstream, true, false)];
+        }
+        return [tf.matMul(upstream, tf.transpose(savedB)), tf.matMul(tf.transpose(savedA), upstream)];
       },
     };
   },
