@@ -1,5 +1,8 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../src/index.js';
+import { commands, runCli } from '../src/index.js';
 
 function capture() {
   const out: string[] = [];
@@ -16,15 +19,55 @@ describe('taorl CLI', () => {
     expect(err.join('')).toContain('Usage: taorl <command>');
   });
 
-  it('prints usage on help and exits 0', async () => {
+  it('lists the trainer commands in the usage', async () => {
     const { io, out } = capture();
     expect(await runCli(['--help'], io)).toBe(0);
-    expect(out.join('')).toMatch(/^Usage: taorl/);
+    const usage = out.join('');
+    expect(usage).toMatch(/^Usage: taorl/);
+    expect([...commands.keys()]).toEqual(['demo', 'sft', 'rl', 'eval', 'curate']);
+    for (const name of commands.keys()) expect(usage).toContain(`  ${name} `);
   });
 
   it('prints the version from package.json', async () => {
     const { io, out } = capture();
     expect(await runCli(['--version'], io)).toBe(0);
     expect(out.join('')).toMatch(/^\d+\.\d+\.\d+\n$/);
+  });
+
+  it("prints a command's own usage with its flags", async () => {
+    const { io, out } = capture();
+    expect(await runCli(['curate', '--help'], io)).toBe(0);
+    const usage = out.join('');
+    expect(usage).toContain('Usage: taorl curate [options]');
+    for (const flag of ['--config', '--set', '--out', '--problems', '--samples'])
+      expect(usage).toContain(flag);
+  });
+
+  it('rejects unknown flags with exit code 2 before starting anything', async () => {
+    const { io, err } = capture();
+    expect(await runCli(['rl', '--stpes', '3'], io)).toBe(2);
+    expect(err.join('')).toContain("Unknown option '--stpes'");
+    expect(err.join('')).toContain('taorl rl --help');
+  });
+
+  it('reports a bad config field by file and field with exit code 2', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'taorl-cli-'));
+    const file = join(dir, 'bad.yaml');
+    writeFileSync(file, 'rl:\n  groupSize: many\n');
+    const { io, err } = capture();
+    expect(await runCli(['rl', '--config', file], io)).toBe(2);
+    expect(err.join('')).toContain(`${file}: rl.groupSize: expected a finite number`);
+  });
+
+  it('names the config field of an unknown plug-in before any model or sandbox starts', async () => {
+    const { io, err } = capture();
+    expect(await runCli(['rl', '--set', 'rl.shaper=entropy-magic'], io)).toBe(2);
+    expect(err.join('')).toContain('rl.shaper: unknown entropy shaper');
+    const second = capture();
+    expect(await runCli(['rl', '--set', 'rl.loss={name: vanilla, clipHi: 0.3}'], second.io)).toBe(2);
+    expect(second.err.join('')).toContain('rl.loss: unknown option(s) clipHi');
+    const third = capture();
+    expect(await runCli(['rl', '--set', 'rl.filters=[tool-aware, {name: nope}]'], third.io)).toBe(2);
+    expect(third.err.join('')).toContain('rl.filters[1]: unknown filter');
   });
 });

@@ -1,0 +1,85 @@
+/**
+ * Trainer step costs on the embedded task: SFT step time on real arith-tool traces, and one RL step with its time
+ * split (generation, sandbox, scoring, training), against a baseline measured in the same run: the model's bare
+ * forward + backward on the same batch shape (the floor any training step pays).
+ *
+ *   cd /work/main && pnpm bench apps/trainer/bench/trainer-steps.ts
+ */
+import * as tf from '@tensorflow/tfjs';
+import { MetricsWriter, parseConfig } from '../src/index.js';
+import { rlStep } from '../src/rl/rl-step.js';
+import { problemSource } from '../src/run/problems.js';
+import { rlContext } from '../src/run/rl-run.js';
+import { openSession } from '../src/run/session.js';
+import { arithSftTraces, sftExampleOf, sftTrainer } from '../src/run/sft-run.js';
+
+const config = parseConfig(
+  [
+    'seed: 1',
+    'backend: wasm',
+    'outDir: /tmp/taorl-bench',
+    'tool: {sandbox: {name: local, workers: 2, preload: []}, observationChars: 256}',
+    'rollout: {maxTurns: 3, maxResponseTokens: 160, temperature: 0.7, lanes: 2}',
+    'sft: {batchSize: 16, steps: 100}',
+    'rl: {groups: 8, groupSize: 8, maxGenBatches: 1, filters: [], microBatch: 32}',
+  ].join('\n'),
+  'bench',
+);
+const session = await openSession(config, 'bench');
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+const traceStart = performance.now();
+const traces = await arithSftTraces(session, 256, true);
+const traceSeconds = (performance.now() - traceStart) / 1000;
+const examples = traces.map(sftExampleOf);
+const meanTokens = examples.reduce((s, e) => s + e.inputIds.length, 0) / examples.length;
+
+// Baseline: bare forward + backward of the policy on a [16, L] batch (no loss bookkeeping, no optimizer).
+const width = Math.round(meanTokens * 1.3);
+const variables = session.policy.trainableVariables();
+const bare: number[] = [];
+for (let i = 0; i < 6; i++) {
+  const started = performance.now();
+  const { value, grads } = tf.variableGrads(() => {
+    const tokens = tf.tensor2d(new Int32Array(16 * width).fill(65), [16, width], 'int32');
+    return tf.mean(session.policy.logits(tokens));
+  }, variables);
+  await value.data();
+  tf.dispose([value, ...Object.values(grads)]);
+  if (i > 0) bare.push(performance.now() - started);
+}
+
+const trainer = sftTrainer(session);
+const sft: number[] = [];
+for (let i = 0; i < 12; i++) {
+  const batch = examples.slice((i * 16) % 240, ((i * 16) % 240) + 16);
+  const started = performance.now();
+  await trainer.step(batch);
+  if (i > 1) sft.push(performance.now() - started);
+}
+trainer.dispose();
+
+const writer = new MetricsWriter('/tmp/taorl-bench-metrics.jsonl');
+writer.truncateAfter(() => false);
+const { context, dispose } = rlContext(session, problemSource(session));
+const rl = [];
+for (let step = 1; step <= 3; step++) rl.push(await rlStep(context, step));
+dispose();
+await session.close();
+
+const ms = (x: number) => `${x.toFixed(0)} ms`;
+console.log(
+  `backend ${session.backend}; traces: 256 in ${traceSeconds.toFixed(1)} s; mean sequence ${meanTokens.toFixed(0)} tokens`,
+);
+console.log(`bare forward+backward [16, ${width}]: median ${ms(median(bare))}`);
+console.log(
+  `SFT step (batch 16): median ${ms(median(sft))} = ${(median(sft) / median(bare)).toFixed(2)}x the bare pass`,
+);
+for (const line of rl) {
+  const t = line.time;
+  console.log(
+    `RL step ${line.step} (8x8): total ${ms(t.totalMs)}; generation ${ms(t.generationMs)}, sandbox wait ${ms(t.sandboxMs)}, ` +
+      `scoring ${ms(t.scoringMs)}, training ${ms(t.trainingMs)}; ${line.tokensPerSecond.toFixed(0)} policy tokens/s; ` +
+      `tool calls/traj ${line.toolCallsPerTrajectory.toFixed(2)}`,
+  );
+}
