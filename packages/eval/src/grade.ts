@@ -105,8 +105,7 @@ const verdict = (equivalent: boolean): Verdict => ({
   reason: equivalent ? 'equivalent' : 'not_equivalent',
 });
 /** Words of an answer that is text: \text{(C)} and C, \text{Evelyn} and evelyn agree. */
-const wordsOf = (text: string): string =>
-  normaliseWords(text.replace(/\\(?:text|textbf|mbox|mathrm)\s*/g, ''));
+const wordsOf = (text: string): string => normaliseWords(text.replace(/\\[a-zA-Z]+/g, ''));
 const squeeze = (text: string): string => text.replace(/\s+/g, '');
 
 function parseOrText(text: string, limits: Limits): Expr | null {

@@ -32,8 +32,11 @@ export function expressionsEqual(pred: Expr, gold: Expr, context: CompareContext
   if (isCollection(p) && p.items.length === 1) return expressionsEqual(p.items[0]!, g, context);
 
   if (p.kind === 'union' || g.kind === 'union') {
-    const pItems = p.kind === 'union' ? p.items : [p];
-    const gItems = g.kind === 'union' ? g.items : [g];
+    // "x < -1 or x > 1" (a list of inequalities) stands for the union of their intervals.
+    const pUnion = asIntervals(p) ?? p;
+    const gUnion = asIntervals(g) ?? g;
+    const pItems = pUnion.kind === 'union' ? pUnion.items : [pUnion];
+    const gItems = gUnion.kind === 'union' ? gUnion.items : [gUnion];
     return unorderedEqual(pItems, gItems, context);
   }
   if (p.kind === 'tuple' && g.kind === 'tuple') return tuplesEqual(p, g, context);
@@ -139,9 +142,25 @@ function oriented(op: RelationOp, left: Expr, right: Expr): { op: RelationOp; di
   return { op, difference: { kind: 'binary', op: '-', left, right } };
 }
 
-/** x > a, a <= x < b, and unions of such: the interval(s) of one variable they describe; null otherwise. */
+/**
+ * x > a, a <= x < b, x ∈ [a, b], and lists ("or") or unions of such: the interval(s) of one variable they
+ * describe; null otherwise.
+ */
 function asIntervals(expr: Expr): Expr | null {
   if (expr.kind === 'tuple' || expr.kind === 'union') return expr;
+  if (expr.kind === 'list' && expr.items.length > 1) {
+    const items = expr.items.map(asIntervals);
+    return items.every((item): item is Expr => item !== null) ? { kind: 'union', items } : null;
+  }
+  if (
+    expr.kind === 'relation' &&
+    expr.ops.length === 1 &&
+    expr.ops[0] === '=' &&
+    expr.items[0]!.kind === 'symbol'
+  ) {
+    const assigned = expr.items[1]!;
+    return assigned.kind === 'tuple' || assigned.kind === 'union' ? assigned : null;
+  }
   if (expr.kind !== 'relation' || expr.ops.some((op) => op === '=' || op === '!=')) return null;
   const variableIndex = expr.items.findIndex((item) => item.kind === 'symbol');
   if (variableIndex < 0 || expr.items.length > 3) return null;

@@ -388,7 +388,11 @@ class Parser {
       this.at += 1;
       power = this.parseArgument();
     }
-    const argument = this.isOp('(') ? this.parsePower() : this.parseFunctionArgument();
+    // \sin(x)^2 squares the sine: a parenthesised argument ends at its bracket, the caller reads the power.
+    const argument = this.isOp('(') ? this.parseAtom() : this.parseFunctionArgument();
+    // \cos^{-1} is arccos, not a reciprocal.
+    const inverse = power !== undefined && isMinusOne(power) ? inverseFunctions[name] : undefined;
+    if (inverse !== undefined) return { kind: 'call', name: inverse, args: [argument] };
     const call: Expr = { kind: 'call', name, args: base === undefined ? [argument] : [argument, base] };
     return power === undefined ? call : { kind: 'binary', op: '^', left: call, right: power };
   }
@@ -478,6 +482,21 @@ class Parser {
     this.depth -= 1;
     return result;
   }
+}
+
+const inverseFunctions: Partial<Record<FunctionName, FunctionName>> = {
+  sin: 'arcsin',
+  cos: 'arccos',
+  tan: 'arctan',
+};
+
+function isMinusOne(expr: Expr): boolean {
+  return (
+    expr.kind === 'negate' &&
+    expr.operand.kind === 'number' &&
+    expr.operand.value.num === 1n &&
+    expr.operand.value.den === 1n
+  );
 }
 
 function tokenText(token: Token): string {

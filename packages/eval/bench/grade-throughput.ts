@@ -1,0 +1,64 @@
+// Grading throughput on MATH500 golds against re-rendered (equivalent) and perturbed (different) predictions,
+// single-threaded and with the worker pool. Run: cd /work/main && pnpm bench packages/eval/bench/grade-throughput.ts
+import { availableParallelism } from 'node:os';
+import { createGraderPool, isEquivalent, loadBenchmark, normalizeAnswer } from '@taorl/eval';
+import { benchmarkDir } from '../test/benchmarkDir';
+import { perturbation, rerenderings } from '../test/rerender';
+
+interface Pair {
+  readonly pred: string;
+  readonly gold: string;
+  readonly expected: boolean;
+}
+
+const golds = loadBenchmark('math500', benchmarkDir).map((problem) => problem.gold[0]!);
+const pairsOf = (gold: string): Pair[] => [
+  ...rerenderings(gold).map((pred) => ({ pred, gold, expected: true })),
+  { pred: perturbation(gold), gold, expected: false },
+];
+const isPlainNumber = (gold: string): boolean => /^-?\d+(\.\d+)?$/.test(gold);
+const squeezed = (answer: string): string => normalizeAnswer(answer).text.replace(/\s+/g, '');
+const symbolic = golds.filter((gold) => !isPlainNumber(gold)).flatMap(pairsOf);
+const classes: Record<string, Pair[]> = {
+  'plain numeric': golds.filter(isPlainNumber).flatMap(pairsOf),
+  symbolic,
+  // The pairs that normalisation alone cannot decide: every one goes through the parser and the comparison.
+  'symbolic, parser path only': symbolic.filter((pair) => squeezed(pair.pred) !== squeezed(pair.gold)),
+};
+
+/** Runs `work` over the pairs repeatedly for at least `seconds`; returns pairs per second and the agreement. */
+function singleThreaded(pairs: readonly Pair[], seconds: number): { rate: number; agreement: number } {
+  let graded = 0;
+  let agreed = 0;
+  const start = performance.now();
+  while (performance.now() - start < seconds * 1000) {
+    for (const pair of pairs) {
+      if (isEquivalent(pair.pred, pair.gold) === pair.expected) agreed += 1;
+      graded += 1;
+    }
+  }
+  return { rate: graded / ((performance.now() - start) / 1000), agreement: agreed / graded };
+}
+
+async function pooled(pairs: readonly Pair[], size: number, rounds: number): Promise<number> {
+  const pool = createGraderPool({ size, batchSize: 64 });
+  const tasks = pairs.map((pair) => ({ response: `\\boxed{${pair.pred}}`, gold: pair.gold }));
+  await pool.gradeMany(tasks.slice(0, 64)); // warm-up: worker start-up is not grading time
+  const start = performance.now();
+  for (let round = 0; round < rounds; round++) await pool.gradeMany(tasks);
+  const rate = (tasks.length * rounds) / ((performance.now() - start) / 1000);
+  await pool.close();
+  return rate;
+}
+
+const poolSize = Math.max(1, availableParallelism() - 1);
+console.log(`node ${process.version}, ${availableParallelism()} CPUs, pool of ${poolSize} worker(s)`);
+console.log('| class | pairs | single-thread pairs/s | pool pairs/s | pool / single | agreement |');
+console.log('| --- | --- | --- | --- | --- | --- |');
+for (const [name, pairs] of Object.entries(classes)) {
+  const single = singleThreaded(pairs, 3);
+  const pool = await pooled(pairs, poolSize, 3);
+  console.log(
+    `| ${name} | ${pairs.length} | ${single.rate.toFixed(0)} | ${pool.toFixed(0)} | ${(pool / single.rate).toFixed(2)} | ${(100 * single.agreement).toFixed(1)}% |`,
+  );
+}
