@@ -66,19 +66,20 @@ function heads(
   const { numHeads: h, numKvHeads: hkv, headDim: dh } = config;
   let qkv = matMul2d(x, layer.qkv);
   if (layer.qkvBias) qkv = tf.add(qkv, layer.qkvBias);
-  const [qFlat, kFlat, vFlat] = tf.split(qkv, [h * dh, hkv * dh, hkv * dh], 1);
-  let q = tf.reshape(qFlat!, [b, t, h, dh]);
-  let k = tf.reshape(kFlat!, [b, t, hkv, dh]);
+  const [qkFlat, vFlat] = tf.split(qkv, [(h + hkv) * dh, hkv * dh], 1);
+  // Queries and keys go through RMSNorm (Qwen3, each with its own weight) and RoPE together: half the kernel
+  // launches, which dominate at decoding batch sizes.
+  let qk = tf.reshape(qkFlat!, [b, t, h + hkv, dh]);
   if (layer.qNorm && layer.kNorm) {
-    q = rmsNorm(q, layer.qNorm, config.rmsNormEps);
-    k = rmsNorm(k, layer.kNorm, config.rmsNormEps);
+    const weight = tf.concat([tf.broadcastTo(layer.qNorm, [h, dh]), tf.broadcastTo(layer.kNorm, [hkv, dh])]);
+    qk = rmsNorm(qk, weight, config.rmsNormEps);
   }
+  const [q, k] = tf.split(applyRope(qk, rope), [h, hkv], 2);
   // Grouped-query attention without repeating K and V: query head j uses KV head floor(j / group), so the
   // `group` query heads of one KV head sit together on their own axis.
-  const scaled = tf.mul(applyRope(q, rope), 1 / Math.sqrt(dh));
   return {
-    q: tf.reshape(scaled, [b, t, hkv, h / hkv, dh]),
-    k: applyRope(k, rope),
+    q: tf.reshape(tf.mul(q!, 1 / Math.sqrt(dh)), [b, t, hkv, h / hkv, dh]),
+    k: k!,
     v: tf.reshape(vFlat!, [b, t, hkv, dh]),
   } satisfies Heads;
 }

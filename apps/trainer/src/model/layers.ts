@@ -75,7 +75,7 @@ export function embed(ids: tf.Tensor1D, table: tf.Tensor2D): tf.Tensor2D {
 }
 
 /** RMSNorm over the last axis, x * rsqrt(mean(x^2) + eps) * weight (Zhang & Sennrich 2019; Qwen's form). */
-export function rmsNorm<T extends tf.Tensor>(x: T, weight: tf.Tensor1D, eps: number): T {
+export function rmsNorm<T extends tf.Tensor>(x: T, weight: tf.Tensor, eps: number): T {
   const meanSquare = tf.mean(tf.square(x), -1, true);
   return tf.mul(tf.mul(x, tf.rsqrt(tf.add(meanSquare, eps))), weight) as T;
 }
