@@ -24,9 +24,11 @@ export function normalizeAnswer(raw: string): NormalizedAnswer {
   text = text.replace(/\\\$|\$/g, '').trim();
   // Thousands separators inside numbers: 1{,}000, 1\,000 and (whole-answer only) 1,000,000.
   text = text.replace(/(\d)\{,\}(?=\d{3})/g, '$1').replace(/(\d)\\[,!;: ](?=\d{3}(?!\d))/g, '$1');
-  if (/^-?\d{1,3}(?:,\d{3})+(?:\.\d+)?$/.test(text)) text = text.replace(/,/g, '');
-  const percent = /\\?%/.test(text);
-  text = text.replace(/\\?%/g, '').replace(/\\text\{\s*percent\s*\}/g, '');
+  if (/^-?\d{1,3}(?:[, ]\d{3})+(?:\.\d+)?$/.test(text)) text = text.replace(/[, ]/g, '');
+  // A plain-text mixed number "4 4/9" is 4 + 4/9 (the LaTeX form 4\frac{4}{9} is read by the parser).
+  text = text.replace(/^([+-]?)(\d+) +(\d+)\/(\d+)$/, '$1($2+\\frac{$3}{$4})');
+  const percent = /\\?%|\bpercent(?:age)?\b|\bpct\b/.test(text);
+  text = text.replace(/\\?%|\\text\{\s*percent\s*\}|\s*\b(?:percent(?:age)?|pct)\b/g, '');
   text = stripUnits(text);
   // "1 and 2", "x=1 \text{ or } x=2": several answers.
   text = text.replace(/\\(?:text|mbox|textrm)\{\s*(?:and|or)\s*\}|\s+(?:and|or)\s+/g, ', ');

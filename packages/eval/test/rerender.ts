@@ -25,7 +25,8 @@ export function rerenderings(gold: string): string[] {
       },
     ),
   );
-  if (!/[_^]|\\begin|\\text|\\mathrm|\\sqrt\[/.test(gold)) {
+  // Wrapping the whole part of a mixed number (1\frac{4}{5}) in a fraction would make it a product.
+  if (!/[_^]|\\begin|\\text|\\mathrm|\\sqrt\[|\d\s*\\[dt]?frac/.test(gold)) {
     forms.add(
       gold.replace(
         /(^|[^\d.\\a-zA-Z])(\d+)(?![\d.])/g,

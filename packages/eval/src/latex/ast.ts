@@ -6,7 +6,14 @@ export type Expr =
   | { readonly kind: 'number'; readonly value: Rational; readonly decimal?: boolean }
   | { readonly kind: 'symbol'; readonly name: string }
   | { readonly kind: 'constant'; readonly name: 'pi' | 'e' | 'i' | 'infinity' }
-  | { readonly kind: 'binary'; readonly op: BinaryOp; readonly left: Expr; readonly right: Expr }
+  /** `fromFrac` marks a quotient written \frac{a}{b}, which may be the fraction part of a mixed number. */
+  | {
+      readonly kind: 'binary';
+      readonly op: BinaryOp;
+      readonly left: Expr;
+      readonly right: Expr;
+      readonly fromFrac?: boolean;
+    }
   | { readonly kind: 'negate'; readonly operand: Expr }
   | { readonly kind: 'call'; readonly name: FunctionName; readonly args: readonly Expr[] }
   /** Bracketed comma lists: ordered tuples, or intervals when the brackets say so. */

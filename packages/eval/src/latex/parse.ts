@@ -187,7 +187,10 @@ class Parser {
         this.at += 1;
         left = { kind: 'binary', op, left, right: this.parseUnary() };
       } else if (this.startsImplicitFactor()) {
-        left = { kind: 'binary', op: '*', left, right: this.parsePower() };
+        const right = this.parsePower();
+        left = isMixedNumber(left, right)
+          ? mixedNumber(left, right)
+          : { kind: 'binary', op: '*', left, right };
       } else {
         return left;
       }
@@ -340,7 +343,7 @@ class Parser {
   private parseCommand(name: string): Expr {
     if (name === 'frac' || name === 'dfrac' || name === 'tfrac' || name === 'cfrac') {
       const numerator = this.parseArgument();
-      return { kind: 'binary', op: '/', left: numerator, right: this.parseArgument() };
+      return { kind: 'binary', op: '/', left: numerator, right: this.parseArgument(), fromFrac: true };
     }
     if (name === 'sqrt') {
       if (this.isOp('[')) {
@@ -482,6 +485,27 @@ class Parser {
     this.depth -= 1;
     return result;
   }
+}
+
+/** 1\frac{4}{5} is the mixed number 9/5 (MATH convention), not 1 × 4/5: a whole number before a fraction of
+ * whole numbers. */
+function isMixedNumber(whole: Expr, fraction: Expr): boolean {
+  const integer = (expr: Expr): boolean => expr.kind === 'number' && !expr.decimal && expr.value.den === 1n;
+  const wholeDigits = whole.kind === 'negate' ? whole.operand : whole;
+  return (
+    integer(wholeDigits) &&
+    fraction.kind === 'binary' &&
+    fraction.op === '/' &&
+    fraction.fromFrac === true &&
+    integer(fraction.left) &&
+    integer(fraction.right)
+  );
+}
+
+function mixedNumber(whole: Expr, fraction: Expr): Expr {
+  if (whole.kind === 'negate')
+    return { kind: 'negate', operand: { kind: 'binary', op: '+', left: whole.operand, right: fraction } };
+  return { kind: 'binary', op: '+', left: whole, right: fraction };
 }
 
 const inverseFunctions: Partial<Record<FunctionName, FunctionName>> = {
