@@ -175,3 +175,20 @@ describe('loadDataset: SFT messages + tools', () => {
     );
   });
 });
+
+describe('record errors', () => {
+  it('names a nested object field without a trailing dot, and the record itself when it is not an object', async () => {
+    const path = join(tempDir(), 'rl.jsonl');
+    writeFileSync(
+      path,
+      `${JSON.stringify({ data_source: 'x', prompt: [{ role: 'user', content: 'q' }], reward_model: 'no' })}\n`,
+    );
+    await expect(collect(loadDataset(path, 'verl'))).rejects.toThrow(
+      `${path}:1, field "reward_model": expected an object, got string "no"`,
+    );
+    writeFileSync(path, '[1, 2]\n');
+    await expect(collect(loadDataset(path, 'verl'))).rejects.toThrow(
+      `${path}:1: expected an object, got an array`,
+    );
+  });
+});

@@ -19,19 +19,21 @@ export class FieldReader {
     readonly prefix = '',
   ) {}
 
-  #fail(field: string, message: string): never {
-    throw new DataError(message, { ...this.location, field: this.prefix + field });
+  /** Throws a DataError at `field` under this reader's prefix ('' = the value the prefix names). */
+  fail(field: string, message: string): never {
+    const path = field === '' ? this.prefix.replace(/\.$/, '') : this.prefix + field;
+    throw new DataError(message, path === '' ? this.location : { ...this.location, field: path });
   }
 
   object(value: unknown, field = ''): JsonObject {
-    if (!isObject(value)) this.#fail(field, `expected an object, got ${kind(value)}`);
+    if (!isObject(value)) this.fail(field, `expected an object, got ${kind(value)}`);
     return value;
   }
 
   string(record: JsonObject, field: string): string {
     const value = record[field];
     if (typeof value !== 'string')
-      this.#fail(field, `expected a string, got ${value === undefined ? 'nothing' : kind(value)}`);
+      this.fail(field, `expected a string, got ${value === undefined ? 'nothing' : kind(value)}`);
     return value;
   }
 
@@ -50,7 +52,7 @@ export class FieldReader {
   array(record: JsonObject, field: string): unknown[] {
     const value = record[field];
     if (!Array.isArray(value))
-      this.#fail(field, `expected an array, got ${value === undefined ? 'nothing' : kind(value)}`);
+      this.fail(field, `expected an array, got ${value === undefined ? 'nothing' : kind(value)}`);
     return value;
   }
 
@@ -62,17 +64,13 @@ export class FieldReader {
     try {
       parsed = JSON.parse(value);
     } catch (error) {
-      this.#fail(field, `holds a string that is not valid JSON (${(error as Error).message})`);
+      this.fail(field, `holds a string that is not valid JSON (${(error as Error).message})`);
     }
-    if (!Array.isArray(parsed)) this.#fail(field, `holds JSON that is not an array but ${kind(parsed)}`);
+    if (!Array.isArray(parsed)) this.fail(field, `holds JSON that is not an array but ${kind(parsed)}`);
     return parsed;
   }
 
   at(field: string): FieldReader {
     return new FieldReader(this.location, `${this.prefix}${field}.`);
-  }
-
-  fail(field: string, message: string): never {
-    this.#fail(field, message);
   }
 }
