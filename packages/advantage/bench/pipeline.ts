@@ -1,5 +1,5 @@
 // Filtering + group advantages + entropy shaping over 1,024 trajectories x 4,096 tokens (issue 5's budget:
-// under 50 ms together). Run: pnpm bench packages/advantage/bench/pipeline.ts
+// under 50 ms together). Run: NODE_OPTIONS=--expose-gc pnpm bench packages/advantage/bench/pipeline.ts
 import { computeAdvantages, postToolMask, type ShapingTrajectory, type ToolCallSpan } from '@taorl/advantage';
 import { toolAwareFilter } from '@taorl/filter';
 import { selectTop } from '../src/quantile';
@@ -57,16 +57,33 @@ function median(times: number[]): number {
   return sorted[Math.floor(sorted.length / 2)]!;
 }
 
-/** Median and minimum over RUNS timed runs after one warm-up run. */
-function time(run: () => void): { median: number; min: number } {
+// With NODE_OPTIONS=--expose-gc, garbage of earlier runs is collected before each timed run, so a run does not
+// pay for the allocations of the one before (in training, steps are seconds apart).
+const collectGarbage = (globalThis as { gc?: () => void }).gc;
+
+interface Timing {
+  /** Wall-clock milliseconds: median and minimum. */
+  readonly median: number;
+  readonly min: number;
+  /** Median CPU milliseconds of this process (user + system): what the stage costs when it gets a core. */
+  readonly cpu: number;
+}
+
+/** RUNS timed runs after one warm-up run. */
+function time(run: () => void): Timing {
   run();
-  const times: number[] = [];
+  const wall: number[] = [];
+  const cpu: number[] = [];
   for (let r = 0; r < RUNS; r++) {
+    collectGarbage?.();
+    const startCpu = process.cpuUsage();
     const start = performance.now();
     run();
-    times.push(performance.now() - start);
+    wall.push(performance.now() - start);
+    const used = process.cpuUsage(startCpu);
+    cpu.push((used.user + used.system) / 1000);
   }
-  return { median: median(times), min: Math.min(...times) };
+  return { median: median(wall), min: Math.min(...wall), cpu: median(cpu) };
 }
 
 const batch = makeBatch();
@@ -83,9 +100,7 @@ const floor = time(() => {
   sink += out[7]!;
 });
 
-const rows: [string, { median: number; min: number }][] = [
-  ['baseline: one read/write pass over all tokens', floor],
-];
+const rows: [string, Timing][] = [['baseline: one read/write pass over all tokens', floor]];
 const measure = (label: string, run: () => number): void => {
   rows.push([label, time(() => (sink += run()))]);
 };
@@ -126,12 +141,13 @@ measure('total: toolAwareFilter + grpo + tao, packed', () => {
 
 const stats = filter.apply(batch).stats;
 console.log(
-  `batch ${TRAJECTORIES} x ${TOKENS} tokens, ${stats.kept} kept after filtering, median of ${RUNS} runs`,
+  `batch ${TRAJECTORIES} x ${TOKENS} tokens, ${stats.kept} kept after filtering, ${RUNS} runs, ` +
+    `gc between runs: ${collectGarbage !== undefined}`,
 );
-console.log('| stage | median ms | min ms | median / baseline median |');
-console.log('|---|---:|---:|---:|');
-for (const [label, ms] of rows) {
-  const ratio = (ms.median / floor.median).toFixed(2);
-  console.log(`| ${label} | ${ms.median.toFixed(2)} | ${ms.min.toFixed(2)} | ${ratio} |`);
+console.log('| stage | wall median ms | wall min ms | CPU median ms | wall median / baseline |');
+console.log('|---|---:|---:|---:|---:|');
+for (const [label, t] of rows) {
+  const cells = [t.median, t.min, t.cpu, t.median / floor.median].map((v) => v.toFixed(2));
+  console.log(`| ${label} | ${cells.join(' | ')} |`);
 }
 if (Number.isNaN(sink)) console.log('unreachable');
