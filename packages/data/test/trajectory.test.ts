@@ -72,6 +72,11 @@ describe('trajectory JSONL', () => {
     expect(back).toEqual(items);
   });
 
+  it('rejects when the file cannot be written', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'taorl-data-')), 'missing', 'traj.jsonl');
+    await expect(writeTrajectories(path, [sampleTrajectory()])).rejects.toThrow('ENOENT');
+  });
+
   it('names the file and line of a bad record', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'taorl-data-'));
     const path = join(dir, 'bad.jsonl');

@@ -1,5 +1,6 @@
-import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { readLines } from '../datasets/lines';
 import { DataError, type DataLocation } from '../errors';
 import { decodeColumn, encodeColumn } from './base64';
@@ -70,21 +71,18 @@ export async function* readTrajectories(
   }
 }
 
-/** Writes trajectories as JSONL (one serializeTrajectory line each), respecting stream back-pressure. */
+/** Writes trajectories as JSONL (one serializeTrajectory line each), with back-pressure; returns the count. */
 export async function writeTrajectories(
   path: string,
   trajectories: Iterable<Trajectory> | AsyncIterable<Trajectory>,
 ): Promise<number> {
-  const out = createWriteStream(path, { encoding: 'utf8' });
   let count = 0;
-  try {
+  async function* lines() {
     for await (const trajectory of trajectories) {
-      if (!out.write(`${serializeTrajectory(trajectory)}\n`)) await once(out, 'drain');
       count++;
+      yield `${serializeTrajectory(trajectory)}\n`;
     }
-  } finally {
-    out.end();
-    await once(out, 'finish');
   }
+  await pipeline(Readable.from(lines()), createWriteStream(path, { encoding: 'utf8' }));
   return count;
 }
