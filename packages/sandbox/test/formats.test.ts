@@ -71,6 +71,9 @@ describe('observationText', () => {
     expect(observationText(result({ stdout: '1\n', stderr: 'RuntimeWarning: x\n' }), 512)).toBe(
       '1\nRuntimeWarning: x\n',
     );
+    expect(observationText(result({ stdout: 'no newline', stderr: 'warning\n' }), 512)).toBe(
+      'no newline\nwarning\n',
+    );
   });
 
   it('on error keeps the end of the traceback even when stdout is long', () => {

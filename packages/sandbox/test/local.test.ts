@@ -128,6 +128,7 @@ describe('createSandbox', () => {
 
   it('rejects bad options naming the field', async () => {
     await expect(createSandbox({ workers: 0 })).rejects.toThrow(/workers/);
+    await expect(createSandbox({ pythonPath: '/no/python3' })).rejects.toThrow(/pythonPath "\/no\/python3"/);
     await expect(createSandbox({ limits: { memoryMb: -5 } })).rejects.toThrow(/memoryMb/);
   });
 

@@ -132,7 +132,7 @@ describe('sandboxfusion backend over HTTP', () => {
     expect(error?.stderr).toMatch(/KeyError: 'k'/);
     expect(timeout?.status).toBe('timeout');
     expect(memory?.status).toBe('memory');
-    expect(killed).toMatchObject({ status: 'killed', exitCode: null, signal: 'signal 11' });
+    expect(killed).toMatchObject({ status: 'killed', exitCode: null, signal: 'SIGSEGV' });
   });
 
   it('replays a session by prefixing the earlier cells, silenced', async () => {

@@ -145,15 +145,19 @@ describe.skipIf(!isRoot)('security: hostile code is contained and classified', (
     expect((await writer).stdout).toBe(`${secret}\n`);
   });
 
-  it('a file left in scratch is gone for the next run', async () => {
+  it('a file or a SysV shared-memory segment left behind is gone for the next run', async () => {
     const single = await createSandbox({ workers: 1, uidBase: uidBase + 32 });
+    const shm = 'import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\n';
     try {
       const first = await single.run({
-        code: 'import os\nos.makedirs("d/e")\nopen("d/e/left.txt", "w").write("x")\nopen("top.txt", "w").write("y")\nos.chmod("d", 0)\nprint(sorted(os.listdir(".")))',
+        code: `${shm}import os\nos.makedirs("d/e")\nopen("d/e/left.txt", "w").write("x")\nopen("top.txt", "w").write("y")\nos.chmod("d", 0)\nprint(sorted(os.listdir(".")), libc.shmget(4242, 4096, 0o1000 | 0o600) >= 0)`,
       });
-      expect(first).toMatchObject({ status: 'ok', stdout: "['d', 'top.txt']\n" });
-      const second = await single.run({ code: 'import os\nprint(os.listdir("."))' });
-      expect(second).toMatchObject({ status: 'ok', stdout: '[]\n' });
+      expect(first).toMatchObject({ status: 'ok', stdout: "['d', 'top.txt'] True\n" });
+      const second = await single.run({
+        code: `${shm}import os\nprint(os.listdir("."), libc.shmget(4242, 0, 0), ctypes.get_errno())`,
+      });
+      // shmget of the old key fails with ENOENT (2): the segment was removed with the run.
+      expect(second).toMatchObject({ status: 'ok', stdout: '[] -1 2\n' });
     } finally {
       await single.close();
     }

@@ -18,6 +18,10 @@ export function keepEnd(text: string, maxChars: number): string {
   return marker(text.length - room) + text.slice(text.length - room);
 }
 
+function withNewline(text: string): string {
+  return text === '' || text.endsWith('\n') ? text : `${text}\n`;
+}
+
 /** What the model is told beyond its own output, per status. */
 function statusNote(result: ExecResult): string {
   switch (result.status) {
@@ -46,7 +50,7 @@ export function observationText(result: ExecResult, maxChars: number): string {
   const note = statusNote(result);
   const stderr = result.stderr.trimEnd();
   if (!failed) {
-    const text = stderr ? `${result.stdout}${stderr}\n` : result.stdout;
+    const text = stderr ? `${withNewline(result.stdout)}${stderr}\n` : result.stdout;
     return truncateMiddle(text, maxChars);
   }
   if (result.status === 'sandbox_error') return note;
@@ -55,5 +59,5 @@ export function observationText(result: ExecResult, maxChars: number): string {
   const errorBudget = stdout === '' ? maxChars : Math.max(Math.floor(maxChars / 2), maxChars - stdout.length);
   const errorPart = keepEnd(errorText, errorBudget);
   const stdoutPart = truncateMiddle(stdout, Math.max(0, maxChars - errorPart.length - 1));
-  return stdoutPart === '' ? errorPart : `${stdoutPart.replace(/\n?$/, '\n')}${errorPart}`;
+  return stdoutPart === '' ? errorPart : `${withNewline(stdoutPart)}${errorPart}`;
 }

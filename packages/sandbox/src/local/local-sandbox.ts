@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { threadId } from 'node:worker_threads';
@@ -227,6 +227,11 @@ class LocalPool implements LocalSandbox {
 /** Starts the local backend: probes isolation, starts the pool, waits until every worker has its preloads. */
 export async function createLocalSandbox(options: LocalSandboxOptions = {}): Promise<LocalSandbox> {
   const pythonPath = options.pythonPath ?? '/usr/bin/python3';
+  try {
+    accessSync(pythonPath, constants.X_OK);
+  } catch {
+    throw new TypeError(`createSandbox: pythonPath ${JSON.stringify(pythonPath)} is not an executable file`);
+  }
   const bwrapPath = options.bwrapPath ?? 'bwrap';
   const isolationMode = options.isolation ?? 'required';
   if (!['required', 'preferred', 'none'].includes(isolationMode)) {

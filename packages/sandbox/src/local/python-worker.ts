@@ -85,17 +85,34 @@ export class PythonWorker {
     return this.child.pid;
   }
 
-  /** Runs one request; rejects with WorkerFailure if the worker dies or does not answer within `watchdogMs`. */
+  /**
+   * Runs one request; rejects with WorkerFailure (and kills the worker) if the worker dies, breaks the protocol
+   * or does not answer within `watchdogMs`.
+   */
   async execute(request: WorkerRequest, watchdogMs: number): Promise<WorkerReply> {
     if (this.failure) throw this.failure;
     const id = this.nextId++;
     this.child.stdin.write(`${JSON.stringify({ id, ...request })}\n`);
-    const reply = JSON.parse(await this.nextLine(watchdogMs)) as WorkerReply & {
-      id: number;
-      workerError?: string;
-    };
-    if (reply.workerError !== undefined) throw new WorkerFailure(`worker error: ${reply.workerError}`);
-    if (reply.id !== id) throw new WorkerFailure(`worker answered request ${reply.id}, expected ${id}`);
+    let reply: WorkerReply & { id: number; workerError?: string };
+    try {
+      reply = JSON.parse(await this.nextLine(watchdogMs));
+    } catch (error) {
+      this.kill();
+      throw error instanceof WorkerFailure
+        ? error
+        : new WorkerFailure(`unreadable worker reply: ${String(error)}`);
+    }
+    const broken =
+      reply.workerError !== undefined
+        ? `worker error: ${reply.workerError}`
+        : reply.id !== id
+          ? `worker answered request ${reply.id}, expected ${id}`
+          : null;
+    if (broken !== null) {
+      const failure = new WorkerFailure(broken);
+      this.kill();
+      throw failure;
+    }
     return reply;
   }
 

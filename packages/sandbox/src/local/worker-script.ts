@@ -195,20 +195,38 @@ def kill_leftovers(child_pid):
     return False
 
 
-def remove_ipc_objects():
-    # SysV IPC objects outlive their creators; in the worker's own IPC namespace they can only be the code's.
-    for kind, call in (("shm", "shmctl"), ("msg", "msgctl"), ("sem", "semctl")):
+IPC_TABLES = (("shm", "shmctl"), ("msg", "msgctl"), ("sem", "semctl"))
+
+
+def ipc_objects():
+    found = []
+    for kind, call in IPC_TABLES:
         try:
             with open("/proc/sysvipc/" + kind) as table:
-                rows = table.read().splitlines()[1:]
+                found += [(call, int(row.split()[1])) for row in table.read().splitlines()[1:]]
         except OSError:
-            continue
-        for row in rows:
-            ident = int(row.split()[1])
-            if kind == "sem":
-                getattr(LIBC, call)(ident, 0, 0)
-            else:
-                getattr(LIBC, call)(ident, 0, None)
+            pass
+    return found
+
+
+def remove_ipc_objects():
+    """Removes the SysV IPC objects the run created; they outlive their creators. In the worker's own IPC namespace
+    they can only be the code's. Only their owner (or CAP_SYS_ADMIN, which the worker lacks) may remove them, so a
+    helper with the run's uid does it, forked only when there is something to remove."""
+    objects = ipc_objects()
+    if not objects:
+        return
+    helper = os.fork()
+    if helper == 0:
+        try:
+            if UID is not None:
+                os.setuid(UID)
+            for call, ident in objects:
+                # IPC_RMID is 0; semctl takes a semaphore number before the command.
+                getattr(LIBC, call)(ident, 0, 0) if call == "semctl" else getattr(LIBC, call)(ident, 0, None)
+        finally:
+            os._exit(0)
+    os.waitpid(helper, 0)
 
 
 def wipe_scratch():

@@ -1,3 +1,4 @@
+import { constants } from 'node:os';
 import { mapWithConcurrency, Semaphore } from '../concurrency';
 import {
   type ExecLimits,
@@ -113,13 +114,18 @@ export function fromRunCodeResponse(response: RunCodeResponse, maxOutputBytes: n
   return {
     status: status === 'ok' && (stdoutTruncated || stderrTruncated) ? 'output_limit' : status,
     exitCode: code !== null && code >= 0 ? code : null,
-    signal: code !== null && code < 0 ? `signal ${-code}` : null,
+    signal: code !== null && code < 0 ? signalName(-code) : null,
     stdout: cap(stdout),
     stderr: cap(stderr),
     stdoutTruncated,
     stderrTruncated,
     durationMs: (run.execution_time ?? 0) * 1000,
   };
+}
+
+function signalName(number: number): string {
+  const entry = Object.entries(constants.signals).find(([, value]) => value === number);
+  return entry ? entry[0] : `signal ${number}`;
 }
 
 class TransportError extends Error {}
