@@ -168,6 +168,15 @@ describe('loadDataset: SFT messages + tools', () => {
     );
   });
 
+  it('names a file that cannot be read', async () => {
+    const missing = join(tempDir(), 'missing.jsonl');
+    await expect(collect(loadDataset(missing, 'qa'))).rejects.toThrow(`${missing}: cannot read (ENOENT)`);
+    const parquet = join(tempDir(), 'missing.parquet');
+    await expect(collect(loadDataset(parquet, 'qa'))).rejects.toThrow(
+      `${parquet}: cannot read as parquet (ENOENT`,
+    );
+  });
+
   it('rejects unknown file types and formats', async () => {
     await expect(collect(loadDataset('data.csv', 'sft'))).rejects.toThrow('unknown dataset file type ".csv"');
     await expect(collect(loadDataset('data.jsonl', 'alpaca' as 'sft'))).rejects.toThrow(

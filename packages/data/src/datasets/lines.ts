@@ -1,5 +1,6 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
+import { DataError } from '../errors';
 
 /** One non-blank line of a text file with its 1-based line number. */
 export interface NumberedLine {
@@ -19,6 +20,10 @@ export async function* readLines(path: string): AsyncGenerator<NumberedLine> {
       const clean = line === 1 && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
       if (clean.trim() !== '') yield { line, text: clean };
     }
+  } catch (error) {
+    // Only reading fails here: a consumer's own errors end the generator through return(), not throw.
+    const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    throw new DataError(`cannot read (${code})`, line > 0 ? { file: path, line: line + 1 } : { file: path });
   } finally {
     lines.close();
     input.destroy();
