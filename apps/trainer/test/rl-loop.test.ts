@@ -2,33 +2,41 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { latestCheckpoint, restoreWeights } from '../src/checkpoint/train-checkpoint.js';
 import { MetricsWriter, parseConfig, type RlStepMetrics, readMetrics } from '../src/index.js';
 import { problemSource } from '../src/run/problems.js';
 import { runRl } from '../src/run/rl-run.js';
 import { openSession } from '../src/run/session.js';
 
+/** A metrics line without its wall-clock fields. */
+function untimed(line: RlStepMetrics) {
+  const { time, tokensPerSecond, ...rest } = line;
+  return rest;
+}
+
 /** A tiny but complete run: real tiny model on tfjs, real sandbox, real graders, filters and updater. */
+function configText(outDir: string): string {
+  return [
+    'seed: 3',
+    'backend: wasm',
+    `outDir: ${JSON.stringify(outDir)}`,
+    'tool:',
+    '  sandbox: {name: local, workers: 2, preload: []}',
+    'rollout: {maxResponseTokens: 40, maxTurns: 2, temperature: 1.0}',
+    'rl:',
+    '  steps: 2',
+    '  groups: 2',
+    '  groupSize: 4',
+    '  maxGenBatches: 1',
+    '  lr: 1.0e-3',
+    '  filters: []',
+    '  overlong: {enabled: true, bufferFraction: 0.5}',
+    '  microBatch: 4',
+  ].join('\n');
+}
+
 function tinyConfig(outDir: string) {
-  return parseConfig(
-    [
-      'seed: 3',
-      'backend: wasm',
-      `outDir: ${JSON.stringify(outDir)}`,
-      'tool:',
-      '  sandbox: {name: local, workers: 2, preload: []}',
-      'rollout: {maxResponseTokens: 40, maxTurns: 2, temperature: 1.0}',
-      'rl:',
-      '  steps: 2',
-      '  groups: 2',
-      '  groupSize: 4',
-      '  maxGenBatches: 1',
-      '  lr: 1.0e-3',
-      '  filters: []',
-      '  overlong: {enabled: true, bufferFraction: 0.5}',
-      '  microBatch: 4',
-    ].join('\n'),
-    'tiny.yaml',
-  );
+  return parseConfig(configText(outDir), 'tiny.yaml');
 }
 
 async function twoSteps(outDir: string): Promise<{ lines: RlStepMetrics[]; weightDelta: number }> {
@@ -52,6 +60,33 @@ async function twoSteps(outDir: string): Promise<{ lines: RlStepMetrics[]; weigh
   }
 }
 
+async function resumedRun(outDir: string): Promise<RlStepMetrics[]> {
+  const writer = new MetricsWriter(join(outDir, 'metrics.jsonl'));
+  const interrupted = await openSession(
+    parseConfig(configText(outDir), 'tiny.yaml', ['rl.steps=1']),
+    'tiny.yaml',
+  );
+  try {
+    await runRl(interrupted, problemSource(interrupted), writer, { quiet: true, checkpointDir: outDir });
+  } finally {
+    await interrupted.close();
+  }
+  const resumed = await openSession(tinyConfig(outDir), 'tiny.yaml');
+  try {
+    const latest = latestCheckpoint(outDir)!;
+    await restoreWeights(latest.path, resumed.policy);
+    writer.truncateAfter((line) => line.step <= latest.step);
+    await runRl(resumed, problemSource(resumed), writer, {
+      quiet: true,
+      completed: latest.step,
+      checkpointDir: outDir,
+    });
+  } finally {
+    await resumed.close();
+  }
+  return readMetrics(writer.path) as RlStepMetrics[];
+}
+
 describe('RL loop end to end (tiny model, real sandbox)', () => {
   it('runs two steps, writes one metrics line per step, and is deterministic for a seed', async () => {
     const first = await twoSteps(mkdtempSync(join(tmpdir(), 'taorl-rl-')));
@@ -72,10 +107,10 @@ describe('RL loop end to end (tiny model, real sandbox)', () => {
     expect(first.weightDelta).toBeGreaterThan(0);
 
     const second = await twoSteps(mkdtempSync(join(tmpdir(), 'taorl-rl-')));
-    const firstStep = (lines: RlStepMetrics[]) => {
-      const { time, tokensPerSecond, ...rest } = lines[0]!;
-      return rest;
-    };
-    expect(firstStep(second.lines)).toEqual(firstStep(first.lines));
+    expect(untimed(second.lines[0]!)).toEqual(untimed(first.lines[0]!));
+
+    // Stopped after step 1 and resumed from its checkpoint: the same lines as the uninterrupted run.
+    const resumed = await resumedRun(mkdtempSync(join(tmpdir(), 'taorl-resume-')));
+    expect(resumed.map(untimed)).toEqual(first.lines.map(untimed));
   });
 });

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { curateByPassRate, groupTrajectories, passRates } from '@taorl/data';
 import { writeFileAtomic } from '../checkpoint/atomic-write.js';
+import { latestCheckpoint, restoreWeights } from '../checkpoint/train-checkpoint.js';
 import { ConfigError } from '../config/schema-dsl.js';
 import type { TrainerConfig } from '../config/trainer-config.js';
 import { writeReport } from '../report/html-report.js';
@@ -113,22 +114,48 @@ const sft: CommandSpec = {
 
 const rl: CommandSpec = {
   name: 'rl',
-  summary: 'TAO-RL / GRPO training from model.path (or a fresh tiny model); saves the policy and report.html',
-  flags: { eval: { type: 'boolean', doc: 'evaluate on the held-out split before and after' } },
+  summary:
+    'TAO-RL / GRPO training from model.path (or a fresh tiny model); checkpoints, policy/ and report.html',
+  flags: {
+    eval: { type: 'boolean', doc: 'evaluate on the held-out split before and after' },
+    resume: { type: 'boolean', doc: 'continue from <outDir>/checkpoints/latest.json (same config and seed)' },
+  },
   preset: 'tao-rl',
   async run(session, flags, io) {
     const { config } = session;
-    const writer = metricsWriter(config);
+    mkdirSync(config.outDir, { recursive: true });
+    const writer = new MetricsWriter(join(config.outDir, 'metrics.jsonl'));
+    const latest = flags.resume === true ? latestCheckpoint(config.outDir) : null;
+    if (latest !== null) {
+      if (latest.phase !== 'rl' || latest.seed !== config.seed) {
+        throw new ConfigError(
+          session.source,
+          'seed',
+          `the checkpoint in ${config.outDir} is ${latest.phase} seed ${latest.seed}`,
+        );
+      }
+      await restoreWeights(latest.path, session.policy);
+      writer.truncateAfter((line) => line.step <= latest.step && !(line.phase === 'eval' && line.step > 0));
+      io.out(`Resuming after RL step ${latest.step} from ${latest.path}\n`);
+    } else {
+      writer.truncateAfter(() => false);
+    }
     const problems = problemSource(session);
-    if (flags.eval === true)
+    if (flags.eval === true && latest === null) {
       writer.write(await evaluate(session, problems.test(), { label: 'before RL', step: 0 }));
-    const lines = await runRl(session, problems, writer);
+    }
+    const completed = latest?.step ?? 0;
+    const lines = await runRl(session, problems, writer, { completed, checkpointDir: config.outDir });
     if (flags.eval === true) {
-      writer.write(await evaluate(session, problems.test(), { label: 'after RL', step: lines.length }));
+      writer.write(
+        await evaluate(session, problems.test(), { label: 'after RL', step: completed + lines.length }),
+      );
     }
     await session.policy.save(join(config.outDir, 'policy'));
     await writeReport(join(config.outDir, 'report.html'), 'taorl rl', readMetrics(writer.path));
-    io.out(`RL done: ${lines.length} steps; metrics, report.html and policy/ in ${config.outDir}\n`);
+    io.out(
+      `RL done: ${completed + lines.length} steps; metrics, report.html and policy/ in ${config.outDir}\n`,
+    );
   },
 };
 

@@ -1,3 +1,4 @@
+import { saveTrainCheckpoint } from '../checkpoint/train-checkpoint.js';
 import type { MetricsWriter, RlStepMetrics } from '../report/metrics.js';
 import { ProgressBar } from '../report/progress.js';
 import { grpoUpdate } from '../rl/grpo-update.js';
@@ -8,6 +9,10 @@ import type { Session } from './session.js';
 export interface RlRunOptions {
   /** Metrics step numbers continue from here (e.g. after SFT steps in the same file). */
   firstStep?: number;
+  /** RL steps already done (a resumed run continues after them). */
+  completed?: number;
+  /** Save a checkpoint here every config.rl.checkpointEvery steps and at the end. */
+  checkpointDir?: string;
   quiet?: boolean;
 }
 
@@ -60,14 +65,24 @@ export async function runRl(
 ): Promise<RlStepMetrics[]> {
   const { rl } = session.config;
   const { context, dispose } = rlContext(session, problems);
-  const bar = options.quiet === true ? null : new ProgressBar({ label: 'rl', total: rl.steps });
+  const completed = options.completed ?? 0;
+  const bar = options.quiet === true ? null : new ProgressBar({ label: 'rl', total: rl.steps - completed });
   const deadline = rl.minutes > 0 ? performance.now() + rl.minutes * 60_000 : Number.POSITIVE_INFINITY;
   const lines: RlStepMetrics[] = [];
+  const { checkpointDir } = options;
   try {
-    for (let i = 1; i <= rl.steps && performance.now() < deadline; i++) {
+    for (let i = completed + 1; i <= rl.steps && performance.now() < deadline; i++) {
       const metrics = await rlStep(context, (options.firstStep ?? 0) + i);
       writer.write(metrics);
       lines.push(metrics);
+      const due = rl.checkpointEvery > 0 && i % rl.checkpointEvery === 0;
+      if (checkpointDir !== undefined && (due || i === rl.steps)) {
+        await saveTrainCheckpoint(checkpointDir, session.policy, {
+          phase: 'rl',
+          step: i,
+          seed: session.config.seed,
+        });
+      }
       bar?.tick(1, `reward ${metrics.reward.toFixed(3)} acc ${(100 * metrics.accuracy).toFixed(1)}%`);
     }
   } finally {

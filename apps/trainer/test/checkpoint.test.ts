@@ -1,0 +1,75 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as tf from '@tensorflow/tfjs';
+import { describe, expect, it } from 'vitest';
+import { latestCheckpoint, restoreWeights, saveTrainCheckpoint } from '../src/checkpoint/train-checkpoint.js';
+import { createTinyPolicy } from '../src/index.js';
+
+const fixture = new URL('./fixtures/checkpoint-writer.ts', import.meta.url).pathname;
+
+/** Starts the writer and resolves once it has saved `saves` checkpoints. */
+function startWriter(runDir: string, saves: number): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--conditions=@taorl/source', '--import', 'tsx', fixture, runDir], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    let seen = 0;
+    child.stdout!.on('data', (chunk: Buffer) => {
+      seen += chunk.toString().split('saved').length - 1;
+      if (seen >= saves) resolve(child);
+    });
+    child.on('exit', (code) => reject(new Error(`writer exited early with ${code}`)));
+  });
+}
+
+const killed = (child: ChildProcess) => new Promise((resolve) => child.once('exit', resolve));
+
+describe('training checkpoints', () => {
+  it('round-trips the weights and the step', async () => {
+    await tf.setBackend('cpu');
+    const runDir = mkdtempSync(join(tmpdir(), 'taorl-ckpt-'));
+    const source = createTinyPolicy({ vocabSize: 259, maxPositionEmbeddings: 64, seed: 1 });
+    const target = createTinyPolicy({ vocabSize: 259, maxPositionEmbeddings: 64, seed: 2 });
+    for (let step = 1; step <= 3; step++)
+      await saveTrainCheckpoint(runDir, source, { phase: 'rl', step, seed: 5 });
+    const latest = latestCheckpoint(runDir)!;
+    expect(latest).toMatchObject({ phase: 'rl', step: 3, seed: 5 });
+    await restoreWeights(latest.path, target);
+    const a = source.trainableVariables();
+    const b = target.trainableVariables();
+    for (const [i, variable] of a.entries()) expect(b[i]!.dataSync()).toEqual(variable.dataSync());
+    // Only the last two checkpoints are kept.
+    expect(readdirSync(join(runDir, 'checkpoints')).filter((f) => f.endsWith('.safetensors'))).toEqual([
+      'rl-step-000002.safetensors',
+      'rl-step-000003.safetensors',
+    ]);
+    source.dispose();
+    target.dispose();
+  });
+
+  it('never leaves an unreadable checkpoint when the writer is killed with SIGKILL mid-write', async () => {
+    await tf.setBackend('cpu');
+    const runDir = mkdtempSync(join(tmpdir(), 'taorl-kill-'));
+    const policy = createTinyPolicy({ vocabSize: 259, maxPositionEmbeddings: 64, seed: 3 });
+    for (let round = 0; round < 3; round++) {
+      const child = await startWriter(runDir, 2 + round);
+      // Kill at a moment unrelated to the write cycle.
+      await new Promise((resolve) => setTimeout(resolve, 7 + 13 * round));
+      child.kill('SIGKILL');
+      await killed(child);
+      const latest = latestCheckpoint(runDir)!;
+      expect(latest.step).toBeGreaterThanOrEqual(1);
+      await restoreWeights(latest.path, policy);
+      // Every weight of the checkpoint latest.json names is the value written at that step: complete, not torn.
+      for (const variable of policy.trainableVariables()) {
+        expect(variable.dataSync().every((v) => v === latest.step)).toBe(true);
+      }
+    }
+    // A later save cleans up the temp files the killed writers left behind.
+    await saveTrainCheckpoint(runDir, policy, { phase: 'rl', step: 999, seed: 7 });
+    expect(readdirSync(join(runDir, 'checkpoints')).filter((f) => f.includes('.tmp-'))).toEqual([]);
+    policy.dispose();
+  });
+});
