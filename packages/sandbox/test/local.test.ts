@@ -119,6 +119,17 @@ describe('local backend: outcomes', () => {
   });
 });
 
+describe('close', () => {
+  it('stops every worker process before it resolves, and later runs reject', async () => {
+    const own = await createSandbox({ workers: 2 });
+    const pids = own.workerPids();
+    expect(pids).toHaveLength(2);
+    await own.close();
+    for (const pid of pids) expect(() => process.kill(pid, 0)).toThrow(/ESRCH/);
+    await expect(own.run({ code: 'print(1)' })).rejects.toThrow(/after close/);
+  });
+});
+
 describe('createSandbox', () => {
   it('names the registered backends for an unknown one', async () => {
     await expect(createSandbox({ backend: 'nope' })).rejects.toThrow(

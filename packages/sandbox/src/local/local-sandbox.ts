@@ -166,7 +166,7 @@ class Slot {
     this.stopped = true;
     const worker = this.worker;
     this.worker = null;
-    (await worker?.catch(() => null))?.kill();
+    await (await worker?.catch(() => null))?.stop();
   }
 }
 

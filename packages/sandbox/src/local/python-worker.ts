@@ -40,6 +40,7 @@ export class PythonWorker {
   private pending: Pending | null = null;
   private failure: WorkerFailure | null = null;
   private nextId = 0;
+  private readonly exited: Promise<void>;
 
   private constructor(command: WorkerCommand) {
     this.child = spawn(command.command, command.args, { stdio: ['pipe', 'pipe', 'pipe'], env: command.env });
@@ -54,7 +55,12 @@ export class PythonWorker {
     });
     this.child.on('error', (error) => this.fail(`cannot start ${command.command}: ${error.message}`));
     // 'close' rather than 'exit': a reply written just before exiting is still read.
-    this.child.on('close', (code, signal) => this.fail(`worker exited (code ${code}, signal ${signal})`));
+    this.exited = new Promise((resolve) => {
+      this.child.on('close', (code, signal) => {
+        this.fail(`worker exited (code ${code}, signal ${signal})`);
+        resolve();
+      });
+    });
     // An idle worker must not keep the host process alive; a pending call holds its own timer.
     this.child.unref();
     for (const stream of [this.child.stdin, this.child.stdout, this.child.stderr]) {
@@ -120,6 +126,12 @@ export class PythonWorker {
   kill(): void {
     this.fail('worker was stopped');
     this.child.kill('SIGKILL');
+  }
+
+  /** Kills the worker and waits until its process is gone. */
+  async stop(): Promise<void> {
+    this.kill();
+    await this.exited;
   }
 
   private nextLine(timeoutMs: number): Promise<string> {
