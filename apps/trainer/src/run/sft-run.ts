@@ -30,7 +30,8 @@ export async function arithSftTraces(session: Session, count: number, quiet = fa
     seed: deriveSeed(config.seed, 'sft-traces'),
     maxObservationChars: config.tool.observationChars,
   });
-  bar?.finish(`${traces.length} traces`);
+  bar?.tick(1, `${traces.length} traces`);
+  bar?.finish();
   return traces;
 }
 
