@@ -78,3 +78,31 @@ describe('HfTokenizer (real Qwen3 files)', () => {
     await expect(HfTokenizer.fromDir(dir)).rejects.toThrow(`${join(dir, 'tokenizer.json')}: not valid JSON`);
   });
 });
+
+describe('incremental decoding with a Metaspace (SentencePiece-style) decoder', () => {
+  // A decoder that drops the leading space of a sequence: decoding token by token would lose word boundaries.
+  const tokenizer = new HfTokenizer(
+    {
+      normalizer: null,
+      model: {
+        type: 'BPE',
+        vocab: { '<unk>': 0, '▁Hello': 1, '▁world': 2, '!': 3, '</s>': 4 },
+        merges: [],
+        unk_token: '<unk>',
+      },
+      pre_tokenizer: { type: 'Metaspace', replacement: '▁', prepend_scheme: 'always', split: true },
+      post_processor: null,
+      decoder: { type: 'Metaspace', replacement: '▁', prepend_scheme: 'always', split: true },
+      added_tokens: [{ id: 4, content: '</s>', special: true }],
+    },
+    { eos_token: '</s>' },
+  );
+
+  it('keeps the space before each word by decoding with the previous token as context', () => {
+    expect(tokenizer.decode([2])).toBe('world');
+    const decoder = tokenizer.createDecoder();
+    const pieces = [1, 2, 3].map((id) => decoder.push(id));
+    expect(pieces).toEqual(['Hello', ' world', '!']);
+    expect(pieces.join('') + decoder.flush()).toBe(tokenizer.decode([1, 2, 3]));
+  });
+});
