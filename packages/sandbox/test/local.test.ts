@@ -119,6 +119,21 @@ describe('local backend: outcomes', () => {
   });
 });
 
+describe('sandbox failures', () => {
+  it("a child that cannot apply its limits is a sandbox_error, not the code's error", async () => {
+    // Raising RLIMIT_NOFILE past the hard limit needs a capability the child no longer has.
+    const strict = await createSandbox({ workers: 1, limits: { maxOpenFiles: 1 << 30 } });
+    try {
+      const result = await strict.run({ code: 'print("never runs")' });
+      expect(result.status).toBe('sandbox_error');
+      expect(result.stdout).toBe('');
+      expect(result.sandboxMessage).toMatch(/setup failed.*ValueError/s);
+    } finally {
+      await strict.close();
+    }
+  });
+});
+
 describe('close', () => {
   it('stops every worker process before it resolves, and later runs reject', async () => {
     const own = await createSandbox({ workers: 2 });

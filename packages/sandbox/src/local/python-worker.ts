@@ -62,10 +62,7 @@ export class PythonWorker {
       });
     });
     // An idle worker must not keep the host process alive; a pending call holds its own timer.
-    this.child.unref();
-    for (const stream of [this.child.stdin, this.child.stdout, this.child.stderr]) {
-      (stream as unknown as { unref?: () => void }).unref?.();
-    }
+    this.holdEventLoop(false);
   }
 
   /** Starts a worker and waits until it has imported its preload modules. */
@@ -130,8 +127,18 @@ export class PythonWorker {
 
   /** Kills the worker and waits until its process is gone. */
   async stop(): Promise<void> {
+    // Waiting on an unreferenced process would let the host exit first.
+    this.holdEventLoop(true);
     this.kill();
     await this.exited;
+  }
+
+  private holdEventLoop(hold: boolean): void {
+    const method = hold ? 'ref' : 'unref';
+    this.child[method]();
+    for (const stream of [this.child.stdin, this.child.stdout, this.child.stderr]) {
+      (stream as unknown as Partial<Record<'ref' | 'unref', () => void>>)[method]?.();
+    }
   }
 
   private nextLine(timeoutMs: number): Promise<string> {

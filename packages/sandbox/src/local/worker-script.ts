@@ -52,12 +52,12 @@ LIMITS = [
 
 
 def child_setup(req, stdin_fd, out_w, err_w, mark_w):
-    os.setsid()
+    os.dup2(mark_w, 3)  # first, so that a failure below can still be reported on it
     os.dup2(stdin_fd, 0)
     os.dup2(out_w, 1)
     os.dup2(err_w, 2)
-    os.dup2(mark_w, 3)
     os.closerange(4, 1 << 16)
+    os.setsid()
     os.chdir(SCRATCH)
     if UID is not None:
         os.setgroups([])
@@ -103,15 +103,9 @@ def cell_frames(tb):
     return tb
 
 
-def child_main(req, stdin_fd, out_w, err_w, mark_w):
-    try:
-        child_setup(req, stdin_fd, out_w, err_w, mark_w)
-    except BaseException:
-        os.write(mark_w, MARK_SETUP)
-        traceback.print_exc()
-        os._exit(125)
+def run_code(req):
+    """Runs the replayed cells silently, then the cell; returns the exit code a fresh interpreter would give."""
     namespace = {"__name__": "__main__", "__builtins__": __builtins__}
-    code = 0
     try:
         if req["replay"]:
             saved = os.dup(1), os.dup(2)
@@ -121,8 +115,8 @@ def child_main(req, stdin_fd, out_w, err_w, mark_w):
             for index, cell in enumerate(req["replay"]):
                 try:
                     run_cell(cell, "<replay %d>" % index, namespace)
-                except Exception:
-                    pass
+                except BaseException:
+                    pass  # a cell that fails (or exits) on replay does not stop the new one
             sys.stdout.flush()
             sys.stderr.flush()
             os.dup2(saved[0], 1)
@@ -130,22 +124,37 @@ def child_main(req, stdin_fd, out_w, err_w, mark_w):
             for fd in (quiet,) + saved:
                 os.close(fd)
         run_cell(req["code"], "<cell>", namespace)
+        return 0
     except SystemExit as stop:
-        code = exit_code_of(stop)
+        return exit_code_of(stop)
     except BaseException as error:
         if isinstance(error, MemoryError):
             os.write(3, MARK_MEMORY)
-        code = 1
         try:
             traceback.print_exception(type(error), error, cell_frames(error.__traceback__))
         except BaseException:
             os.write(2, b"\n" + type(error).__name__.encode() + b"\n")
-    for stream in (sys.stdout, sys.stderr):
+        return 1
+
+
+def child_main(req, stdin_fd, out_w, err_w, mark_w):
+    """The forked child. Whatever happens, it ends in os._exit and never returns into the worker's loop."""
+    code = 125
+    try:
         try:
-            stream.flush()
+            child_setup(req, stdin_fd, out_w, err_w, mark_w)
         except BaseException:
-            pass
-    os._exit(code)
+            os.write(3, MARK_SETUP)
+            traceback.print_exc()
+            return
+        code = run_code(req)
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except BaseException:
+                pass
+    finally:
+        os._exit(code)
 
 
 def leftover_pids():
