@@ -89,7 +89,10 @@ function compareOne(pred: string, gold: string, options: GradeOptions): Verdict 
     const predExpr = parseOrText(p.text, limits);
     if (predExpr === null || goldExpr === null || predExpr.kind === 'text' || goldExpr.kind === 'text') {
       const words = wordsOf(p.text);
-      return verdict(words !== '' && words === wordsOf(g.text));
+      if (words !== '' && words === wordsOf(g.text)) return verdict(true);
+      // Different words are an ordinary miss; an answer that is neither mathematics nor words says so.
+      const unreadable = predExpr === null || goldExpr === null;
+      return { equivalent: false, reason: unreadable ? 'unparsable' : 'not_equivalent' };
     }
     return verdict(expressionsEqual(predExpr, goldExpr, context));
   } catch (error) {

@@ -61,6 +61,8 @@ describe('grade', () => {
       reason: 'no_answer',
     });
     expect(grade('\\boxed{4}', '3').reason).toBe('not_equivalent');
+    expect(grade('\\boxed{(1,2}', '3').reason).toBe('unparsable');
+    expect(grade('\\boxed{\\text{Bob}}', '\\text{Alice}').reason).toBe('not_equivalent');
   });
 
   it('accepts any of several golds (OlympiadBench lists)', () => {

@@ -5,17 +5,17 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { extractAnswer } from '../extract';
 import type { GradeResult } from '../grade';
-import type { BatchRequest, GradeTask, TaskReply } from './protocol';
+import { type BatchReply, type BatchRequest, type GradeTask, progressSlots } from './protocol';
 
 export interface GraderPoolOptions {
   /** Worker threads (default: available parallelism - 1, at least 1). */
   readonly size?: number;
   /**
    * Longest a single task may run before its worker is terminated and the task graded incorrect with reason
-   * "timeout" (default 2000 ms). This is the hard bound behind the in-thread time budget.
+   * "timeout" (default 2000 ms; detected within a quarter of it). The hard bound behind the in-thread budget.
    */
   readonly taskTimeoutMs?: number;
-  /** Tasks sent to a worker per message; larger batches cost fewer messages (default 32). */
+  /** Tasks sent to a worker per message, answered in one reply; larger batches cost fewer messages (default 32). */
   readonly batchSize?: number;
 }
 
@@ -33,26 +33,32 @@ interface Batch {
   /** Where task i of this batch goes in its gradeMany call's results. */
   readonly place: (index: number, result: GradeResult) => void;
   readonly fail: (error: Error) => void;
-  done: number;
 }
 
 interface Slot {
   worker: Worker;
+  readonly progress: Int32Array;
   ready: boolean;
   batch: Batch | null;
-  timer: NodeJS.Timeout | null;
+  watchdog: NodeJS.Timeout | null;
 }
 
 /**
  * A fixed set of worker threads grading in parallel. A task that exceeds its time limit costs its worker, which
  * is terminated and replaced, so one pathological answer can never hang the training loop.
+ *
+ * Workers reply once per batch; a watchdog per busy worker reads the worker's shared progress counter every
+ * quarter of the time limit, and a task whose index has not moved for the whole limit is the one that hangs: it
+ * is graded "timeout", the tasks before it (whose results died with the worker) and after it are queued again.
  */
 export function createGraderPool(options: GraderPoolOptions = {}): GraderPool {
   const size = options.size ?? Math.max(1, availableParallelism() - 1);
-  if (!Number.isInteger(size) || size < 1)
+  if (!Number.isInteger(size) || size < 1) {
     throw new RangeError(`createGraderPool: size must be a positive integer, got ${size}`);
+  }
   const taskTimeoutMs = options.taskTimeoutMs ?? 2_000;
   const batchSize = options.batchSize ?? 32;
+  const watchInterval = Math.max(5, taskTimeoutMs / 4);
   const script = workerScript();
   const queue: Batch[] = [];
   let nextBatchId = 0;
@@ -61,15 +67,15 @@ export function createGraderPool(options: GraderPoolOptions = {}): GraderPool {
   let consecutiveFailures = 0;
   let broken: Error | null = null;
 
-  // Workers are unref'd: an idle pool never keeps the process alive, while a batch in flight does (its timer).
+  // Workers are unref'd: an idle pool never keeps the process alive, while a batch in flight does (its watchdog).
   const spawn = (slot: Slot): Worker => {
-    const worker = new Worker(script.source, { eval: script.eval });
+    const worker = new Worker(script.source, { eval: script.eval, workerData: slot.progress.buffer });
     worker.unref();
     slot.ready = false;
-    worker.on('message', (reply: TaskReply | 'ready') => {
+    worker.on('message', (reply: BatchReply | 'ready') => {
       consecutiveFailures = 0;
-      if (reply !== 'ready') return onReply(slot, reply);
-      slot.ready = true;
+      if (reply === 'ready') slot.ready = true;
+      else onReply(slot, reply);
       dispatch();
     });
     worker.on('error', (error) => {
@@ -83,60 +89,72 @@ export function createGraderPool(options: GraderPoolOptions = {}): GraderPool {
   };
 
   const slots: Slot[] = Array.from({ length: size }, () => {
-    const slot = { batch: null, timer: null, ready: false } as unknown as Slot;
+    const progress = new Int32Array(new SharedArrayBuffer(progressSlots * Int32Array.BYTES_PER_ELEMENT));
+    const slot = { progress, ready: false, batch: null, watchdog: null } as unknown as Slot;
     slot.worker = spawn(slot);
     return slot;
   });
-
-  const armTimer = (slot: Slot): void => {
-    if (slot.timer) clearTimeout(slot.timer);
-    slot.timer = setTimeout(() => onTimeout(slot), taskTimeoutMs);
-  };
 
   const dispatch = (): void => {
     for (const slot of slots) {
       if (!slot.ready || slot.batch !== null || queue.length === 0) continue;
       const batch = queue.shift()!;
       slot.batch = batch;
-      const request: BatchRequest = { batch: batch.id, tasks: batch.tasks.slice(batch.done) };
+      Atomics.store(slot.progress, 0, -1);
+      const request: BatchRequest = { batch: batch.id, tasks: batch.tasks };
       slot.worker.postMessage(request);
-      armTimer(slot);
+      watch(slot, batch);
     }
   };
 
-  const onReply = (slot: Slot, reply: TaskReply): void => {
+  const watch = (slot: Slot, batch: Batch): void => {
+    let lastIndex = -1;
+    let stalledMs = 0;
+    slot.watchdog = setInterval(() => {
+      const started = Atomics.load(slot.progress, 0) === batch.id;
+      const index = started ? Atomics.load(slot.progress, 1) : -1;
+      stalledMs = index === lastIndex ? stalledMs + watchInterval : 0;
+      lastIndex = index;
+      if (started && stalledMs >= taskTimeoutMs) onTimeout(slot, batch, index);
+    }, watchInterval);
+  };
+
+  const release = (slot: Slot): void => {
+    if (slot.watchdog) clearInterval(slot.watchdog);
+    slot.watchdog = null;
+    slot.batch = null;
+  };
+
+  const onReply = (slot: Slot, reply: BatchReply): void => {
     const batch = slot.batch;
     if (batch === null || batch.id !== reply.batch) return;
-    batch.place(batch.done, reply.result);
-    batch.done += 1;
-    if (batch.done === batch.tasks.length) {
-      if (slot.timer) clearTimeout(slot.timer);
-      slot.batch = null;
-      dispatch();
-    } else {
-      armTimer(slot);
-    }
+    release(slot);
+    reply.results.forEach((result, index) => batch.place(index, result));
   };
 
-  const onTimeout = (slot: Slot): void => {
-    const batch = slot.batch;
-    if (batch === null) return;
-    const task = batch.tasks[batch.done]!;
-    batch.place(batch.done, {
+  const onTimeout = (slot: Slot, batch: Batch, hung: number): void => {
+    const task = batch.tasks[hung]!;
+    batch.place(hung, {
       correct: false,
       extracted: extractAnswer(task.response, task.options?.extraction),
       gold: task.gold,
       reason: 'timeout',
     });
-    batch.done += 1;
     replace(slot);
-    if (batch.done < batch.tasks.length) queue.unshift(batch);
+    const others = batch.tasks.map((_, index) => index).filter((index) => index !== hung);
+    if (others.length > 0) {
+      queue.unshift({
+        id: nextBatchId++,
+        tasks: others.map((index) => batch.tasks[index]!),
+        place: (index, result) => batch.place(others[index]!, result),
+        fail: batch.fail,
+      });
+    }
     dispatch();
   };
 
   const replace = (slot: Slot): void => {
-    if (slot.timer) clearTimeout(slot.timer);
-    slot.batch = null;
+    release(slot);
     void slot.worker.terminate();
     if (!closed && !broken) slot.worker = spawn(slot);
   };
@@ -155,7 +173,6 @@ export function createGraderPool(options: GraderPoolOptions = {}): GraderPool {
           queue.push({
             id: nextBatchId++,
             tasks: tasks.slice(start, start + batchSize),
-            done: 0,
             place: (index, result) => {
               results[start + index] = result;
               remaining -= 1;
@@ -175,8 +192,8 @@ export function createGraderPool(options: GraderPoolOptions = {}): GraderPool {
       for (const batch of queue.splice(0)) batch.fail(new Error('grader pool closed'));
       await Promise.all(
         slots.map((slot) => {
-          if (slot.timer) clearTimeout(slot.timer);
           slot.batch?.fail(new Error('grader pool closed'));
+          release(slot);
           return slot.worker.terminate();
         }),
       );

@@ -13,9 +13,14 @@ export interface BatchRequest {
   readonly tasks: readonly GradeTask[];
 }
 
-/** Worker to main thread: the result of task `index` of a batch (sent one by one, so a hang is pinned down). */
-export interface TaskReply {
+/** Worker to main thread, once per batch. */
+export interface BatchReply {
   readonly batch: number;
-  readonly index: number;
-  readonly result: GradeResult;
+  readonly results: readonly GradeResult[];
 }
+
+/**
+ * Shared progress of a worker, written with Atomics before each task: [batch id, index of the task being graded].
+ * The main thread reads it to find a task that stopped making progress without a message per task.
+ */
+export const progressSlots = 2;
