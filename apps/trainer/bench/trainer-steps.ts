@@ -61,7 +61,7 @@ trainer.dispose();
 
 const writer = new MetricsWriter('/tmp/taorl-bench-metrics.jsonl');
 writer.truncateAfter(() => false);
-const { context, dispose } = rlContext(session, problemSource(session));
+const { context, dispose } = rlContext(session, await problemSource(session));
 const rl = [];
 for (let step = 1; step <= 3; step++) rl.push(await rlStep(context, step));
 dispose();

@@ -45,7 +45,7 @@ async function twoSteps(outDir: string): Promise<{ lines: RlStepMetrics[]; weigh
   try {
     const before = session.policy.toCheckpoint().tensors;
     const writer = new MetricsWriter(join(outDir, 'metrics.jsonl'));
-    await runRl(session, problemSource(session), writer, { quiet: true });
+    await runRl(session, await problemSource(session), writer, { quiet: true });
     const after = session.policy.toCheckpoint().tensors;
     let weightDelta = 0;
     for (const [name, values] of before) {
@@ -67,7 +67,10 @@ async function resumedRun(outDir: string): Promise<RlStepMetrics[]> {
     'tiny.yaml',
   );
   try {
-    await runRl(interrupted, problemSource(interrupted), writer, { quiet: true, checkpointDir: outDir });
+    await runRl(interrupted, await problemSource(interrupted), writer, {
+      quiet: true,
+      checkpointDir: outDir,
+    });
   } finally {
     await interrupted.close();
   }
@@ -76,7 +79,7 @@ async function resumedRun(outDir: string): Promise<RlStepMetrics[]> {
     const latest = latestCheckpoint(outDir)!;
     await restoreWeights(latest.path, resumed.policy);
     writer.truncateAfter((line) => line.step <= latest.step);
-    await runRl(resumed, problemSource(resumed), writer, {
+    await runRl(resumed, await problemSource(resumed), writer, {
       quiet: true,
       completed: latest.step,
       checkpointDir: outDir,

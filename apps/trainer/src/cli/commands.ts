@@ -14,7 +14,7 @@ import { evaluate } from '../run/evaluate.js';
 import { problemSource } from '../run/problems.js';
 import { runRl } from '../run/rl-run.js';
 import { openSession, type Session } from '../run/session.js';
-import { arithSftTraces, runSft, sftExampleOf } from '../run/sft-run.js';
+import { runSft, sftExamples } from '../run/sft-run.js';
 import { deriveSeed } from '../util/seeds.js';
 import { commandUsage, type FlagSpec, parseCommand } from './command-args.js';
 import { presetPath } from './presets.js';
@@ -95,11 +95,9 @@ const sft: CommandSpec = {
   flags: {},
   async run(session, _flags, io) {
     const { config } = session;
-    if (config.sft.source === 'file')
-      throw new ConfigError(session.source, 'sft.source', "'file' is not wired yet; use generator");
     const writer = metricsWriter(config);
-    const traces = await arithSftTraces(session, config.sft.examples);
-    const trainer = await runSft(session, traces.map(sftExampleOf), writer, {
+    const examples = await sftExamples(session);
+    const trainer = await runSft(session, examples, writer, {
       steps: config.sft.steps,
       minutes: config.sft.minutes,
     });
@@ -140,7 +138,7 @@ const rl: CommandSpec = {
     } else {
       writer.truncateAfter(() => false);
     }
-    const problems = problemSource(session);
+    const problems = await problemSource(session);
     if (flags.eval === true && latest === null) {
       writer.write(await evaluate(session, problems.test(), { label: 'before RL', step: 0 }));
     }
@@ -164,7 +162,7 @@ const evalCommand: CommandSpec = {
   summary: 'Held-out evaluation of model.path (Avg@K, Pass@K, tool statistics)',
   flags: {},
   async run(session, _flags, io) {
-    const result = await evaluate(session, problemSource(session).test(), { label: 'eval', step: 0 });
+    const result = await evaluate(session, (await problemSource(session)).test(), { label: 'eval', step: 0 });
     io.out(
       `${result.problems} problems, K=${session.config.eval.samples}: accuracy ${percent(result.accuracy)}, ` +
         `pass@K ${percent(result.passAtK)}, tool calls ${result.toolCallsPerTrajectory.toFixed(2)}, ` +
@@ -184,7 +182,7 @@ const curate: CommandSpec = {
     const { config, policy, tokenizer, tools } = session;
     const count = integerFlag(flags, 'problems', 256);
     const k = integerFlag(flags, 'samples', 8);
-    const problems = problemSource(session).train(0, 0, count);
+    const problems = (await problemSource(session)).train(1, 0, count);
     const golds = new Map(problems.map((p) => [p.id, p.gold]));
     const prompts = problems.flatMap((p) =>
       Array.from({ length: k }, () => ({ groupId: p.id, promptIds: p.promptIds })),

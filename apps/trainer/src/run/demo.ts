@@ -57,7 +57,7 @@ export async function runDemo(session: Session, log: (text: string) => void): Pr
   mkdirSync(config.outDir, { recursive: true });
   const writer = new MetricsWriter(join(config.outDir, 'metrics.jsonl'));
   writer.truncateAfter(() => false);
-  const problems = problemSource(session);
+  const problems = await problemSource(session);
   const test = problems.test();
 
   const traces = await arithSftTraces(session, config.sft.examples);

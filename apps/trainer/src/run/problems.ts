@@ -1,7 +1,13 @@
-import { arithUserMessage, generateArithProblems } from '@taorl/data';
+import {
+  arithUserMessage,
+  type ChatMessage,
+  generateArithProblems,
+  loadDataset,
+  type RlPrompt,
+} from '@taorl/data';
 import { ConfigError } from '../config/schema-dsl.js';
 import type { Problem } from '../rl/rewards.js';
-import { deriveSeed } from '../util/seeds.js';
+import { deriveSeed, permutation } from '../util/seeds.js';
 import type { Session } from './session.js';
 
 /** Where RL problems and held-out problems come from. */
@@ -16,11 +22,11 @@ export interface ProblemSource {
  * The embedded arith-tool task: fresh training problems every step from @taorl/data's generator (the train split
  * never shares a question with the test split).
  */
-export function arithToolProblems(session: Session): ProblemSource {
+function arithToolProblems(session: Session): ProblemSource {
   const { config } = session;
   const toProblem = (problem: ReturnType<typeof generateArithProblems>[number]): Problem => ({
     id: problem.id,
-    promptIds: session.promptIds(arithUserMessage(problem)),
+    promptIds: session.promptIds([{ role: 'user', content: arithUserMessage(problem) }]),
     gold: problem.answer,
   });
   return {
@@ -39,11 +45,56 @@ export function arithToolProblems(session: Session): ProblemSource {
   };
 }
 
-export function problemSource(session: Session): ProblemSource {
-  if (session.config.task.name === 'arith-tool') return arithToolProblems(session);
-  throw new ConfigError(
-    session.source,
-    'task.name',
-    "'file' tasks are not wired into the trainer yet; use arith-tool",
-  );
+async function loadPrompts(session: Session, path: string, field: string): Promise<Problem[]> {
+  const problems: Problem[] = [];
+  try {
+    for await (const record of loadDataset(path, 'verl'))
+      problems.push(toProblem(session, record, path, problems.length));
+  } catch (error) {
+    throw new ConfigError(session.source, field, (error as Error).message);
+  }
+  if (problems.length === 0) throw new ConfigError(session.source, field, `${path} holds no prompts`);
+  return problems;
+}
+
+function toProblem(session: Session, record: RlPrompt, path: string, index: number): Problem {
+  const id = typeof record.extraInfo.id === 'string' ? record.extraInfo.id : `${path}#${index}`;
+  return { id, promptIds: session.promptIds(record.prompt as ChatMessage[]), gold: record.groundTruth };
+}
+
+/**
+ * RL prompts from verl-format files (JSONL or parquet): training problems are drawn through seeded epoch
+ * permutations (problem k of the run depends only on the seed and k); the held-out set is the first testSize
+ * prompts of task.testFile.
+ */
+async function fileProblems(session: Session): Promise<ProblemSource> {
+  const { task, rl, seed } = session.config;
+  if (task.file === undefined)
+    throw new ConfigError(session.source, 'task.file', "required when task.name is 'file'");
+  const train = await loadPrompts(session, task.file, 'task.file');
+  const test = task.testFile === undefined ? [] : await loadPrompts(session, task.testFile, 'task.testFile');
+  const orders = new Map<number, number[]>();
+  const at = (position: number): Problem => {
+    const epoch = Math.floor(position / train.length);
+    let order = orders.get(epoch);
+    if (order === undefined) {
+      order = permutation(train.length, deriveSeed(seed, 'rl-problem-order', epoch));
+      orders.set(epoch, order);
+    }
+    return train[order[position % train.length]!]!;
+  };
+  return {
+    train: (step, batch, count) =>
+      Array.from({ length: count }, (_, j) => at(((step - 1) * rl.maxGenBatches + batch) * count + j)),
+    test: () => {
+      if (test.length === 0)
+        throw new ConfigError(session.source, 'task.testFile', 'required for evaluation');
+      return test.slice(0, task.testSize);
+    },
+  };
+}
+
+/** The configured task's problems. */
+export async function problemSource(session: Session): Promise<ProblemSource> {
+  return session.config.task.name === 'arith-tool' ? arithToolProblems(session) : fileProblems(session);
 }

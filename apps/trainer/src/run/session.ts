@@ -1,4 +1,4 @@
-import { ByteTokenizer, ChatTemplate, HfTokenizer, type Tokenizer } from '@taorl/data';
+import { ByteTokenizer, type ChatMessage, ChatTemplate, HfTokenizer, type Tokenizer } from '@taorl/data';
 import { type BackendChoice, initBackend } from '@taorl/grpo';
 import { createSandbox, type Sandbox } from '@taorl/sandbox';
 import { ConfigError } from '../config/schema-dsl.js';
@@ -20,8 +20,8 @@ export interface Session {
   sandbox: Sandbox;
   tools: ToolEnvironment;
   components: RlComponents;
-  /** The chat-rendered prompt of a question, as token ids (the generation prompt opens the assistant turn). */
-  promptIds(question: string): Int32Array;
+  /** Chat-rendered prompt messages as token ids (the generation prompt opens the assistant turn). */
+  promptIds(messages: readonly ChatMessage[]): Int32Array;
   close(): Promise<void>;
 }
 
@@ -77,8 +77,7 @@ export async function openSession(config: TrainerConfig, source: string): Promis
     sandbox,
     tools,
     components,
-    promptIds: (question) =>
-      tokenizer.encode(template.render([{ role: 'user', content: question }], { addGenerationPrompt: true })),
+    promptIds: (messages) => tokenizer.encode(template.render(messages, { addGenerationPrompt: true })),
     async close() {
       policy.dispose();
       await sandbox.close();

@@ -2,9 +2,12 @@ import {
   type ArithTrace,
   generateArithProblems,
   generateArithTraces,
+  loadDataset,
   type SftExample,
+  toSftExample,
   trainingSequence,
 } from '@taorl/data';
+import { ConfigError } from '../config/schema-dsl.js';
 import type { MetricsWriter, SftStepMetrics } from '../report/metrics.js';
 import { ProgressBar } from '../report/progress.js';
 import { SftTrainer } from '../sft/sft-trainer.js';
@@ -40,6 +43,25 @@ export const sftExampleOf = (trajectory: ArithTrace): SftExample => {
   const { inputIds, lossMask } = trainingSequence(trajectory);
   return { inputIds, lossMask };
 };
+
+/** The configured SFT data: generated arith-tool traces, or a messages + tools JSONL/parquet file. */
+export async function sftExamples(session: Session): Promise<SftExample[]> {
+  const { sft } = session.config;
+  if (sft.source === 'generator') return (await arithSftTraces(session, sft.examples)).map(sftExampleOf);
+  if (sft.file === undefined)
+    throw new ConfigError(session.source, 'sft.file', "required when sft.source is 'file'");
+  const examples: SftExample[] = [];
+  try {
+    for await (const conversation of loadDataset(sft.file, 'sft')) {
+      examples.push(toSftExample(conversation, session.tokenizer, { template: session.template }));
+    }
+  } catch (error) {
+    throw new ConfigError(session.source, 'sft.file', (error as Error).message);
+  }
+  if (examples.length === 0)
+    throw new ConfigError(session.source, 'sft.file', `${sft.file} holds no conversations`);
+  return examples;
+}
 
 export interface SftRunOptions {
   steps: number;
