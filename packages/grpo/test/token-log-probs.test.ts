@@ -88,6 +88,40 @@ describe.each(TEST_BACKENDS)('tokenLogProbsAndEntropy on %s', (backend) => {
     },
   );
 
+  it('holds no second [B, T, V] tensor in the forward pass, and only the gradient and its chunks in the backward', async () => {
+    const [b, t, v] = [2, 16, 1000];
+    const z = tf.randomNormal([b, t, v]) as tf.Tensor3D;
+    const ids = tf.zeros([b, t], 'int32') as tf.Tensor2D;
+    // Peak bytes above the starting point, in units of the logits' size. tfjs counts the bytes of a reshape
+    // view again although it shares the buffer: the [B x T, V] view of the logits counts as one unit, and the
+    // gradient's [B, T, V] view of the [B x T, V] gradient as another.
+    const peak = async (run: () => void) => {
+      const before = tf.memory().numBytes;
+      return ((await tf.profile(run)).peakBytes - before) / (b * t * v * 4);
+    };
+    const forward = await peak(() => {
+      const result = tokenLogProbsAndEntropy(z, ids, { chunkTokens: 2 });
+      tf.dispose([result.logProbs, result.entropy]);
+    });
+    expect(forward).toBeLessThan(2); // the logits' view + chunk temporaries (16 chunks)
+    const entropyGradient = (logProbs: (x: tf.Tensor3D) => tf.Tensor) => () => {
+      tf.grad((x: tf.Tensor) => tf.sum(logProbs(x as tf.Tensor3D)))(z).dispose();
+    };
+    const backward = await peak(
+      entropyGradient((x) => tokenLogProbsAndEntropy(x, ids, { chunkTokens: 2 }).entropy),
+    );
+    expect(backward).toBeLessThan(4.5); // two views + the gradient + its chunks while they are concatenated
+    // The one-shot formulation keeps several [B, T, V] tensors for its backward pass.
+    const oneShot = await peak(
+      entropyGradient((x) => {
+        const logSoftmax = tf.logSoftmax(x);
+        return tf.neg(tf.mul(tf.exp(logSoftmax), logSoftmax));
+      }),
+    );
+    expect(oneShot).toBeGreaterThan(8);
+    tf.dispose([z, ids]);
+  });
+
   it('keeps no tensor alive beyond its two outputs', () => {
     const z = tf.tensor3d(logits, [B, T, V]);
     const ids = tf.tensor2d(targets, [B, T], 'int32');

@@ -66,36 +66,39 @@ export function tokenLogProbsAndEntropy(
     // Saved, not only captured: targets created inside the caller's gradient scope are disposed before the
     // backward pass unless the tape keeps them.
     save([flatLogits, flatTargets]);
+    // One tidy per chunk, so each chunk's [size, V] temporaries are freed before the next chunk starts.
     const value = tf.tidy(() =>
       tf.concat(
-        chunks.map(([start, size]) => {
-          const stats = chunkStatistics(flatLogits, flatTargets, start, size, temperature);
-          return tf.stack([stats.logProbs, stats.entropy], 1);
-        }),
+        chunks.map(([start, size]) =>
+          tf.tidy(() => {
+            const stats = chunkStatistics(flatLogits, flatTargets, start, size, temperature);
+            return tf.stack([stats.logProbs, stats.entropy], 1);
+          }),
+        ),
         0,
       ),
     );
-    const gradFunc = (dy: tf.Tensor, saved: tf.Tensor[]): tf.Tensor[] =>
-      tf.tidy(() => {
-        const [savedLogits, savedTargets] = saved as [tf.Tensor2D, tf.Tensor1D];
-        const gradient = tf.concat(
-          chunks.map(([start, size]) => {
-            const upstream = tf.slice(dy, [start, 0], [size, 2]);
-            const [gradLogProb, gradEntropy] = tf.unstack(upstream, 1) as [tf.Tensor1D, tf.Tensor1D];
-            return chunkLogitGradient(
-              savedLogits,
-              savedTargets,
-              start,
-              size,
-              temperature,
-              gradLogProb,
-              gradEntropy,
-            );
-          }),
-          0,
-        );
-        return [gradient, tf.zerosLike(savedTargets)];
-      });
+    const gradFunc = (dy: tf.Tensor, saved: tf.Tensor[]): tf.Tensor[] => {
+      const [savedLogits, savedTargets] = saved as [tf.Tensor2D, tf.Tensor1D];
+      const pieces = chunks.map(([start, size]) =>
+        tf.tidy(() => {
+          const upstream = tf.slice(dy, [start, 0], [size, 2]);
+          const [gradLogProb, gradEntropy] = tf.unstack(upstream, 1) as [tf.Tensor1D, tf.Tensor1D];
+          return chunkLogitGradient(
+            savedLogits,
+            savedTargets,
+            start,
+            size,
+            temperature,
+            gradLogProb,
+            gradEntropy,
+          );
+        }),
+      );
+      const gradient = pieces.length === 1 ? pieces[0]! : tf.concat(pieces, 0);
+      if (pieces.length > 1) tf.dispose(pieces);
+      return [gradient, tf.zerosLike(savedTargets)];
+    };
     return { value, gradFunc };
   });
 
