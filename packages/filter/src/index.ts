@@ -13,6 +13,7 @@ export {
   executionValidity,
   NO_TOOL_CALLS,
 } from './execution-validity';
+export { type OverlongFilterOptions, overlongFilter, TRUNCATED } from './overlong';
 export { type FilterFactory, filterNames, getFilter, registerFilter } from './registry';
 export { type ToolAwareFilterOptions, toolAwareFilter } from './tool-aware';
 export { trajectoryFilter, type Verdict } from './trajectory-filter';

@@ -1,6 +1,7 @@
 import { type AnswerDiscriminabilityOptions, answerDiscriminability } from './answer-discriminability';
 import { type DynamicSamplingOptions, dynamicSampling } from './dynamic-sampling';
 import { type ExecutionValidityOptions, executionValidity } from './execution-validity';
+import { type OverlongFilterOptions, overlongFilter } from './overlong';
 import { type ToolAwareFilterOptions, toolAwareFilter } from './tool-aware';
 import type { Filter } from './types';
 import { type VoidTurnOptions, voidTurn } from './void-turn';
@@ -15,6 +16,7 @@ const factories = new Map<string, FilterFactory>([
   ['tool-aware', (options) => toolAwareFilter(options as ToolAwareFilterOptions)],
   ['dynamic-sampling', (options) => dynamicSampling(options as DynamicSamplingOptions)],
   ['void-turn', (options) => voidTurn(options as VoidTurnOptions)],
+  ['overlong', (options) => overlongFilter(options as OverlongFilterOptions)],
 ]);
 
 /**

@@ -21,6 +21,8 @@ export interface FilterableTrajectory {
   readonly lossMask?: Uint8Array;
   /** SimpleTIR's void turn: a turn that produced neither a code block nor a final answer. */
   readonly voidTurn?: boolean;
+  /** The response hit the length budget before a final answer or EOS. */
+  readonly truncated?: boolean;
 }
 
 /** `drop` removes a trajectory from the batch; `mask` keeps it (and its reward in the group) with a zero loss mask. */

@@ -6,7 +6,9 @@ import {
   type Filter,
   filterNames,
   getFilter,
+  overlongFilter,
   registerFilter,
+  TRUNCATED,
   trajectoryFilter,
   VOID_TURN,
   voidTurn,
@@ -59,6 +61,17 @@ describe('voidTurn (SimpleTIR)', () => {
   it('accepts a custom detector', () => {
     const batch = [t(1, 1), t(1, 0)];
     expect(voidTurn({ mode: 'drop', isVoid: (x) => x.reward === 0 }).apply(batch).keptIndices).toEqual([0]);
+  });
+});
+
+describe('overlongFilter (DAPO)', () => {
+  it('masks truncated responses by default, or drops them', () => {
+    const batch = [t(1, 1, { truncated: true }), t(1, 0, { truncated: false }), t(1, 0)];
+    const masked = overlongFilter().apply(batch);
+    expect(masked.masked).toEqual([{ index: 0, filter: 'overlong', reason: TRUNCATED }]);
+    expect(Array.from(masked.kept[0]!.lossMask!)).toEqual([0, 0]);
+    expect(overlongFilter({ mode: 'drop' }).apply(batch).keptIndices).toEqual([1, 2]);
+    expect(() => overlongFilter({ mode: 'clip' as never })).toThrow(/overlong: option 'mode'/);
   });
 });
 
