@@ -17,3 +17,14 @@ describe('isEquivalent on hand-written cases, per comparison class', () => {
     });
   }
 });
+
+describe('symbolic comparison beyond floating point', () => {
+  it('sees one changed term among a hundred ninth powers (exact probing of rational functions)', () => {
+    const sum = Array.from({ length: 100 }, (_, index) => `(x+${index})^{9}`).join('+');
+    expect(compareAnswers(sum, sum.replace('(x+0)', '(x+1)'))).toEqual({
+      equivalent: false,
+      reason: 'not_equivalent',
+    });
+    expect(compareAnswers(sum, `${sum}+x-x`).equivalent).toBe(true);
+  });
+});

@@ -23,21 +23,29 @@ import * as Q from '../math/rational';
 
 /**
  * Exact value of an expression built from rationals with + - * /, integer powers, factorials, |.| and perfect
- * square roots; null as soon as anything irrational or symbolic appears (the caller then evaluates numerically).
+ * square roots, with symbols taken from `env`; null as soon as anything irrational or unassigned appears (the
+ * caller then evaluates in floating point).
  */
-export function evaluateExact(expr: Expr, deadline: Deadline): Q.Rational | null {
+export function evaluateExact(
+  expr: Expr,
+  deadline: Deadline,
+  env: ReadonlyMap<string, Q.Rational> = noSymbols,
+): Q.Rational | null {
   deadline.check();
+  const recurse = (inner: Expr): Q.Rational | null => evaluateExact(inner, deadline, env);
   switch (expr.kind) {
     case 'number':
       return expr.value;
+    case 'symbol':
+      return env.get(expr.name) ?? null;
     case 'negate': {
-      const value = evaluateExact(expr.operand, deadline);
+      const value = recurse(expr.operand);
       return value && Q.neg(value);
     }
     case 'binary': {
       if (expr.op === '±') return null;
-      const left = evaluateExact(expr.left, deadline);
-      const right = left && evaluateExact(expr.right, deadline);
+      const left = recurse(expr.left);
+      const right = left && recurse(expr.right);
       if (!left || !right) return null;
       if (expr.op === '+') return Q.add(left, right);
       if (expr.op === '-') return Q.sub(left, right);
@@ -46,7 +54,7 @@ export function evaluateExact(expr: Expr, deadline: Deadline): Q.Rational | null
       return Q.isInteger(right) ? Q.powInt(left, right.num) : null;
     }
     case 'call': {
-      const argument = expr.args.length === 1 ? evaluateExact(expr.args[0]!, deadline) : null;
+      const argument = expr.args.length === 1 ? recurse(expr.args[0]!) : null;
       if (!argument) return null;
       if (expr.name === 'factorial') return Q.factorial(argument);
       if (expr.name === 'abs') return argument.num < 0n ? Q.neg(argument) : argument;
@@ -57,6 +65,8 @@ export function evaluateExact(expr: Expr, deadline: Deadline): Q.Rational | null
       return null;
   }
 }
+
+const noSymbols: ReadonlyMap<string, Q.Rational> = new Map();
 
 function exactSquareRoot(value: Q.Rational): Q.Rational | null {
   if (value.num < 0n) return null;

@@ -8,6 +8,8 @@ import { containsInfinity, evaluateComplex, evaluateExact, freeSymbols } from '.
 /** Probing wants this many points where both sides are defined, out of at most maxProbes tries. */
 const probesNeeded = 6;
 const maxProbes = 24;
+/** Exact rational probe points: each misses a nonzero difference of degree d with probability <= d / 280. */
+const exactProbes = 4;
 
 /**
  * Whether two complex values agree within a relative tolerance. Against an exact zero the test is absolute
@@ -41,6 +43,8 @@ export function scalarsEqual(pred: Expr, gold: Expr, context: CompareContext): b
       close(predValue, complex(goldValue.re * factor, goldValue.im * factor), context.relTol),
     );
   }
+  const exact = probeExactly(pred, gold, symbols, context);
+  if (exact !== null) return exact;
   return probe(
     symbols,
     context,
@@ -100,6 +104,50 @@ function percentVariants(gold: Q.Rational, context: CompareContext): Q.Rational[
   return percentFactors(context).map((factor) =>
     factor === 1 ? gold : Q.mul(gold, factor === 100 ? Q.rational(100n) : Q.rational(1n, 100n)),
   );
+}
+
+/**
+ * Rational functions (polynomials and quotients with rational coefficients) are compared exactly at random
+ * rational points: by the Schwartz-Zippel lemma a nonzero difference of degree d vanishes at a random point of a
+ * set S with probability at most d / |S|. This sees differences that floating point cannot, such as one changed
+ * term among a hundred ninth powers. Null when either side is not a rational function or grows too large, so the
+ * caller probes in floating point instead.
+ */
+function probeExactly(pred: Expr, gold: Expr, symbols: string[], context: CompareContext): boolean | null {
+  // Square roots and absolute values of rational points hide the complex branches the float probe checks.
+  if (!isRationalFunction(pred) || !isRationalFunction(gold)) return null;
+  const random = seededRandom(0x2a7);
+  for (let point = 0; point < exactProbes; point++) {
+    const env = new Map<string, Q.Rational>();
+    for (const symbol of symbols) {
+      const numerator = BigInt(Math.floor(random() * 41) - 20 || 21);
+      env.set(symbol, Q.rational(numerator, BigInt(1 + Math.floor(random() * 7))));
+    }
+    try {
+      const a = evaluateExact(pred, context.deadline, env);
+      const b = a && evaluateExact(gold, context.deadline, env);
+      if (!a || !b) return null;
+      if (!Q.equals(a, b)) return false;
+    } catch (error) {
+      if (error instanceof TooLargeError) return null;
+      throw error;
+    }
+  }
+  return true;
+}
+
+function isRationalFunction(expr: Expr): boolean {
+  switch (expr.kind) {
+    case 'number':
+    case 'symbol':
+      return true;
+    case 'negate':
+      return isRationalFunction(expr.operand);
+    case 'binary':
+      return expr.op !== '±' && isRationalFunction(expr.left) && isRationalFunction(expr.right);
+    default:
+      return false;
+  }
 }
 
 /** At probe points values are of order one, so cancellation noise gets an absolute floor. */
