@@ -25,8 +25,9 @@ export const trainerSchema = {
       'embedded',
       'hf',
     ] as const),
-    path: optionalStr('Hugging Face folder (config.json, safetensors, tokenizer.json) when source is hf'),
-    init: optionalStr('a checkpoint file of an earlier run to start from'),
+    path: optionalStr(
+      'Hugging Face folder to load (config.json + safetensors; tokenizer.json too for hf); embedded: a saved tiny policy',
+    ),
   }),
   task: section('where prompts and golds come from', {
     name: str('arith-tool (the embedded generator) or file', 'arith-tool', ['arith-tool', 'file'] as const),

@@ -7,7 +7,8 @@ import {
 } from '@taorl/data';
 import { ConfigError } from '../config/schema-dsl.js';
 import type { Problem } from '../rl/rewards.js';
-import { deriveSeed, permutation } from '../util/seeds.js';
+import { epochStream } from '../util/batching.js';
+import { deriveSeed } from '../util/seeds.js';
 import type { Session } from './session.js';
 
 /** Where RL problems and held-out problems come from. */
@@ -73,19 +74,13 @@ async function fileProblems(session: Session): Promise<ProblemSource> {
     throw new ConfigError(session.source, 'task.file', "required when task.name is 'file'");
   const train = await loadPrompts(session, task.file, 'task.file');
   const test = task.testFile === undefined ? [] : await loadPrompts(session, task.testFile, 'task.testFile');
-  const orders = new Map<number, number[]>();
-  const at = (position: number): Problem => {
-    const epoch = Math.floor(position / train.length);
-    let order = orders.get(epoch);
-    if (order === undefined) {
-      order = permutation(train.length, deriveSeed(seed, 'rl-problem-order', epoch));
-      orders.set(epoch, order);
-    }
-    return train[order[position % train.length]!]!;
-  };
+  const stream = epochStream(train.length, seed, 'rl-problem-order');
   return {
     train: (step, batch, count) =>
-      Array.from({ length: count }, (_, j) => at(((step - 1) * rl.maxGenBatches + batch) * count + j)),
+      Array.from(
+        { length: count },
+        (_, j) => train[stream(((step - 1) * rl.maxGenBatches + batch) * count + j)]!,
+      ),
     test: () => {
       if (test.length === 0)
         throw new ConfigError(session.source, 'task.testFile', 'required for evaluation');

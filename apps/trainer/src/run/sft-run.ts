@@ -11,7 +11,8 @@ import { ConfigError } from '../config/schema-dsl.js';
 import type { MetricsWriter, SftStepMetrics } from '../report/metrics.js';
 import { ProgressBar } from '../report/progress.js';
 import { SftTrainer } from '../sft/sft-trainer.js';
-import { deriveSeed, permutation } from '../util/seeds.js';
+import { epochStream, lengthGroupedBatches } from '../util/batching.js';
+import { deriveSeed } from '../util/seeds.js';
 import type { Session } from './session.js';
 
 /**
@@ -63,6 +64,9 @@ export async function sftExamples(session: Session): Promise<SftExample[]> {
   return examples;
 }
 
+/** Batches per length-sorted group (see lengthGroupedBatches). */
+const LENGTH_GROUP_BATCHES = 8;
+
 export interface SftRunOptions {
   steps: number;
   /** Wall-clock budget in minutes (0 = none). */
@@ -91,8 +95,8 @@ export function sftTrainer(session: Session): SftTrainer {
 }
 
 /**
- * SFT steps over `examples` in seeded epoch permutations (step k's batch depends only on the seed and k), one
- * metrics line per step. Returns the trainer so a caller can continue it.
+ * SFT steps over `examples` in seeded epoch permutations, length-grouped to limit padding (step k's batch depends
+ * only on the seed and k), one metrics line per step. Returns the trainer so a caller can continue it.
  */
 export async function runSft(
   session: Session,
@@ -107,20 +111,16 @@ export async function runSft(
   const bar = options.quiet === true ? null : new ProgressBar({ label: 'sft', total: options.steps });
   const deadline =
     options.minutes > 0 ? performance.now() + options.minutes * 60_000 : Number.POSITIVE_INFINITY;
-  const orders = new Map<number, number[]>();
-  const exampleAt = (position: number): SftExample => {
-    const epoch = Math.floor(position / examples.length);
-    let order = orders.get(epoch);
-    if (order === undefined) {
-      order = permutation(examples.length, deriveSeed(config.seed, 'sft-order', epoch));
-      orders.set(epoch, order);
-    }
-    return examples[order[position % examples.length]!]!;
-  };
+  const batchAt = lengthGroupedBatches(
+    epochStream(examples.length, config.seed, 'sft-order'),
+    (item) => examples[item]!.inputIds.length,
+    batchSize,
+    LENGTH_GROUP_BATCHES,
+    config.seed,
+  );
   for (let i = 0; i < options.steps && performance.now() < deadline; i++) {
     const started = performance.now();
-    const index = trainer.steps;
-    const batch = Array.from({ length: batchSize }, (_, j) => exampleAt(index * batchSize + j));
+    const batch = batchAt(trainer.steps).map((item) => examples[item]!);
     const stats = await trainer.step(batch);
     const totalMs = performance.now() - started;
     const line: SftStepMetrics = {

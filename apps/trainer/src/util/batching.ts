@@ -1,0 +1,51 @@
+import { deriveSeed, permutation } from './seeds.js';
+
+/**
+ * Position k of an endless stream of seeded epoch permutations of 0..n-1: every item once per epoch, the order of
+ * epoch e drawn from (seed, purpose, e). Position k depends only on k, so a resumed run reads the same stream.
+ */
+export function epochStream(n: number, seed: number, purpose: string): (position: number) => number {
+  if (!(Number.isInteger(n) && n > 0)) throw new Error(`epochStream: need at least one item, got ${n}`);
+  const orders = new Map<number, number[]>();
+  return (position) => {
+    const epoch = Math.floor(position / n);
+    let order = orders.get(epoch);
+    if (order === undefined) {
+      order = permutation(n, deriveSeed(seed, purpose, epoch));
+      orders.set(epoch, order);
+    }
+    return order[position % n]!;
+  };
+}
+
+/**
+ * Length-grouped batching (the group_by_length of Hugging Face's Trainer): every `groupBatches` consecutive
+ * batches take their items from one stretch of the stream, sorted by length and cut into batches served in a
+ * seeded order. Padding to the longest sequence of a batch then wastes little, while each epoch still sees every
+ * item once. Returns the item indices of batch b.
+ */
+export function lengthGroupedBatches(
+  stream: (position: number) => number,
+  lengthOf: (item: number) => number,
+  batchSize: number,
+  groupBatches: number,
+  seed: number,
+): (batch: number) => number[] {
+  const groups = new Map<number, number[][]>();
+  return (batch) => {
+    const group = Math.floor(batch / groupBatches);
+    let batches = groups.get(group);
+    if (batches === undefined) {
+      const start = group * groupBatches * batchSize;
+      const items = Array.from({ length: groupBatches * batchSize }, (_, j) => stream(start + j));
+      items.sort((a, b) => lengthOf(a) - lengthOf(b) || a - b);
+      const sorted = Array.from({ length: groupBatches }, (_, j) =>
+        items.slice(j * batchSize, (j + 1) * batchSize),
+      );
+      batches = permutation(groupBatches, deriveSeed(seed, 'length-groups', group)).map((j) => sorted[j]!);
+      groups.clear();
+      groups.set(group, batches);
+    }
+    return batches[batch % groupBatches]!;
+  };
+}

@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { epochStream, lengthGroupedBatches } from '../src/util/batching.js';
+
+describe('SFT batching', () => {
+  it('serves every item once per epoch, in a seeded order that depends only on the position', () => {
+    const stream = epochStream(10, 4, 'test');
+    const epochs = [0, 1, 2].map((e) => Array.from({ length: 10 }, (_, k) => stream(e * 10 + k)));
+    for (const epoch of epochs) expect([...epoch].sort((a, b) => a - b)).toEqual([...Array(10).keys()]);
+    expect(epochs[0]).not.toEqual(epochs[1]);
+    expect(epochStream(10, 4, 'test')(17)).toBe(stream(17));
+  });
+
+  it('groups similar lengths into batches without losing or repeating items, and pads less', () => {
+    const lengths = Array.from({ length: 64 }, (_, i) => 20 + ((i * 37) % 200));
+    const batchSize = 4;
+    const stream = epochStream(64, 9, 'sft');
+    const batchAt = lengthGroupedBatches(stream, (i) => lengths[i]!, batchSize, 8, 9);
+    const batches = Array.from({ length: 16 }, (_, b) => batchAt(b));
+    expect(batches.flat().sort((a, b) => a - b)).toEqual([...Array(64).keys()]);
+    const padded = (groups: number[][]) =>
+      groups.reduce((sum, batch) => sum + batch.length * Math.max(...batch.map((i) => lengths[i]!)), 0);
+    const plain = Array.from({ length: 16 }, (_, b) =>
+      Array.from({ length: batchSize }, (_, j) => stream(b * batchSize + j)),
+    );
+    expect(padded(batches)).toBeLessThan(padded(plain));
+    // Within one group of 8 batches, the batches are contiguous ranges of the sorted lengths.
+    const spans = batches.slice(0, 8).map((batch) => {
+      const ls = batch.map((i) => lengths[i]!);
+      return [Math.min(...ls), Math.max(...ls)] as const;
+    });
+    spans.sort((a, b) => a[0] - b[0]);
+    for (let j = 1; j < spans.length; j++) expect(spans[j]![0]).toBeGreaterThanOrEqual(spans[j - 1]![1]);
+    expect(lengthGroupedBatches(stream, (i) => lengths[i]!, batchSize, 8, 9)(5)).toEqual(batches[5]);
+  });
+});
