@@ -69,14 +69,16 @@ function addBonus(
     const row = rows[i]!;
     for (let k = 0; k < r.length; k += 2) {
       const end = r[k + 1]!;
+      // Branch-free: whether a token is in S is a coin flip to the branch predictor, so every candidate gets
+      // psi times a 0/1 gate (outside S that writes a + 0 = a back; only a -0 would come back as +0).
       for (let p = r[k]!; p < end; p++) {
         const h = entropies[p]!;
-        if (h < threshold || lossMask[p] === 0) continue;
         const a = row[p]!;
-        const psi = Math.min(weight * h, Math.abs(a) * inverseKappa);
+        const psi =
+          +(h >= threshold) * (lossMask[p] !== 0 ? 1 : 0) * Math.min(weight * h, Math.abs(a) * inverseKappa);
         row[p] = a + psi;
         sum += psi;
-        if (psi > max) max = psi;
+        max = Math.max(max, psi);
       }
     }
   }
