@@ -23,4 +23,25 @@ export function processesOfUids(first: number, count: number): number[] {
   return found;
 }
 
+/** Waits until no live process of the uid range is left (processes of a killed worker die asynchronously). */
+export async function processesGone(first: number, count: number, patienceMs = 10_000): Promise<number[]> {
+  const until = Date.now() + patienceMs;
+  let left = processesOfUids(first, count);
+  while (left.length > 0 && Date.now() < until) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    left = processesOfUids(first, count);
+  }
+  return left;
+}
+
+/** Waits until some process of the uid range exists, i.e. a run has started. */
+export async function processStarted(first: number, count: number, patienceMs = 20_000): Promise<boolean> {
+  const until = Date.now() + patienceMs;
+  while (Date.now() < until) {
+    if (processesOfUids(first, count).length > 0) return true;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return false;
+}
+
 export const isRoot = process.getuid?.() === 0;

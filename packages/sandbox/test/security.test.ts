@@ -2,7 +2,7 @@ import { existsSync, statfsSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox, type ExecResult, type LocalSandbox } from '../src/index';
-import { isRoot, privateUidBase, processesOfUids } from './helpers';
+import { isRoot, privateUidBase, processesGone, processesOfUids, processStarted } from './helpers';
 
 // Hostile snippets from the issue's list, each against the real bubblewrap pool. After every test: no process of
 // the pool's uids is left on the host, and the pool still serves a plain run.
@@ -121,12 +121,17 @@ describe.skipIf(!isRoot)('security: hostile code is contained and classified', (
 
   it('a run cannot see the files of a concurrent run', async () => {
     const secret = `secret-${Math.random()}`;
-    const writer = sandbox.run({
-      code: `import time\nopen("mine.txt", "w").write("${secret}")\ntime.sleep(1.5)\nprint(open("mine.txt").read())`,
-    });
-    await new Promise((resolve) => setTimeout(resolve, 400));
-    // The leftover check of afterEach would see the writer now: it runs under the pool's uids.
-    expect(processesOfUids(uidBase, WORKERS).length).toBeGreaterThan(0);
+    const order: string[] = [];
+    const writer = sandbox
+      .run({
+        code: `import time\nopen("mine.txt", "w").write("${secret}")\ntime.sleep(3)\nprint(open("mine.txt").read())`,
+      })
+      .then((result) => {
+        order.push('writer');
+        return result;
+      });
+    // The writer runs under one of the pool's uids; once it exists, the reader starts on the other worker.
+    expect(await processStarted(uidBase, WORKERS)).toBe(true);
     const reader = await sandbox.run({
       code: [
         'import glob, os',
@@ -137,12 +142,15 @@ describe.skipIf(!isRoot)('security: hostile code is contained and classified', (
         'print(sorted(p for p in os.listdir("/proc") if p.isdigit()))',
       ].join('\n'),
     });
+    order.push('reader');
     expect(reader.status).toBe('ok');
     expect(reader.stdout).not.toContain('mine.txt');
     // Only bwrap's init, the worker and this run exist in its pid namespace.
     const pids = JSON.parse(reader.stdout.split('\n')[1]?.replace(/'/g, '"') ?? '[]') as string[];
     expect(pids.length).toBeLessThanOrEqual(3);
     expect((await writer).stdout).toBe(`${secret}\n`);
+    // The reader looked while the writer's file existed.
+    expect(order).toEqual(['reader', 'writer']);
   });
 
   it('a file or a SysV shared-memory segment left behind is gone for the next run', async () => {
@@ -232,7 +240,7 @@ describe.skipIf(!isRoot)('a crashed worker', () => {
       { code: 'import time\ntime.sleep(3)\nprint("slow")' },
       { code: 'import time\ntime.sleep(3)\nprint("slow")' },
     ]);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(await processStarted(uidBase, WORKERS)).toBe(true);
     process.kill(pids[0] as number, 'SIGKILL');
     const results = await running;
     const statuses = results.map((result) => result.status).sort();
@@ -242,5 +250,7 @@ describe.skipIf(!isRoot)('a crashed worker', () => {
     expect(failed?.exitCode).toBeNull();
     const after = await sandbox.runMany([{ code: 'print(1)' }, { code: 'print(2)' }]);
     expect(after.map((result) => result.status)).toEqual(['ok', 'ok']);
+    // The killed worker's pid namespace dies with it (asynchronously): its run's process goes too.
+    expect(await processesGone(uidBase, WORKERS)).toEqual([]);
   });
 });
