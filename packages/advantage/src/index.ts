@@ -27,6 +27,7 @@ export {
   type SingletonPolicy,
 } from './estimators';
 export { groupIndex } from './groups';
+export { noShaper } from './no-shaper';
 export { type OverlongOptions, overlongPenalty } from './overlong';
 export { type PostToolInput, postToolMask } from './post-tool';
 export { overlongShaper, type RewardShaper, type ShapedRewards, shapeRewards } from './reward-shaping';
@@ -40,7 +41,6 @@ export {
   type EntropyShaperFactory,
   entropyShaperNames,
   getEntropyShaper,
-  noShaper,
   registerEntropyShaper,
 } from './shaper-registry';
 export type { EntropyShaper, ShapedAdvantages, ShapeOptions, ShapingDiagnostics } from './shaping';

@@ -1,31 +1,11 @@
 import { type AepoShaperOptions, aepoShaper } from './aepo';
 import { chengShaper, type EntropyBonusOptions, type TaoShaperOptions, taoShaper } from './entropy-bonus';
-import { checkOptionNames } from './options';
+import { noShaper } from './no-shaper';
 import { createRegistry } from './registry';
-import { type EntropyShaper, shapingTarget } from './shaping';
+import type { EntropyShaper } from './shaping';
 
 /** Builds a shaper from config options; options it does not know are an error. */
 export type EntropyShaperFactory = (options?: Readonly<Record<string, unknown>>) => EntropyShaper;
-
-/** The identity: advantages copied unchanged (the bonus turned off). */
-export function noShaper(options: Readonly<Record<string, unknown>> = {}): EntropyShaper {
-  checkOptionNames('none', options, []);
-  return {
-    name: 'none',
-    shape: (_batch, advantages, shapeOptions) => ({
-      advantages: shapingTarget(advantages, shapeOptions),
-      diagnostics: {
-        shaper: 'none',
-        candidateTokens: 0,
-        selectedTokens: 0,
-        entropyThreshold: null,
-        entropyScale: null,
-        meanBonus: 0,
-        maxBonus: 0,
-      },
-    }),
-  };
-}
 
 // Config options are untyped; each factory validates every field it reads and rejects unknown ones.
 const shapers = createRegistry<EntropyShaperFactory>('entropy shaper', [
