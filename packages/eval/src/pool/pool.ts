@@ -12,7 +12,7 @@ export interface GraderPoolOptions {
   readonly size?: number;
   /**
    * Longest a single task may run before its worker is terminated and the task graded incorrect with reason
-   * "timeout" (default 2000 ms; detected within a quarter of it). The hard bound behind the in-thread budget.
+   * "timeout" (default 1500 ms; detected within a tenth of it, so a verdict comes within 2 s). The hard bound behind the in-thread budget.
    */
   readonly taskTimeoutMs?: number;
   /** Tasks sent to a worker per message, answered in one reply; larger batches cost fewer messages (default 32). */
@@ -37,7 +37,7 @@ interface Batch {
 
 interface Slot {
   worker: Worker;
-  readonly progress: Int32Array;
+  readonly progress: Float64Array;
   ready: boolean;
   batch: Batch | null;
   watchdog: NodeJS.Timeout | null;
@@ -47,18 +47,18 @@ interface Slot {
  * A fixed set of worker threads grading in parallel. A task that exceeds its time limit costs its worker, which
  * is terminated and replaced, so one pathological answer can never hang the training loop.
  *
- * Workers reply once per batch; a watchdog per busy worker reads the worker's shared progress counter every
- * quarter of the time limit, and a task whose index has not moved for the whole limit is the one that hangs: it
- * is graded "timeout", the tasks before it (whose results died with the worker) and after it are queued again.
+ * Workers reply once per batch; a watchdog per busy worker reads the worker's shared progress (task index and its
+ * start time) every tenth of the time limit, and a task running past the limit is the one that hangs: it is
+ * graded "timeout", the tasks before it (whose results died with the worker) and after it are queued again.
  */
 export function createGraderPool(options: GraderPoolOptions = {}): GraderPool {
   const size = options.size ?? Math.max(1, availableParallelism() - 1);
   if (!Number.isInteger(size) || size < 1) {
     throw new RangeError(`createGraderPool: size must be a positive integer, got ${size}`);
   }
-  const taskTimeoutMs = options.taskTimeoutMs ?? 2_000;
+  const taskTimeoutMs = options.taskTimeoutMs ?? 1_500;
   const batchSize = options.batchSize ?? 32;
-  const watchInterval = Math.max(5, taskTimeoutMs / 4);
+  const watchInterval = Math.max(5, taskTimeoutMs / 10);
   const script = workerScript();
   const queue: Batch[] = [];
   let nextBatchId = 0;
@@ -89,7 +89,7 @@ export function createGraderPool(options: GraderPoolOptions = {}): GraderPool {
   };
 
   const slots: Slot[] = Array.from({ length: size }, () => {
-    const progress = new Int32Array(new SharedArrayBuffer(progressSlots * Int32Array.BYTES_PER_ELEMENT));
+    const progress = new Float64Array(new SharedArrayBuffer(progressSlots * Float64Array.BYTES_PER_ELEMENT));
     const slot = { progress, ready: false, batch: null, watchdog: null } as unknown as Slot;
     slot.worker = spawn(slot);
     return slot;
@@ -100,7 +100,7 @@ export function createGraderPool(options: GraderPoolOptions = {}): GraderPool {
       if (!slot.ready || slot.batch !== null || queue.length === 0) continue;
       const batch = queue.shift()!;
       slot.batch = batch;
-      Atomics.store(slot.progress, 0, -1);
+      slot.progress[0] = -1;
       const request: BatchRequest = { batch: batch.id, tasks: batch.tasks };
       slot.worker.postMessage(request);
       watch(slot, batch);
@@ -108,14 +108,9 @@ export function createGraderPool(options: GraderPoolOptions = {}): GraderPool {
   };
 
   const watch = (slot: Slot, batch: Batch): void => {
-    let lastIndex = -1;
-    let stalledMs = 0;
     slot.watchdog = setInterval(() => {
-      const started = Atomics.load(slot.progress, 0) === batch.id;
-      const index = started ? Atomics.load(slot.progress, 1) : -1;
-      stalledMs = index === lastIndex ? stalledMs + watchInterval : 0;
-      lastIndex = index;
-      if (started && stalledMs >= taskTimeoutMs) onTimeout(slot, batch, index);
+      const [batchId, index, startedAt] = slot.progress;
+      if (batchId === batch.id && Date.now() - startedAt! >= taskTimeoutMs) onTimeout(slot, batch, index!);
     }, watchInterval);
   };
 

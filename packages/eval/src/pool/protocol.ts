@@ -20,7 +20,8 @@ export interface BatchReply {
 }
 
 /**
- * Shared progress of a worker, written with Atomics before each task: [batch id, index of the task being graded].
- * The main thread reads it to find a task that stopped making progress without a message per task.
+ * Shared progress of a worker, written before each task: [batch id, index of the task being graded, Date.now() at
+ * its start]. The main thread reads it to find an overrunning task without a message per task (aligned 64-bit
+ * stores do not tear on the platforms Node supports, and the watchdog only needs a recent value).
  */
-export const progressSlots = 2;
+export const progressSlots = 3;
