@@ -81,6 +81,26 @@ describe('computeAdvantages', () => {
     });
   });
 
+  it('every shaper respects the loss mask and leaves its input alone', () => {
+    const random = seededRandom(77);
+    for (let trial = 0; trial < 60; trial++) {
+      const batch = freeze(randomBatch(random, 'real'));
+      const before = snapshot(batch);
+      for (const shaper of ['tao', 'cheng', 'aepo', 'none']) {
+        const broadcast = tokenAdvantages(batch, sequenceAdvantages(batch).advantages);
+        const copy = Array.from(broadcast.packed!.data);
+        const { advantages } = getEntropyShaper(shaper).shape(batch, broadcast);
+        expect(Array.from(broadcast.packed!.data)).toEqual(copy);
+        batch.forEach((t, i) => {
+          t.lossMask.forEach((m, p) => {
+            if (m === 0) expect(advantages.perTrajectory[i]![p]).toBe(0);
+          });
+        });
+      }
+      expect(snapshot(batch)).toBe(before);
+    }
+  });
+
   it('gives all-zero advantages and no bonus when every group is degenerate', () => {
     const random = seededRandom(6);
     const batch = randomBatch(random).map((t) => ({ ...t, reward: t.groupId % 2 }));
