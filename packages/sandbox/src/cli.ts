@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { createSandbox } from './create';
-import type { IsolationMode } from './local/local-sandbox';
+import type { IsolationMode } from './local/options';
 
 const USAGE = `Usage: taorl-sandbox run [file.py | -] [options]
 

@@ -1,4 +1,5 @@
-import { createLocalSandbox, type LocalSandbox, type LocalSandboxOptions } from './local/local-sandbox';
+import { createLocalSandbox, type LocalSandbox } from './local/local-sandbox';
+import type { LocalSandboxOptions } from './local/options';
 import { createSandboxFusionSandbox, type SandboxFusionOptions } from './remote/sandboxfusion';
 import type { Sandbox } from './types';
 

@@ -154,7 +154,18 @@ describe('createSandbox', () => {
 
   it('rejects bad options naming the field', async () => {
     await expect(createSandbox({ workers: 0 })).rejects.toThrow(/workers/);
-    await expect(createSandbox({ pythonPath: '/no/python3' })).rejects.toThrow(/pythonPath "\/no\/python3"/);
+    await expect(createSandbox({ pythonPath: '/no/python3' })).rejects.toThrow(
+      /pythonPath must be an executable file, got "\/no\/python3"/,
+    );
+    await expect(createSandbox({ preload: ['os; import evil'] })).rejects.toThrow(
+      /preload must be an array of module names/,
+    );
+    await expect(createSandbox({ readOnlyPaths: ['usr'] })).rejects.toThrow(
+      /readOnlyPaths must be an array of absolute/,
+    );
+    await expect(createSandbox({ mode: 'thread' as 'fork' })).rejects.toThrow(
+      /mode must be 'fork' or 'spawn', got "thread"/,
+    );
     await expect(createSandbox({ limits: { memoryMb: -5 } })).rejects.toThrow(/memoryMb/);
   });
 

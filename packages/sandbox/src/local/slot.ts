@@ -1,0 +1,85 @@
+import type { ResolvedRequest } from '../limits';
+import type { ExecResult } from '../types';
+import { sandboxError, toExecResult } from './classify';
+import { PythonWorker, type WorkerCommand, WorkerFailure, type WorkerRequest } from './python-worker';
+
+/** Time the worker may need beyond the code's own limit: cleanup (up to 2 s) and the reply. */
+const WATCHDOG_GRACE_MS = 5000;
+
+function toWorkerRequest(request: ResolvedRequest): WorkerRequest {
+  return {
+    code: request.code,
+    stdin: request.stdin,
+    files: request.files.map((file) => ({
+      path: file.path,
+      data: Buffer.from(typeof file.content === 'string' ? Buffer.from(file.content) : file.content).toString(
+        'base64',
+      ),
+    })),
+    replay: request.session,
+    ...request.limits,
+  };
+}
+
+/** One pool seat: a uid, a scratch directory and the worker currently serving them (replaced after a crash). */
+export class Slot {
+  private worker: Promise<PythonWorker> | null = null;
+  private stopped = false;
+  pid: number | undefined;
+
+  constructor(
+    private readonly command: () => WorkerCommand,
+    private readonly startupTimeoutMs: number,
+    private readonly reuse: boolean,
+  ) {}
+
+  warm(): Promise<PythonWorker> {
+    if (this.stopped) return Promise.reject(new WorkerFailure('the sandbox is closed'));
+    if (this.worker === null) {
+      const starting = PythonWorker.start(this.command(), this.startupTimeoutMs);
+      starting.then(
+        (worker) => {
+          this.pid = worker.pid;
+        },
+        () => {
+          if (this.worker === starting) this.worker = null;
+        },
+      );
+      this.worker = starting;
+    }
+    return this.worker;
+  }
+
+  async execute(request: ResolvedRequest): Promise<ExecResult> {
+    const started = performance.now();
+    let worker: PythonWorker | undefined;
+    try {
+      worker = await this.warm();
+      const reply = await worker.execute(
+        toWorkerRequest(request),
+        request.limits.timeoutMs + WATCHDOG_GRACE_MS,
+      );
+      return toExecResult(reply);
+    } catch (error) {
+      if (!(error instanceof WorkerFailure)) throw error;
+      return sandboxError(error.message, performance.now() - started);
+    } finally {
+      if (worker && (!this.reuse || !worker.alive)) this.retire(worker);
+    }
+  }
+
+  private retire(worker: PythonWorker): void {
+    worker.kill();
+    this.worker = null;
+    this.pid = undefined;
+    // In fork mode a fresh worker starts at once, so the next call does not pay for the start.
+    if (this.reuse) this.warm().catch(() => undefined);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    const worker = this.worker;
+    this.worker = null;
+    await (await worker?.catch(() => null))?.stop();
+  }
+}
