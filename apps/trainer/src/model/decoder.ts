@@ -6,7 +6,9 @@ import { permute } from './permute.js';
 
 /**
  * One decoder layer's weights. Linear weights are stored [in, out] (transposed from the Hugging Face [out, in]) so
- * products need no transposed matMul; q/k/v and gate/up are fused column-wise into one product each.
+ * products need no transposed matMul; q/k/v are fused column-wise into one product. Gate and up stay apart:
+ * splitting a fused [n, 2 * intermediate] product costs a copy (and a concat in the gradient) that two products
+ * do not.
  */
 export interface LayerWeights {
   inputNorm: tf.Variable<tf.Rank.R1>;
@@ -16,7 +18,8 @@ export interface LayerWeights {
   qNorm?: tf.Variable<tf.Rank.R1>;
   kNorm?: tf.Variable<tf.Rank.R1>;
   postNorm: tf.Variable<tf.Rank.R1>;
-  gateUp: tf.Variable<tf.Rank.R2>;
+  gate: tf.Variable<tf.Rank.R2>;
+  up: tf.Variable<tf.Rank.R2>;
   down: tf.Variable<tf.Rank.R2>;
 }
 
@@ -148,9 +151,8 @@ function attention(
   return { out: matMul2d(mixed, layer.o), ...(cache ? { cache } : {}) };
 }
 
-function mlp(x: tf.Tensor2D, layer: LayerWeights, intermediate: number): tf.Tensor2D {
-  const [gate, up] = tf.split(matMul2d(x, layer.gateUp), [intermediate, intermediate], 1);
-  return matMul2d(tf.mul(silu(gate!), up!) as tf.Tensor2D, layer.down);
+function mlp(x: tf.Tensor2D, layer: LayerWeights): tf.Tensor2D {
+  return matMul2d(tf.mul(silu(matMul2d(x, layer.gate)), matMul2d(x, layer.up)) as tf.Tensor2D, layer.down);
 }
 
 /**
@@ -171,7 +173,7 @@ export function decoderHidden(
     const { out, cache: layerCache } = attention(normed, layer, config, [b, t], context, context.cache?.[i]);
     if (layerCache) cache.push(layerCache);
     h = tf.add(h, out);
-    h = tf.add(h, mlp(rmsNorm(h, layer.postNorm, config.rmsNormEps), layer, config.intermediateSize));
+    h = tf.add(h, mlp(rmsNorm(h, layer.postNorm, config.rmsNormEps), layer));
   });
   return { hidden: rmsNorm(h, weights.norm, config.rmsNormEps), cache };
 }

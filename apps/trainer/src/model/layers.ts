@@ -1,4 +1,3 @@
-import { matMul2d } from '@taorl/grpo';
 import * as tf from '@tensorflow/tfjs';
 
 // The layers below (and @taorl/grpo's matMul2d, the linear layer) avoid the slow paths of tfjs's wasm backend
@@ -123,16 +122,25 @@ export function ropeTables(
   return { cos: tf.tensor(cos, tableShape), sin: tf.tensor(sin, tableShape) };
 }
 
-/** R with x R = rotateHalf(x) = concat(-x2, x1) for rows x = [x1, x2] of width dim. */
-function rotateHalfMatrix(dim: number): tf.Tensor2D {
+/** R with x R = rotateHalf(x) = concat(-x2, x1) for rows x = [x1, x2] of width dim; R^T = -R. */
+function rotateHalfMatrix(dim: number, sign: 1 | -1): tf.Tensor2D {
   const half = dim / 2;
   const r = new Float32Array(dim * dim);
   for (let i = 0; i < half; i++) {
-    r[(i + half) * dim + i] = -1;
-    r[i * dim + i + half] = 1;
+    r[(i + half) * dim + i] = -sign;
+    r[i * dim + i + half] = sign;
   }
   return tf.tensor2d(r, [dim, dim]);
 }
+
+/** rows [n, dim] -> rotateHalf(rows), differentiable in rows only (R is a constant: no gradient is spent on it). */
+const rotateHalf = tf.customGrad(((rows: tf.Tensor2D) => {
+  const dim = rows.shape[1];
+  return {
+    value: tf.matMul(rows, rotateHalfMatrix(dim, 1)),
+    gradFunc: (dy: tf.Tensor2D) => tf.matMul(dy, rotateHalfMatrix(dim, -1)),
+  };
+}) as unknown as CustomGradientFunc) as (rows: tf.Tensor2D) => tf.Tensor2D;
 
 /**
  * Applies rotate-half RoPE to x [..., heads, headDim]: x * cos + rotateHalf(x) * sin. rotateHalf is a product with
@@ -141,7 +149,6 @@ function rotateHalfMatrix(dim: number): tf.Tensor2D {
  */
 export function applyRope<T extends tf.Tensor>(x: T, tables: RopeTables): T {
   const dim = x.shape[x.rank - 1]!;
-  const rows = tf.reshape(x, [-1, dim]) as tf.Tensor2D;
-  const rotated = tf.reshape(matMul2d(rows, rotateHalfMatrix(dim)), x.shape);
+  const rotated = tf.reshape(rotateHalf(tf.reshape(x, [-1, dim]) as tf.Tensor2D), x.shape);
   return tf.add(tf.mul(x, tables.cos), tf.mul(rotated, tables.sin)) as T;
 }

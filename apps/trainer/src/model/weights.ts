@@ -43,7 +43,7 @@ function concat(parts: Float32Array[]): Float32Array {
 function projectionSizes(config: ModelConfig) {
   const q = config.numHeads * config.headDim;
   const kv = config.numKvHeads * config.headDim;
-  return { qkv: [q, kv, kv], gateUp: [config.intermediateSize, config.intermediateSize] };
+  return { qkv: [q, kv, kv] };
 }
 
 /** tfjs variable names are global: each set of weights gets its own prefix. */
@@ -51,7 +51,7 @@ let instances = 0;
 
 /**
  * Builds trainable variables from Hugging Face tensors (as `loadCheckpoint` returns them). Variables are named
- * `policy<k>/<HF name>` (fused ones `qkv`, `qkv_bias`, `gate_up`), so a name tells e.g. a norm weight apart.
+ * `policy<k>/<HF name>` (the fused ones `qkv` and `qkv_bias`), so a name tells e.g. a norm weight apart.
  */
 export function weightsFromTensors(config: ModelConfig, tensors: Map<string, Float32Array>): DecoderWeights {
   const prefix = `policy${instances++}/`;
@@ -90,10 +90,15 @@ export function weightsFromTensors(config: ModelConfig, tensors: Map<string, Flo
         [d],
         `${p}.post_attention_layernorm.weight`,
       ),
-      gateUp: variable(
-        fuseTransposed([get(`${p}.mlp.gate_proj.weight`), get(`${p}.mlp.up_proj.weight`)], sizes.gateUp, d),
-        [d, 2 * config.intermediateSize],
-        `${p}.mlp.gate_up`,
+      gate: variable(
+        fuseTransposed([get(`${p}.mlp.gate_proj.weight`)], [config.intermediateSize], d),
+        [d, config.intermediateSize],
+        `${p}.mlp.gate_proj.weight`,
+      ),
+      up: variable(
+        fuseTransposed([get(`${p}.mlp.up_proj.weight`)], [config.intermediateSize], d),
+        [d, config.intermediateSize],
+        `${p}.mlp.up_proj.weight`,
       ),
       down: variable(
         fuseTransposed([get(`${p}.mlp.down_proj.weight`)], [d], config.intermediateSize),
@@ -164,9 +169,11 @@ export function tensorsFromWeights(config: ModelConfig, weights: DecoderWeights)
       tensors.set(`${p}.self_attn.k_norm.weight`, read(layer.kNorm));
     }
     tensors.set(`${p}.post_attention_layernorm.weight`, read(layer.postNorm));
-    const [gate, up] = splitTransposed(read(layer.gateUp), sizes.gateUp, d);
-    tensors.set(`${p}.mlp.gate_proj.weight`, gate!);
-    tensors.set(`${p}.mlp.up_proj.weight`, up!);
+    tensors.set(
+      `${p}.mlp.gate_proj.weight`,
+      splitTransposed(read(layer.gate), [config.intermediateSize], d)[0]!,
+    );
+    tensors.set(`${p}.mlp.up_proj.weight`, splitTransposed(read(layer.up), [config.intermediateSize], d)[0]!);
     tensors.set(
       `${p}.mlp.down_proj.weight`,
       splitTransposed(read(layer.down), [d], config.intermediateSize)[0]!,
@@ -186,7 +193,7 @@ export function weightVariables(weights: DecoderWeights): tf.Variable[] {
     if (l.qkvBias) vars.push(l.qkvBias);
     vars.push(l.o);
     if (l.qNorm && l.kNorm) vars.push(l.qNorm, l.kNorm);
-    vars.push(l.postNorm, l.gateUp, l.down);
+    vars.push(l.postNorm, l.gate, l.up, l.down);
   }
   vars.push(weights.norm);
   if (weights.lmHead) vars.push(weights.lmHead);
