@@ -13,13 +13,15 @@ export function rewardOf(t: FilterableTrajectory, position: number): number {
   return reward;
 }
 
-/** The grader's verdict; without one, a positive reward counts as correct. */
+/** The grader's verdict; without one, a positive reward counts as correct. A NaN reward is an error either way. */
 export function correctnessOf(t: FilterableTrajectory, position: number): boolean {
-  if (typeof t.correct === 'boolean') return t.correct;
-  if (t.correct !== undefined) {
-    throw new Error(`trajectory ${position}: field 'correct' must be a boolean, got ${String(t.correct)}`);
+  const { correct } = t;
+  if (correct !== undefined && typeof correct !== 'boolean') {
+    throw new Error(`trajectory ${position}: field 'correct' must be a boolean, got ${String(correct)}`);
   }
-  return rewardOf(t, position) > 0;
+  // Validate a present reward even when the verdict decides: a NaN must not pass unnoticed.
+  if (t.reward !== undefined) rewardOf(t, position);
+  return correct ?? rewardOf(t, position) > 0;
 }
 
 export function toolCallsOf(t: FilterableTrajectory, position: number): FilterableTrajectory['toolCalls'] {

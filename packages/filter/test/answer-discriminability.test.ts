@@ -55,6 +55,11 @@ describe('answerDiscriminability (C2)', () => {
     expect(() => answerDiscriminability().apply(bad)).toThrow(
       "trajectory 1: field 'reward' must be a finite number",
     );
+    const nanWithVerdict = [t(1, true), { ...t(1, false), reward: Number.NaN }];
+    expect(() => answerDiscriminability().apply(nanWithVerdict)).toThrow(/trajectory 1: field 'reward'/);
+    expect(() => answerDiscriminability().apply([{ ...t(1, true), correct: 'yes' as never }])).toThrow(
+      /trajectory 0: field 'correct' must be a boolean/,
+    );
     expect(() => answerDiscriminability().apply([{ groupId: 1, toolCalls: [] }])).toThrow(
       /trajectory 0: needs a numeric 'reward' or a boolean 'correct'/,
     );
