@@ -128,7 +128,10 @@ function oneShotLogProbs(logits: tf.Tensor3D, targets: tf.Tensor2D) {
   };
 }
 
-async function logProbVariants(w: Workload, chunkTokens: number[]): Promise<Record<string, number>> {
+async function logProbVariants(
+  w: Workload,
+  chunkTokens: number[],
+): Promise<Record<string, { seconds: number; peak: number }>> {
   const logits = tf.randomNormal([w.batch, w.time, w.vocab], 0, 2, 'float32', 3) as tf.Tensor3D;
   const targets = tf.tensor2d(makeBatch(w).tokens, [w.batch, w.time], 'int32');
   const gradientOf =
@@ -149,8 +152,16 @@ async function logProbVariants(w: Workload, chunkTokens: number[]): Promise<Reco
     );
   }
   const times = await interleaved(variants, 7);
+  // Peak tensor bytes above the start, in units of the logits' size (tfjs counts reshape views as bytes too).
+  const peaks: Record<string, number> = {};
+  for (const [name, run] of Object.entries(variants)) {
+    const before = tf.memory().numBytes;
+    peaks[name] = ((await tf.profile(run)).peakBytes - before) / (logits.size * 4);
+  }
   tf.dispose([logits, targets]);
-  return times;
+  return Object.fromEntries(
+    Object.entries(times).map(([name, seconds]) => [name, { seconds, peak: peaks[name]! }]),
+  );
 }
 
 const load = () =>
@@ -178,10 +189,10 @@ for (const backend of backends) {
     );
   }
   const logProbs = await logProbVariants(w, [tokens, tokens / 8]);
-  const oneShot = logProbs['one-shot log-softmax']!;
-  for (const [name, seconds] of Object.entries(logProbs)) {
+  const oneShot = logProbs['one-shot log-softmax']!.seconds;
+  for (const [name, { seconds, peak }] of Object.entries(logProbs)) {
     console.log(
-      `log-probs + entropy, forward + backward, ${name.padEnd(22)}: ${(seconds * 1000).toFixed(1)} ms  (${(oneShot / seconds).toFixed(2)}x)`,
+      `log-probs + entropy, forward + backward, ${name.padEnd(22)}: ${(seconds * 1000).toFixed(1)} ms  (${(oneShot / seconds).toFixed(2)}x), peak ${peak.toFixed(1)} x logits`,
     );
   }
 }

@@ -229,6 +229,8 @@ describe.each(TEST_BACKENDS)('GrpoUpdater on %s', (backend) => {
     const { refLogProbs: _, ...withoutRef } = batch;
     await expect(updater.update(withoutRef)).rejects.toThrow('loss.klCoef > 0 needs batch.refLogProbs');
     expect(() => setup({ ppoEpochs: 0 })).toThrow('options.ppoEpochs must be an integer >= 1');
+    expect(() => setup({ temperature: 0 })).toThrow('options.temperature must be a positive number');
+    expect(() => setup({ microBatchRows: 1.5 })).toThrow('options.microBatchRows must be an integer >= 1');
     expect(() => setup({ schedule: { kind: 'cosine', totalSteps: 0 } })).toThrow('schedule.totalSteps');
     expect(() => setup({ loss: { clipHigh: -1 } })).toThrow('config.clipHigh');
   });

@@ -111,6 +111,9 @@ export class GrpoUpdater {
       fail('learningRate', 'a positive number', learningRate);
     if (maxGradNorm !== null && !(maxGradNorm > 0)) fail('maxGradNorm', 'positive or null', maxGradNorm);
     if (!(Number.isInteger(ppoEpochs) && ppoEpochs >= 1)) fail('ppoEpochs', 'an integer >= 1', ppoEpochs);
+    const { temperature } = this.options;
+    if (!(temperature > 0 && Number.isFinite(temperature)))
+      fail('temperature', 'a positive number', temperature);
     for (const [field, value] of [
       ['miniBatchRows', miniBatchRows],
       ['microBatchRows', microBatchRows],
