@@ -23,7 +23,8 @@ const assistantMarkers = [
   '<|start_header_id|>assistant<|end_header_id|>',
   'Assistant:',
 ];
-const outputBlockOpeners = ['```output', '<output>', '<interpreter>'];
+/** Tool outputs of the three trajectory formats (markdown, hermes, tags) and the plain <output> tag. */
+const outputBlockOpeners = ['```output', '<tool_response>', '<interpreter>', '<output>'];
 const boxCommands = ['\\boxed', '\\fbox'];
 
 /**

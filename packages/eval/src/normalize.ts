@@ -18,8 +18,13 @@ export function normalizeAnswer(raw: string): NormalizedAnswer {
   text = stripDelimiters(text);
   text = text.replace(/\\(?:boxed|fbox)\s*\{((?:[^{}]|\{[^{}]*\})*)\}/g, '$1');
   text = text.replace(/\n/g, ' ').replace(/\\(?:displaystyle|textstyle)/g, '');
-  // Degrees: 90^\circ, 90^{\circ}, 90°, \degree.
+  // Degrees: a unit to drop (90^\circ, 90^{\circ}, 90°, \degree), except inside trigonometry (\sin 30^\circ).
+  if (/\\(?:sin|cos|tan|sec|csc|cot)/.test(text)) {
+    text = text.replace(/(\d+(?:\.\d+)?)\s*(?:\^\s*\{?\s*\\circ\s*\}?|°|\\degree)/g, '(\\frac{$1\\pi}{180})');
+  }
   text = text.replace(/\^\s*\{?\s*\\circ\s*\}?|\\circ|°|\\degree/g, '');
+  text = text.replace(/\\mathbb\s*\{?R\}?/g, '(-\\infty, \\infty)');
+  text = text.replace(/(\d*)\.(\d*)\\overline\s*\{(\d+)\}/g, repeatingDecimal);
   // Currency.
   text = text.replace(/\\\$|\$/g, '').trim();
   // Thousands separators inside numbers: 1{,}000, 1\,000 and (whole-answer only) 1,000,000.
@@ -41,6 +46,14 @@ export function normalizeAnswer(raw: string): NormalizedAnswer {
   // Leading decimal point: .5 -> 0.5 (the tokenizer reads both, this keeps text comparisons aligned).
   text = text.replace(/(^|[^\d])\.(\d)/g, '$10.$2');
   return { text, percent };
+}
+
+/** 0.1\overline{6} = (16 - 1) / 90: the exact fraction of a repeating decimal. */
+function repeatingDecimal(_: string, whole: string, fixed: string, repeating: string): string {
+  const all = BigInt(`${whole}${fixed}${repeating}` || '0');
+  const prefix = BigInt(`${whole}${fixed}` || '0');
+  const denominator = (10n ** BigInt(repeating.length) - 1n) * 10n ** BigInt(fixed.length);
+  return `\\frac{${all - prefix}}{${denominator}}`;
 }
 
 function stripDelimiters(text: string): string {

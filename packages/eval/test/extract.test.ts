@@ -43,6 +43,8 @@ describe('extractAnswer', () => {
       '<|im_start|>assistant\n```python\nprint(1)\n```\n```output\n\\boxed{1}\n```\nDone.';
     expect(extractAnswer(answerOnlyInTool)).toBeNull();
     expect(extractAnswer(answerOnlyInTool, { finalTextOnly: false })).toBe('1');
+    const hermes = '<tool_call>{}</tool_call>\n<tool_response>\n\\boxed{9}\n</tool_response>\nSo \\boxed{8}.';
+    expect(extractAnswer(hermes)).toBe('8');
   });
 });
 

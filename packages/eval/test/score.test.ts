@@ -106,4 +106,21 @@ describe('countToolUse', () => {
     ].join('\n');
     expect(countToolUse(response)).toEqual({ toolCalls: 2, toolFailures: 1, codeLines: 3 });
   });
+
+  it('reads the hermes and tags formats and untagged markdown blocks', () => {
+    const hermes = [
+      '<tool_call>{"name": "code_interpreter", "arguments": {"code": "a = 1\\nprint(a)"}}</tool_call>',
+      '<tool_response>\n1\n</tool_response>',
+      '<tool_call>{"name": "code_interpreter", "arguments": "{\\"code\\": \\"x\\"}"}</tool_call>',
+      '<tool_response>\nNameError: x\n</tool_response>',
+    ].join('\n');
+    expect(countToolUse(hermes)).toEqual({ toolCalls: 2, toolFailures: 1, codeLines: 3 });
+    const tags = '<code>print(1)</code>\n<interpreter>\nTimeoutError: timed out\n</interpreter>';
+    expect(countToolUse(tags)).toEqual({ toolCalls: 1, toolFailures: 1, codeLines: 1 });
+    expect(countToolUse('```\nprint(2)\n```\n```output\n2\n```\n```text\nnot code\n```')).toEqual({
+      toolCalls: 1,
+      toolFailures: 0,
+      codeLines: 1,
+    });
+  });
 });

@@ -5,22 +5,55 @@ export interface ToolUse {
   readonly codeLines: number;
 }
 
-const codeBlock = /```(?:python|py)\s*\n([\s\S]*?)```/g;
-const outputBlock = /```output\s*\n([\s\S]*?)```/g;
+/** Markdown fences are matched whole with their tag, so an output block's closing fence never opens a code block. */
+const fencedBlock = /```(\w*)[^\S\n]*\n([\s\S]*?)```/g;
+const codeTags = new Set(['', 'py', 'python']);
+/** Code of a tool call in the hermes and tags formats. */
+const callPatterns: readonly [RegExp, (body: string) => string][] = [
+  [/<tool_call>([\s\S]*?)<\/tool_call>/g, hermesCode],
+  [/<code>([\s\S]*?)<\/code>/g, (body) => body],
+];
+const outputPatterns = [
+  /<tool_response>([\s\S]*?)<\/tool_response>/g,
+  /<interpreter>([\s\S]*?)<\/interpreter>/g,
+];
 const failureMarker = /Traceback \(most recent call last\)|\b[A-Z][a-zA-Z]*Error\b|timed out/;
 
 /**
- * Counts ```python blocks as tool calls (their non-blank lines as code lines) and ```output blocks that show a
- * Python error or a timeout as failed calls: the markdown protocol of SimpleTIR / ToRA trajectories.
+ * Counts tool calls (```python blocks, <tool_call> JSON, <code> tags) and their non-blank code lines, and tool
+ * outputs (```output, <tool_response>, <interpreter>) that show a Python error or a timeout as failed calls: the
+ * trajectory formats of docs/packages/sandbox.md, as in SimpleTIR, Open-AgentRL and ToRA.
  */
 export function countToolUse(response: string): ToolUse {
-  let toolCalls = 0;
-  let codeLines = 0;
-  for (const match of response.matchAll(codeBlock)) {
-    toolCalls += 1;
-    codeLines += match[1]!.split('\n').filter((line) => line.trim() !== '').length;
+  const codes: string[] = [];
+  const outputs: string[] = [];
+  for (const [, tag, body] of response.matchAll(fencedBlock)) {
+    if (codeTags.has(tag!)) codes.push(body!);
+    else if (tag === 'output') outputs.push(body!);
   }
-  let toolFailures = 0;
-  for (const match of response.matchAll(outputBlock)) if (failureMarker.test(match[1]!)) toolFailures += 1;
-  return { toolCalls, toolFailures, codeLines };
+  for (const [pattern, codeOf] of callPatterns) {
+    for (const match of response.matchAll(pattern)) codes.push(codeOf(match[1]!));
+  }
+  for (const pattern of outputPatterns)
+    for (const match of response.matchAll(pattern)) outputs.push(match[1]!);
+  return {
+    toolCalls: codes.length,
+    toolFailures: outputs.filter((output) => failureMarker.test(output)).length,
+    codeLines: codes.reduce(
+      (sum, code) => sum + code.split('\n').filter((line) => line.trim() !== '').length,
+      0,
+    ),
+  };
+}
+
+/** The code argument of a hermes tool call (arguments an object or a JSON string); the raw body otherwise. */
+function hermesCode(body: string): string {
+  try {
+    const call = JSON.parse(body) as { arguments?: unknown };
+    const args = typeof call.arguments === 'string' ? JSON.parse(call.arguments) : call.arguments;
+    const code = (args as { code?: unknown } | undefined)?.code;
+    return typeof code === 'string' ? code : body;
+  } catch {
+    return body;
+  }
 }
