@@ -6,7 +6,7 @@ import * as tf from '@tensorflow/tfjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCheckpoint } from '../../src/model/checkpoint.js';
 import type { DecoderWeights } from '../../src/model/decoder.js';
-import { batchMatMul } from '../../src/model/layers.js';
+import { batchMatMul, channelProduct } from '../../src/model/layers.js';
 import { loadPolicy } from '../../src/model/transformer-policy.js';
 import { tensorsFromWeights } from '../../src/model/weights.js';
 import {
@@ -102,20 +102,37 @@ describe('gradients', () => {
     },
   );
 
-  it('batchMatMul (the loop-of-2-D path used on wasm) has the gradients dA = G B^T and dB = A^T G', () => {
+  // channelProduct in the [n, m, k] x [n, k, p] layout of a batched matMul, so one reference serves both.
+  const viaChannels = (a: tf.Tensor3D, b: tf.Tensor3D) =>
+    tf.transpose(
+      channelProduct(tf.transpose(a, [1, 2, 0]), tf.transpose(b, [1, 0, 2])),
+      [1, 0, 2],
+    ) as tf.Tensor3D;
+
+  it.each([
+    ['batchMatMul (KV-cache decoding, non-wasm backends)', batchMatMul],
+    ['channelProduct (depthwise convolution, wasm training)', viaChannels],
+  ])('%s: values A B and gradients dA = G B^T, dB = A^T G equal float64 sums', (_name, product) => {
     const [n, m, k, p] = [3, 40, 30, 20];
     const r = seeded(3);
     const a = Array.from({ length: n }, () => Array.from({ length: m }, () => Array.from({ length: k }, r)));
     const b = Array.from({ length: n }, () => Array.from({ length: k }, () => Array.from({ length: p }, r)));
     const g = Array.from({ length: n }, () => Array.from({ length: m }, () => Array.from({ length: p }, r)));
     const [ta, tb, tg] = [tf.tensor3d(a), tf.tensor3d(b), tf.tensor3d(g)];
-    const [da, db] = tf.grads((x: tf.Tensor, y: tf.Tensor) =>
-      tf.sum(tf.mul(batchMatMul(x as tf.Tensor3D, y as tf.Tensor3D), tg)),
+    const value = product(ta, tb);
+    const y = value.arraySync();
+    const [da, db] = tf.grads((x: tf.Tensor, w: tf.Tensor) =>
+      tf.sum(tf.mul(product(x as tf.Tensor3D, w as tf.Tensor3D), tg)),
     )([ta, tb]);
     const dA = da!.arraySync() as number[][][];
     const dB = db!.arraySync() as number[][][];
     let worst = 0;
     for (let s = 0; s < n; s++) {
+      for (let i = 0; i < m; i++)
+        for (let j = 0; j < p; j++) {
+          const expected = a[s]![i]!.reduce((acc, av, c) => acc + av * b[s]![c]![j]!, 0);
+          worst = Math.max(worst, Math.abs(y[s]![i]![j]! - expected));
+        }
       for (let i = 0; i < m; i++)
         for (let j = 0; j < k; j++) {
           const expected = g[s]![i]!.reduce((acc, gv, c) => acc + gv * b[s]![j]![c]!, 0);
@@ -128,6 +145,6 @@ describe('gradients', () => {
         }
     }
     expect(worst).toBeLessThan(1e-5);
-    tf.dispose([ta, tb, tg, da!, db!]);
+    tf.dispose([ta, tb, tg, value, da!, db!]);
   });
 });
