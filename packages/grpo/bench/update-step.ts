@@ -164,6 +164,24 @@ async function logProbVariants(
   );
 }
 
+/** Eight row-range slices of the [B x T, V] logits: what one chunked pass costs in Slice kernels alone. */
+async function sliceRows(w: Workload): Promise<number> {
+  const flat = tf.randomNormal([w.batch * w.time, w.vocab]);
+  const rows = (w.batch * w.time) / 8;
+  const times = await interleaved(
+    {
+      slices: async () => {
+        const pieces = Array.from({ length: 8 }, (_, i) => tf.slice(flat, [i * rows, 0], [rows, w.vocab]));
+        await pieces[7]!.data();
+        tf.dispose(pieces);
+      },
+    },
+    7,
+  );
+  flat.dispose();
+  return times.slices!;
+}
+
 const load = () =>
   loadavg()
     .map((l) => l.toFixed(2))
@@ -189,6 +207,7 @@ for (const backend of backends) {
     );
   }
   const logProbs = await logProbVariants(w, [tokens, tokens / 8]);
+  console.log(`8 row slices of the [B x T, V] logits: ${((await sliceRows(w)) * 1000).toFixed(2)} ms`);
   const oneShot = logProbs['one-shot log-softmax']!.seconds;
   for (const [name, { seconds, peak }] of Object.entries(logProbs)) {
     console.log(

@@ -139,6 +139,30 @@ describe.each(TEST_BACKENDS)('policyLoss on %s', (backend) => {
     });
   });
 
+  it('ignores whatever masked tokens hold: same loss and gradient', async () => {
+    const scramble = (values: number[]) =>
+      values.map((value, index) => (lossMask[index] === 0 ? value * 7 - 3 : value));
+    const lossAndGradient = async (lp: number[], old: number[], adv: number[]) => {
+      const loss = (x: tf.Tensor) =>
+        policyLoss(
+          {
+            logProbs: x as tf.Tensor2D,
+            oldLogProbs: tensor(old),
+            advantages: tensor(adv),
+            lossMask: tensor(lossMask),
+          },
+          { ...baseConfig, aggregation: 'seq-mean-token-mean' },
+        ).loss;
+      // + 0 turns -0 into 0: masked tokens get a zero gradient of either sign.
+      const gradient = Array.from(await tf.grad(loss)(tensor(lp)).data(), (value) => value + 0);
+      return [Array.from(await loss(tensor(lp)).data()), gradient];
+    };
+    const reference = await lossAndGradient(logProbs, oldLogProbs, advantages);
+    expect(await lossAndGradient(scramble(logProbs), scramble(oldLogProbs), scramble(advantages))).toEqual(
+      reference,
+    );
+  });
+
   it('dual clip changes only tokens with negative advantages', async () => {
     // Every loss token has ratio e^1.5 = 4.5 > c = 3; half of them have negative advantages.
     const shifted = oldLogProbs.map((value) => value + 1.5);
