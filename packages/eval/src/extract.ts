@@ -150,7 +150,7 @@ function boxAt(text: string, start: number, command: string): Span | null {
 }
 
 /** Index of the brace closing the one at `open`, honouring \{ and \}; -1 if unbalanced. */
-export function matchingBrace(text: string, open: number): number {
+function matchingBrace(text: string, open: number): number {
   let depth = 0;
   for (let at = open; at < text.length; at++) {
     const char = text[at];

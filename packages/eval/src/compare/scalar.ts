@@ -15,7 +15,7 @@ const exactProbes = 4;
  * Whether two complex values agree within a relative tolerance. Against an exact zero the test is absolute
  * (1e-12), so sin(pi) equals 0 while 4.6e-25 still differs from 4.6e-24.
  */
-export function close(a: Complex, b: Complex, relTol: number): boolean {
+function close(a: Complex, b: Complex, relTol: number): boolean {
   if (!isFiniteComplex(a) || !isFiniteComplex(b)) return a.re === b.re && a.im === b.im;
   const difference = cabs(csub(a, b));
   if ((a.re === 0 && a.im === 0) || (b.re === 0 && b.im === 0)) return difference <= 1e-12;

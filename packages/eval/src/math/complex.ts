@@ -5,7 +5,6 @@ export interface Complex {
 }
 
 export const complex = (re: number, im = 0): Complex => ({ re, im });
-export const isReal = (z: Complex): boolean => z.im === 0;
 export const isFiniteComplex = (z: Complex): boolean => Number.isFinite(z.re) && Number.isFinite(z.im);
 export const cadd = (a: Complex, b: Complex): Complex => complex(a.re + b.re, a.im + b.im);
 export const csub = (a: Complex, b: Complex): Complex => complex(a.re - b.re, a.im - b.im);

@@ -51,7 +51,6 @@ export const sub = (a: Rational, b: Rational): Rational =>
   rational(a.num * b.den - b.num * a.den, a.den * b.den);
 export const mul = (a: Rational, b: Rational): Rational => rational(a.num * b.num, a.den * b.den);
 export const neg = (a: Rational): Rational => ({ num: -a.num, den: a.den });
-export const isZero = (a: Rational): boolean => a.num === 0n;
 export const isInteger = (a: Rational): boolean => a.den === 1n;
 export const equals = (a: Rational, b: Rational): boolean => a.num === b.num && a.den === b.den;
 

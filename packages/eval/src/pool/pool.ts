@@ -150,6 +150,7 @@ export function createGraderPool(options: GraderPoolOptions = {}): GraderPool {
 
   const replace = (slot: Slot): void => {
     release(slot);
+    slot.ready = false;
     void slot.worker.terminate();
     if (!closed && !broken) slot.worker = spawn(slot);
   };
