@@ -1,3 +1,6 @@
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSandbox, type LocalSandbox, type LocalSandboxOptions } from '../src/index';
 import { isRoot, privateUidBase, processesOfUids } from './helpers';
@@ -60,6 +63,21 @@ describe('isolation policy', () => {
       expect(first).toMatchObject({ status: 'ok', stdout: '1\n' });
       if (isRoot) expect(processesOfUids(uidBase, 1)).toEqual([]);
       expect((await sandbox.run({ code: 'import os\nprint(os.listdir("."))' })).stdout).toBe('[]\n');
+      // A locked directory and a link to a host directory: the wipe removes both and never follows the link.
+      const outside = mkdtempSync(join(tmpdir(), 'taorl-outside-'));
+      writeFileSync(join(outside, 'keep.txt'), 'host data');
+      chmodSync(outside, 0o755);
+      try {
+        const locking = await sandbox.run({
+          code: `import os\nos.makedirs("locked/inner")\nos.chmod("locked", 0)\nos.symlink("${outside}", "link")`,
+        });
+        expect(locking.status).toBe('ok');
+        expect((await sandbox.run({ code: 'import os\nprint(os.listdir("."))' })).stdout).toBe('[]\n');
+        expect(statSync(outside).mode & 0o777).toBe(0o755);
+        expect(readFileSync(join(outside, 'keep.txt'), 'utf8')).toBe('host data');
+      } finally {
+        rmSync(outside, { recursive: true, force: true });
+      }
     } finally {
       warnings.stop();
     }

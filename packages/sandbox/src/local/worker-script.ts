@@ -238,8 +238,22 @@ def remove_ipc_objects():
     os.waitpid(helper, 0)
 
 
+def unlock_directories(top):
+    """Gives the owner back access to directories the code locked (chmod 0), so that the worker can remove them
+    even without DAC_OVERRIDE. Symbolic links are never followed: one could point outside the scratch directory."""
+    for root, dirs, _ in os.walk(top):
+        for name in dirs:
+            path = os.path.join(root, name)
+            if not os.path.islink(path):
+                try:
+                    os.chmod(path, 0o700)
+                except OSError:
+                    pass
+
+
 def wipe_scratch():
     """Empties the scratch directory; False if something could not be removed."""
+    unlock_directories(SCRATCH)
     for entry in os.listdir(SCRATCH):
         path = os.path.join(SCRATCH, entry)
         if os.path.isdir(path) and not os.path.islink(path):
