@@ -225,6 +225,9 @@ describe.each(TEST_BACKENDS)('policyLoss on %s', (backend) => {
       'config.aggregation must be one of',
     );
     expect(() => policyLoss(input, { klCoef: 0.1 })).toThrow('klCoef > 0 needs input.refLogProbs');
+    expect(() => policyLoss(input, { entropyCoef: 0.1 })).toThrow(
+      'entropyCoef is non-zero but input.entropy is missing',
+    );
     expect(() => policyLoss(input, { name: 'nope' })).toThrow(
       'unknown policy loss "nope"; registered: vanilla, cispo',
     );

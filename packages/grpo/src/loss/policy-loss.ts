@@ -55,6 +55,9 @@ export function policyLoss(input: PolicyLossInput, config: PolicyLossConfig = {}
       throw new Error('policyLoss: config.klCoef > 0 needs input.refLogProbs');
     assertFinite('policyLoss', 'refLogProbs', input.refLogProbs.dataSync(), columns);
   }
+  if (resolved.entropyCoef !== 0 && input.entropy === undefined) {
+    throw new Error('policyLoss: config.entropyCoef is non-zero but input.entropy is missing');
+  }
   const weightData =
     input.tokenWeights === undefined
       ? aggregationWeights({ rows, columns, lossMask: input.lossMask.dataSync() }, resolved.aggregation, {
@@ -94,8 +97,6 @@ export function policyLoss(input: PolicyLossInput, config: PolicyLossConfig = {}
       metrics.entropy = maskedMean(input.entropy, lossMask);
       if (resolved.entropyCoef !== 0)
         total = tf.sub(total, tf.mul(aggregate(input.entropy), resolved.entropyCoef));
-    } else if (resolved.entropyCoef !== 0) {
-      throw new Error('policyLoss: config.entropyCoef is non-zero but input.entropy is missing');
     }
     return { loss: total, metrics };
   });
