@@ -27,6 +27,23 @@ describe('local backend: outcomes', () => {
     expect(result.stdout).toBe('9 45\n');
   });
 
+  it('starts each cell with sympy and numpy already imported, but with a fresh namespace', async () => {
+    const result = await sandbox.run({
+      code: 'import sys\nprint("sympy" in sys.modules, "numpy" in sys.modules)',
+    });
+    expect(result.stdout).toBe('True True\n');
+    const defined = await sandbox.run({ code: 'leftover = 41\nprint(leftover + 1)' });
+    expect(defined.stdout).toBe('42\n');
+    const [again, other] = await sandbox.runMany([
+      { code: 'print(leftover)' },
+      { code: 'print("sp" in dir(), "x" in dir())' },
+    ]);
+    expect(again?.status).toBe('error');
+    expect(again?.stderr).toMatch(/NameError: name 'leftover' is not defined/);
+    // The warm-up's own variables do not leak into cells either.
+    expect(other?.stdout).toBe('False False\n');
+  });
+
   it('reports an uncaught exception as error with the traceback of the cell', async () => {
     const result = await sandbox.run({ code: 'x = 1\ny = x / 0\n' });
     expect(result.status).toBe('error');

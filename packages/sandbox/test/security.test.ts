@@ -210,6 +210,12 @@ describe.skipIf(!isRoot)('security: hostile code is contained and classified', (
     expect(Math.abs(freeAfter - freeBefore) * statfsSync('/').bsize).toBeLessThan(512 * 1024 ** 2);
   });
 
+  it('opening more files than the limit fails (error, EMFILE)', async () => {
+    const result = await sandbox.run({ code: 'handles = [open("/dev/null") for _ in range(1000)]' });
+    expect(result.status).toBe('error');
+    expect(lastLine(result)).toMatch(/OSError: \[Errno 24\] Too many open files/);
+  });
+
   it('killing the parent (the worker) or init is refused', async () => {
     const result = await sandbox.run({
       code: 'import os, signal\nfor pid in (os.getppid(), 1):\n    try:\n        os.kill(pid, signal.SIGKILL)\n    except OSError as e:\n        print(pid, e.errno)\nos.kill(os.getppid(), signal.SIGKILL)',
