@@ -1,8 +1,11 @@
-/** The places an answer is looked for, tried in this order by default (Math-Verify's priorities). */
-export type ExtractionRule = 'final_answer' | 'boxed' | 'answer_colon' | 'last_math';
+/**
+ * The places an answer is looked for. The default order is Math-Verify's priorities; 'last_number' (Qwen's last
+ * resort, the last number in the text) is opt-in because it credits answers the model never committed to.
+ */
+export type ExtractionRule = 'final_answer' | 'boxed' | 'answer_phrase' | 'last_math' | 'last_number';
 
 export interface ExtractOptions {
-  /** Rules tried in order; the first that finds something wins. Default: all four, in the order of the type. */
+  /** Rules tried in order; the first that finds something wins. Default: defaultExtractionRules. */
   readonly rules?: readonly ExtractionRule[];
   /**
    * Look only after the last assistant turn marker and the last code-interpreter output block, so an answer
@@ -14,7 +17,7 @@ export interface ExtractOptions {
 export const defaultExtractionRules: readonly ExtractionRule[] = [
   'final_answer',
   'boxed',
-  'answer_colon',
+  'answer_phrase',
   'last_math',
 ];
 
@@ -48,8 +51,8 @@ const extractors: Record<ExtractionRule, (text: string) => string | null> = {
     return lastBoxed(tail) ?? lastMath(tail) ?? stripSentenceEnd(tail);
   },
   boxed: lastBoxed,
-  answer_colon: (text) => {
-    const match = lastMatch(text, /answer\s*:/gi);
+  answer_phrase: (text) => {
+    const match = lastMatch(text, /answer\s*:|the answer is/gi);
     if (match === null) return null;
     const line =
       text
@@ -59,6 +62,11 @@ const extractors: Record<ExtractionRule, (text: string) => string | null> = {
     return lastMath(line) ?? stripSentenceEnd(line);
   },
   last_math: lastMath,
+  last_number: (text) => {
+    let last: string | null = null;
+    for (const match of text.matchAll(/-?\d[\d,]*(?:\.\d+)?|-?\.\d+/g)) last = match[0];
+    return last;
+  },
 };
 
 function finalAssistantText(text: string): string {

@@ -43,9 +43,49 @@ export function normalizeAnswer(raw: string): NormalizedAnswer {
     .replace(/^[\s,:;]+|[\s,;:]+$/g, '')
     .replace(/\.$/, '')
     .trim();
+  text = text.replace(/^(-?)\s*(?:\\text\{\s*)?(-?)\s*(?:infinity|inf)(?:\s*\})?$/i, '$1$2\\infty');
+  text = wordNumber(text) ?? text;
   // Leading decimal point: .5 -> 0.5 (the tokenizer reads both, this keeps text comparisons aligned).
   text = text.replace(/(^|[^\d])\.(\d)/g, '$10.$2');
   return { text, percent };
+}
+
+const units = [
+  'zero',
+  'one',
+  'two',
+  'three',
+  'four',
+  'five',
+  'six',
+  'seven',
+  'eight',
+  'nine',
+  'ten',
+  'eleven',
+  'twelve',
+  'thirteen',
+  'fourteen',
+  'fifteen',
+  'sixteen',
+  'seventeen',
+  'eighteen',
+  'nineteen',
+];
+const tens = ['', '', 'twenty', 'thirty', 'forty', 'fifty', 'sixty', 'seventy', 'eighty', 'ninety'];
+
+/** A whole answer written in words below one hundred ("five", "twenty-one", "\text{Seven}"), as digits. */
+function wordNumber(text: string): string | null {
+  const words = /^(?:\\text\{\s*)?([a-zA-Z]+)(?:[\s-]+([a-zA-Z]+))?(?:\s*\})?$/.exec(text.trim());
+  if (!words) return null;
+  const first = words[1]!.toLowerCase();
+  const second = words[2]?.toLowerCase();
+  if (second === undefined && units.includes(first)) return String(units.indexOf(first));
+  const ten = tens.indexOf(first);
+  if (ten < 2) return null;
+  if (second === undefined) return String(10 * ten);
+  const unit = units.indexOf(second);
+  return unit >= 1 && unit <= 9 ? String(10 * ten + unit) : null;
 }
 
 /** 0.1\overline{6} = (16 - 1) / 90: the exact fraction of a repeating decimal. */

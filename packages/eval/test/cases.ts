@@ -253,6 +253,12 @@ export const caseClasses: Record<string, readonly Case[]> = {
     ['\\text{Yes}', 'yes', true],
     ['\\text{no}', '\\text{yes}', false],
     ['\\text{east}', '\\text{East}', true],
+    ['five', '5', true],
+    ['\\text{Twenty-one}', '21', true],
+    ['ninety', '90', true],
+    ['seven', '8', false],
+    ['infinity', '\\infty', true],
+    ['-\\text{inf}', '-\\infty', true],
   ],
   units_and_symbols: [
     ['5 \\text{ cm}', '5', true],

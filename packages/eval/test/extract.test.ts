@@ -28,8 +28,15 @@ describe('extractAnswer', () => {
 
   it('obeys a configured rule order', () => {
     const text = 'Answer: 7\nso \\boxed{9}';
-    expect(extractAnswer(text, { rules: ['answer_colon', 'boxed'] })).toBe('7');
+    expect(extractAnswer(text, { rules: ['answer_phrase', 'boxed'] })).toBe('7');
     expect(extractAnswer(text, { rules: ['last_math'] })).toBeNull();
+    expect(extractAnswer('so we get 12 apples, then 1,250 pears.', { rules: ['last_number'] })).toBe('1,250');
+    expect(extractAnswer('so we get 12 apples, then 1,250 pears.')).toBeNull();
+  });
+
+  it('reads "the answer is" like "Answer:"', () => {
+    expect(extractAnswer('After simplifying, the answer is 42.')).toBe('42');
+    expect(extractAnswer('The answer is $\\frac{3}{4}$ of the cake.')).toBe('\\frac{3}{4}');
   });
 
   it('reads only the final assistant text: after the last turn marker and the last tool output', () => {
