@@ -58,6 +58,7 @@ export function grade(response: string, gold: Gold, options: GradeOptions = {}):
 
 /** isEquivalent with the reason of its verdict. */
 export function compareAnswers(pred: string, gold: Gold, options: GradeOptions = {}): Verdict {
+  checkOptions(options);
   const golds = typeof gold === 'string' ? [gold] : gold;
   let worst: Verdict = { equivalent: false, reason: 'not_equivalent' };
   for (const candidate of golds) {
@@ -100,6 +101,30 @@ function compareOne(pred: string, gold: string, options: GradeOptions): Verdict 
     if (error instanceof TooLargeError) return { equivalent: false, reason: 'too_large' };
     if (error instanceof RangeError) return { equivalent: false, reason: 'not_equivalent' };
     throw error;
+  }
+}
+
+const percentPolicies: readonly PercentPolicy[] = ['either', 'strip', 'ratio'];
+
+/** Rejects option values that would silently change every verdict (a typo in a config file). */
+function checkOptions(options: GradeOptions): void {
+  if (options.relTol !== undefined && !(options.relTol >= 0 && Number.isFinite(options.relTol))) {
+    throw new RangeError(`grade options: relTol must be a finite number >= 0, got ${options.relTol}`);
+  }
+  if (options.percent !== undefined && !percentPolicies.includes(options.percent)) {
+    throw new RangeError(
+      `grade options: percent must be one of ${percentPolicies.join(', ')}, got "${options.percent}"`,
+    );
+  }
+  for (const [name, value] of Object.entries(options.limits ?? {})) {
+    if (!(name in defaultLimits)) {
+      throw new RangeError(
+        `grade options: unknown limit "${name}"; known: ${Object.keys(defaultLimits).join(', ')}`,
+      );
+    }
+    if (typeof value !== 'number' || !(value >= 0)) {
+      throw new RangeError(`grade options: limits.${name} must be a number >= 0, got ${value}`);
+    }
   }
 }
 

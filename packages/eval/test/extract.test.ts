@@ -74,6 +74,16 @@ describe('grade', () => {
     expect(grade('\\boxed{\\text{Bob}}', '\\text{Alice}').reason).toBe('not_equivalent');
   });
 
+  it('rejects option values that would silently change verdicts, naming the option', () => {
+    expect(() => grade('\\boxed{1}', '1', { percent: 'half' as never })).toThrow(
+      /percent must be one of either/,
+    );
+    expect(() => grade('\\boxed{1}', '1', { relTol: -1 })).toThrow(/relTol must be a finite number/);
+    expect(() => grade('\\boxed{1}', '1', { limits: { maxDepht: 3 } as never })).toThrow(
+      /unknown limit "maxDepht"/,
+    );
+  });
+
   it('accepts any of several golds (OlympiadBench lists)', () => {
     expect(grade('\\boxed{x+1}', ['x-1', '1+x']).correct).toBe(true);
     expect(grade('\\boxed{x}', ['x-1', '1+x']).correct).toBe(false);

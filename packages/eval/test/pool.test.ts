@@ -37,5 +37,7 @@ describe('createGraderPool', () => {
     await closed.close();
     await expect(closed.gradeMany([{ response: '1', gold: '1' }])).rejects.toThrow(/closed/);
     expect(() => createGraderPool({ size: 0 })).toThrow(/size must be a positive integer/);
+    expect(() => createGraderPool({ size: 1, batchSize: 0 })).toThrow(/batchSize must be a positive integer/);
+    expect(() => createGraderPool({ size: 1, taskTimeoutMs: 0 })).toThrow(/taskTimeoutMs must be > 0/);
   });
 });

@@ -58,6 +58,11 @@ export function createGraderPool(options: GraderPoolOptions = {}): GraderPool {
   }
   const taskTimeoutMs = options.taskTimeoutMs ?? 1_500;
   const batchSize = options.batchSize ?? 32;
+  if (!(taskTimeoutMs > 0))
+    throw new RangeError(`createGraderPool: taskTimeoutMs must be > 0, got ${taskTimeoutMs}`);
+  if (!Number.isInteger(batchSize) || batchSize < 1) {
+    throw new RangeError(`createGraderPool: batchSize must be a positive integer, got ${batchSize}`);
+  }
   const watchInterval = Math.max(5, taskTimeoutMs / 10);
   const script = workerScript();
   const queue: Batch[] = [];
