@@ -1,8 +1,10 @@
 // Speed of the embedded tiny model: training-step tokens/s and GFLOP/s (6 x parameters x tokens / time) against
 // the same backend's matMul ceiling measured in this run, and KV-cache sampling tokens/s at batch 1, 16, 64.
 // Run: pnpm bench apps/trainer/bench/model-speed.ts [wasm] [cpu]
-// Other processes share the 2 cores: each training step is paired with a ceiling matMul measured right after it,
-// sampling is the best of two runs, and the load average is printed.
+//
+// Other processes share the 2 cores, so every timing is taken twice: wall-clock, and the CPU time of this
+// process (user + system; tfjs runs on this one thread), which preemption by other processes does not inflate.
+// Each training step is paired with a ceiling matMul measured right after it; shares are medians of the pairs.
 import { loadavg } from 'node:os';
 import { ByteTokenizer } from '@taorl/data';
 import { type BackendChoice, initBackend } from '@taorl/grpo';
@@ -24,28 +26,33 @@ const SIZES: Record<string, Sizes> = {
 const SEQUENCE = 128;
 const PROMPT = 24;
 
-function seconds<T>(fn: () => T): [T, number] {
-  const start = performance.now();
-  const value = fn();
-  return [value, (performance.now() - start) / 1000];
+interface Timing {
+  wall: number;
+  cpu: number;
 }
 
-/** Best of `runs` 2-D fp32 matMuls of the given sizes, in GFLOP/s. */
-function matMulGflops(m: number, k: number, n: number, runs = 3): number {
+async function timed(fn: () => unknown): Promise<Timing> {
+  const wall = performance.now();
+  const cpu = process.cpuUsage();
+  await fn();
+  const used = process.cpuUsage(cpu);
+  return { wall: (performance.now() - wall) / 1000, cpu: (used.user + used.system) / 1e6 };
+}
+
+const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)]!;
+
+/** Time of one 2-D fp32 matMul of the given sizes (after a warm-up), with its FLOP count. */
+async function matMulTiming(m: number, k: number, n: number): Promise<Timing & { flops: number }> {
   const a = tf.randomNormal([m, k]);
   const b = tf.randomNormal([k, n]);
   tf.matMul(a, b).dispose();
-  let best = Number.POSITIVE_INFINITY;
-  for (let i = 0; i < runs; i++) {
-    const [, s] = seconds(() => {
-      const c = tf.matMul(a, b);
-      c.dataSync();
-      c.dispose();
-    });
-    best = Math.min(best, s);
-  }
+  const t = await timed(() => {
+    const c = tf.matMul(a, b);
+    c.dataSync();
+    c.dispose();
+  });
   tf.dispose([a, b]);
-  return (2 * m * k * n) / best / 1e9;
+  return { ...t, flops: 2 * m * k * n };
 }
 
 function trainingStep(
@@ -66,68 +73,59 @@ function trainingStep(
   loss.dispose();
 }
 
+const gflops = (flops: number, s: number) => (flops / s / 1e9).toFixed(2);
+
 async function run(backend: BackendChoice): Promise<void> {
   await initBackend({ prefer: backend });
   const sizes = SIZES[backend]!;
   const vocabSize = new ByteTokenizer().vocabSize;
   const policy = createTinyPolicy({ vocabSize, seed: 0 });
   const parameters = policy.trainableVariables().reduce((n, v) => n + v.size, 0);
-  const side = sizes.ceilingSide;
-  const ceilingBefore = matMulGflops(side, side, side);
-  const modelShaped = matMulGflops(sizes.trainBatch * SEQUENCE, 128, 768);
   console.log(
     `\n## ${backend}: ${parameters} parameters, vocab ${vocabSize}, load average ${loadavg()[0]!.toFixed(1)}`,
   );
+  const side = sizes.ceilingSide;
+  const tokens = sizes.trainBatch * SEQUENCE;
+  const stepFlops = 6 * parameters * tokens;
+  const shaped = await matMulTiming(tokens, 128, 768);
+  console.log(
+    `matMul [${tokens}x128]x[128x768] (the MLP's shape): ${gflops(shaped.flops, shaped.wall)} GFLOP/s wall, ` +
+      `${gflops(shaped.flops, shaped.cpu)} per CPU second`,
+  );
 
-  const random = Array.from({ length: sizes.trainBatch * (SEQUENCE + 1) }, (_, i) => (i * 7919) % 256);
+  const ids = Array.from({ length: sizes.trainBatch * (SEQUENCE + 1) }, (_, i) => (i * 7919) % 256);
   const batch = tf.tensor2d(
-    random.filter((_, i) => i % (SEQUENCE + 1) !== SEQUENCE),
+    ids.filter((_, i) => i % (SEQUENCE + 1) !== SEQUENCE),
     [sizes.trainBatch, SEQUENCE],
     'int32',
   );
+  const targetIds = tf.tensor1d(
+    ids.filter((_, i) => i % (SEQUENCE + 1) !== 0),
+    'int32',
+  );
   const targets = tf.tidy(() =>
-    tf.cast(
-      tf.oneHot(
-        tf.tensor1d(
-          random.filter((_, i) => i % (SEQUENCE + 1) !== 0),
-          'int32',
-        ),
-        vocabSize,
-        1,
-        0,
-        'int32',
-      ),
-      'float32',
-    ),
+    tf.cast(tf.oneHot(targetIds, vocabSize, 1, 0, 'int32'), 'float32'),
   ) as tf.Tensor2D;
   const optimizer = tf.train.adam(1e-3);
   trainingStep(policy, optimizer, batch, targets);
   const before = tf.memory().numTensors;
-  // Each step is paired with a ceiling measurement right after it, so both see the same machine load; the
-  // reported ratio is the median of the per-step ratios.
-  const tokens = sizes.trainBatch * SEQUENCE;
-  const pairs = Array.from({ length: sizes.trainSteps }, () => {
-    const [, step] = seconds(() => trainingStep(policy, optimizer, batch, targets));
-    const ceiling = matMulGflops(side, side, side, 1);
-    return { step, ceiling, ratio: (6 * parameters * tokens) / step / 1e9 / ceiling };
-  });
-  const median = (values: number[]) => values.sort((x, y) => x - y)[Math.floor(values.length / 2)]!;
-  const perStep = median(pairs.map((p) => p.step));
-  const ceiling = Math.max(ceilingBefore, ...pairs.map((p) => p.ceiling));
-  const achieved = (6 * parameters * tokens) / perStep / 1e9;
-  console.log(
-    `matMul ${side}^3: best ${ceiling.toFixed(2)} GFLOP/s, median beside the steps ` +
-      `${median(pairs.map((p) => p.ceiling)).toFixed(2)}; [${sizes.trainBatch * SEQUENCE}x128]x[128x768]: ` +
-      `${modelShaped.toFixed(2)} GFLOP/s`,
-  );
-  console.log(
-    `training step, batch ${sizes.trainBatch} x ${SEQUENCE}: median ${perStep.toFixed(3)} s, ` +
-      `${(tokens / perStep).toFixed(0)} tokens/s, ${achieved.toFixed(2)} GFLOP/s; ` +
-      `median per-step share of the ceiling ${(100 * median(pairs.map((p) => p.ratio))).toFixed(0)}% ` +
-      `(of the best ceiling: ${((100 * achieved) / ceiling).toFixed(0)}%; tensors before/after: ` +
-      `${before}/${tf.memory().numTensors})`,
-  );
-  tf.dispose([batch, targets]);
+  const pairs: { step: Timing; ceiling: Timing & { flops: number } }[] = [];
+  for (let i = 0; i < sizes.trainSteps; i++) {
+    const step = await timed(() => trainingStep(policy, optimizer, batch, targets));
+    pairs.push({ step, ceiling: await matMulTiming(side, side, side) });
+  }
+  for (const clock of ['wall', 'cpu'] as const) {
+    const step = median(pairs.map((p) => p.step[clock]));
+    const ceiling = median(pairs.map((p) => p.ceiling.flops / p.ceiling[clock] / 1e9));
+    const share = median(pairs.map((p) => stepFlops / p.step[clock] / (p.ceiling.flops / p.ceiling[clock])));
+    console.log(
+      `${clock.padEnd(4)}: ceiling ${side}^3 ${ceiling.toFixed(2)} GFLOP/s; training step (batch ` +
+        `${sizes.trainBatch} x ${SEQUENCE}) ${step.toFixed(3)} s, ${(tokens / step).toFixed(0)} tokens/s, ` +
+        `${gflops(stepFlops, step)} GFLOP/s = ${(100 * share).toFixed(0)}% of the ceiling`,
+    );
+  }
+  console.log(`tensors before/after the steps: ${before}/${tf.memory().numTensors}`);
+  tf.dispose([batch, targetIds, targets]);
   optimizer.dispose();
 
   for (const batchSize of [1, 16, 64]) {
@@ -136,16 +134,21 @@ async function run(backend: BackendChoice): Promise<void> {
     );
     const sampling = { maxNewTokens: sizes.newTokens, temperature: 1, seed: 1 };
     await policy.generate(prompts, { ...sampling, maxNewTokens: 2 });
-    let s = Number.POSITIVE_INFINITY;
+    const runs: Timing[] = [];
     let generated = 0;
-    for (let run = 0; run < 2; run++) {
-      const start = performance.now();
-      const out = await policy.generate(prompts, sampling);
-      s = Math.min(s, (performance.now() - start) / 1000);
-      generated = out.reduce((n, o) => n + o.tokens.length, 0);
+    for (let r = 0; r < 2; r++) {
+      runs.push(
+        await timed(async () => {
+          const out = await policy.generate(prompts, sampling);
+          generated = out.reduce((n, o) => n + o.tokens.length, 0);
+        }),
+      );
     }
+    const wall = Math.min(...runs.map((r) => r.wall));
+    const cpu = Math.min(...runs.map((r) => r.cpu));
     console.log(
-      `sampling batch ${batchSize}, prompt ${PROMPT} + ${sizes.newTokens} new: ${(generated / s).toFixed(0)} tokens/s (${s.toFixed(2)} s)`,
+      `sampling batch ${batchSize}, prompt ${PROMPT} + ${sizes.newTokens} new: ${(generated / wall).toFixed(0)} ` +
+        `tokens/s wall, ${(generated / cpu).toFixed(0)} per CPU second`,
     );
   }
   policy.dispose();

@@ -1,7 +1,15 @@
-import { matMul2d } from '@taorl/grpo';
 import * as tf from '@tensorflow/tfjs';
 import type { ModelConfig } from './config.js';
-import { applyRope, batchMatMul, channelProduct, embed, type RopeTables, rmsNorm, silu } from './layers.js';
+import {
+  applyRope,
+  batchMatMul,
+  channelProduct,
+  embed,
+  linear,
+  type RopeTables,
+  rmsNorm,
+  silu,
+} from './layers.js';
 import { permute } from './permute.js';
 
 /**
@@ -67,7 +75,7 @@ function heads(
   rope: RopeTables,
 ) {
   const { numHeads: h, numKvHeads: hkv, headDim: dh } = config;
-  let qkv = matMul2d(x, layer.qkv);
+  let qkv = linear(x, layer.qkv);
   if (layer.qkvBias) qkv = tf.add(qkv, layer.qkvBias);
   const [qkFlat, vFlat] = tf.split(qkv, [(h + hkv) * dh, hkv * dh], 1);
   // Queries and keys go through RMSNorm (Qwen3, each with its own weight) and RoPE together: half the kernel
@@ -148,11 +156,11 @@ function attention(
     past === undefined && tf.getBackend() === 'wasm'
       ? attendByChannels(h, context.mask)
       : attendByMatMul(h, context.mask, cache ?? toCache(h.k, h.v));
-  return { out: matMul2d(mixed, layer.o), ...(cache ? { cache } : {}) };
+  return { out: linear(mixed, layer.o), ...(cache ? { cache } : {}) };
 }
 
 function mlp(x: tf.Tensor2D, layer: LayerWeights): tf.Tensor2D {
-  return matMul2d(tf.mul(silu(matMul2d(x, layer.gate)), matMul2d(x, layer.up)) as tf.Tensor2D, layer.down);
+  return linear(tf.mul(silu(linear(x, layer.gate)), linear(x, layer.up)) as tf.Tensor2D, layer.down);
 }
 
 /**

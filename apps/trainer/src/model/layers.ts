@@ -1,6 +1,6 @@
 import * as tf from '@tensorflow/tfjs';
 
-// The layers below (and @taorl/grpo's matMul2d, the linear layer) avoid the slow paths of tfjs's wasm backend
+// The layers below avoid the slow paths of tfjs's wasm backend
 // (PLATFORM.md): matMul's default gradient uses transposed matMuls (a scalar loop on wasm, 10-50x slower), so
 // every product here has a custom gradient that transposes explicitly (a fast copy) and multiplies untransposed;
 // batched matMul is a scalar loop too, so attention products run as depthwise convolutions; the gather gradient
@@ -8,6 +8,36 @@ import * as tf from '@tensorflow/tfjs';
 
 type SaveFn = (tensors: tf.Tensor[]) => void;
 type CustomGradientFunc = Parameters<typeof tf.customGrad>[0];
+
+/** Row blocks tried by `transpose2d`, largest first. */
+const ROW_BLOCKS = [128, 64, 32, 16, 8];
+
+/**
+ * x [r, c] -> x^T. wasm's 2-D Transpose walks a tall matrix with a cache-unfriendly stride; viewed as
+ * [r / B, B, c] and transposed to [c, r / B, B], the same result costs 2-3x less (docs/benchmarks/models.md).
+ */
+export function transpose2d(x: tf.Tensor2D): tf.Tensor2D {
+  const [r, c] = x.shape;
+  const block = r > c ? ROW_BLOCKS.find((b) => r % b === 0 && r > b) : undefined;
+  if (block === undefined) return tf.transpose(x);
+  return tf.reshape(tf.transpose(tf.reshape(x, [r / block, block, c]), [2, 0, 1]), [c, r]);
+}
+
+/**
+ * x [n, in] times w [in, out] with a gradient of untransposed products (matMul's own gradient uses transposed
+ * matMuls, a scalar loop on wasm). @taorl/grpo's matMul2d does the same with plain transposes; this one uses
+ * `transpose2d`, which matters here because every projection's weight gradient transposes its [tokens, in] input.
+ */
+export const linear = tf.customGrad(((x: tf.Tensor2D, w: tf.Tensor2D, save: SaveFn) => {
+  save([x, w]);
+  return {
+    value: tf.matMul(x, w),
+    gradFunc: (dy: tf.Tensor2D, [xs, ws]: tf.Tensor[]) => [
+      tf.matMul(dy, transpose2d(ws as tf.Tensor2D)),
+      tf.matMul(transpose2d(xs as tf.Tensor2D), dy),
+    ],
+  };
+}) as unknown as CustomGradientFunc) as (x: tf.Tensor2D, w: tf.Tensor2D) => tf.Tensor2D;
 
 const transposeLast = (x: tf.Tensor3D) => tf.transpose(x, [0, 2, 1]);
 
@@ -67,7 +97,7 @@ export function embed(ids: tf.Tensor1D, table: tf.Tensor2D): tf.Tensor2D {
     save([oneHot]);
     return {
       value: tf.matMul(oneHot, w),
-      gradFunc: (dy: tf.Tensor2D, [h]: tf.Tensor[]) => tf.matMul(tf.transpose(h as tf.Tensor2D), dy),
+      gradFunc: (dy: tf.Tensor2D, [h]: tf.Tensor[]) => tf.matMul(transpose2d(h as tf.Tensor2D), dy),
     };
   }) as unknown as CustomGradientFunc) as (w: tf.Tensor2D) => tf.Tensor2D;
   return op(table);
