@@ -1,8 +1,8 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type BenchmarkProblem, benchmarkNames, compareAnswers, loadBenchmark } from '../src/index';
+import { type BenchmarkProblem, benchmarkNames, compareAnswers, grade, loadBenchmark } from '../src/index';
 import { parseLatex } from '../src/latex/parse';
 import { normalizeAnswer } from '../src/normalize';
 import { requireBenchmarkDir } from './benchmarkDir';
@@ -112,5 +112,19 @@ describe('every benchmark gold', () => {
       .map((gold) => ({ gold, perturbed: perturbation(gold) }))
       .filter(({ gold, perturbed }) => compareAnswers(perturbed, gold).equivalent);
     expect(accepted).toEqual([]);
+  });
+});
+
+describe('reference solutions', () => {
+  it('MATH500: every worked solution, graded as a response, earns its own answer (500 / 500)', () => {
+    const rows = readFileSync(join(dir, 'math500', 'test.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { solution: string; answer: string });
+    const missed = rows
+      .map((row) => ({ answer: row.answer, result: grade(row.solution, row.answer) }))
+      .filter(({ result }) => !result.correct);
+    expect(missed).toEqual([]);
+    expect(rows).toHaveLength(500);
   });
 });

@@ -227,6 +227,8 @@ export const caseClasses: Record<string, readonly Case[]> = {
     ['\\{\\}', '\\emptyset', true],
     ['2', '\\{2\\}', true],
     ['1, 1, 2', '1, 2', false],
+    ['15\\frac{39}{40}, \\frac{639}{40}', '\\frac{639}{40}', true],
+    ['\\frac{1}{2}, \\frac{1}{3}', '\\frac{1}{2}', false],
     ['3, 5, 7', '7, 5, 3', true],
     ['1 \\pm i', '1+i, 1-i', true],
   ],

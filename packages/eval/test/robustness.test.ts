@@ -84,6 +84,9 @@ describe('malformed model output', () => {
       reasons.add(compareAnswers(pred, gold).reason);
       reasons.add(grade(`so \\boxed{${pred}}`, gold).reason);
     }
-    expect([...reasons].sort()).toEqual(['equivalent', 'no_answer', 'not_equivalent', 'unparsable']);
+    const known = ['equivalent', 'no_answer', 'not_equivalent', 'timeout', 'too_large', 'unparsable'];
+    expect([...reasons].filter((reason) => !known.includes(reason))).toEqual([]);
+    expect(reasons).toContain('equivalent');
+    expect(reasons).toContain('unparsable');
   });
 });

@@ -29,6 +29,10 @@ export function expressionsEqual(pred: Expr, gold: Expr, context: CompareContext
 
   if (isCollection(p) && isCollection(g)) return unorderedEqual(p.items, g.items, context);
   if (isCollection(g) && g.items.length === 1) return expressionsEqual(p, g.items[0]!, context);
+  // "\boxed{15\frac{39}{40}}, or \boxed{\frac{639}{40}}": one answer restated in several forms.
+  if (isCollection(p) && !isCollection(g) && restatesOneValue(p.items, context)) {
+    return expressionsEqual(p.items[0]!, g, context);
+  }
   if (isCollection(p) && p.items.length === 1) return expressionsEqual(p.items[0]!, g, context);
 
   if (p.kind === 'union' || g.kind === 'union') {
@@ -51,6 +55,10 @@ export function expressionsEqual(pred: Expr, gold: Expr, context: CompareContext
 /** Collapses case, spacing and punctuation of words ("\text{(C)}" and "c" match). */
 export function normaliseWords(text: string): string {
   return text.toLowerCase().replace(/[^a-z0-9]+/g, '');
+}
+
+function restatesOneValue(items: readonly Expr[], context: CompareContext): boolean {
+  return items.length > 1 && items.every((item) => expressionsEqual(item, items[0]!, context));
 }
 
 function isScalarLike(expr: Expr): boolean {
