@@ -44,4 +44,41 @@ export async function processStarted(first: number, count: number, patienceMs = 
   return false;
 }
 
+/** Host pids of all descendants of `root` whose command name is `name`. */
+export function descendantsNamed(root: number, name: string): number[] {
+  const parentOf = new Map<number, number>();
+  const nameOf = new Map<number, string>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      nameOf.set(Number(entry), stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')));
+      parentOf.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {}
+  }
+  const isBelow = (pid: number): boolean => {
+    for (let parent = parentOf.get(pid); parent !== undefined && parent > 1; parent = parentOf.get(parent)) {
+      if (parent === root) return true;
+    }
+    return false;
+  };
+  return [...nameOf].filter(([pid, command]) => command === name && isBelow(pid)).map(([pid]) => pid);
+}
+
+/** Waits until `pid` has exited (gone, or a zombie waiting to be reaped). */
+export async function processExited(pid: number, patienceMs = 10_000): Promise<boolean> {
+  const until = Date.now() + patienceMs;
+  for (;;) {
+    let state: string | undefined;
+    try {
+      state = /^State:\s+(\S)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    } catch {
+      return true;
+    }
+    if (state === 'Z') return true;
+    if (Date.now() > until) return false;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 export const isRoot = process.getuid?.() === 0;

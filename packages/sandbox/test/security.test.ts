@@ -2,7 +2,15 @@ import { existsSync, statfsSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox, type ExecResult, type LocalSandbox } from '../src/index';
-import { isRoot, privateUidBase, processesGone, processesOfUids, processStarted } from './helpers';
+import {
+  descendantsNamed,
+  isRoot,
+  privateUidBase,
+  processExited,
+  processesGone,
+  processesOfUids,
+  processStarted,
+} from './helpers';
 
 // Hostile snippets from the list, each against the real bubblewrap pool. After every test: no process of
 // the pool's uids is left on the host, and the pool still serves a plain run.
@@ -238,7 +246,24 @@ describe.skipIf(!isRoot)('security: hostile code is contained and classified', (
   });
 });
 
-describe.skipIf(!isRoot)('a crashed worker', () => {
+describe.skipIf(!isRoot)('a crashed or hung worker', () => {
+  it('a worker that stops answering is killed by the watchdog: sandbox_error, then a fresh worker serves', async () => {
+    const single = await createSandbox({ workers: 1, uidBase: uidBase + 40, watchdogGraceMs: 500 });
+    try {
+      const [bwrap] = single.workerPids();
+      const [python] = descendantsNamed(bwrap as number, 'python3');
+      expect(python).toBeDefined();
+      process.kill(python as number, 'SIGSTOP');
+      const hung = await single.run({ code: 'print("never answered")', timeoutMs: 500 });
+      expect(hung.status).toBe('sandbox_error');
+      expect(hung.sandboxMessage).toMatch(/did not answer within 1000 ms/);
+      expect(await single.run({ code: 'print("fresh")' })).toMatchObject({ status: 'ok', stdout: 'fresh\n' });
+      expect(await processExited(python as number)).toBe(true);
+    } finally {
+      await single.close();
+    }
+  });
+
   it('gives sandbox_error, never blamed on the code, and the pool replaces the worker', async () => {
     const pids = sandbox.workerPids();
     expect(pids.length).toBe(WORKERS);

@@ -133,6 +133,7 @@ export async function createLocalSandbox(options: LocalSandboxOptions = {}): Pro
     scratchMb,
     readOnlyPaths,
     startupTimeoutMs,
+    watchdogGraceMs,
   } = resolveLocalOptions(options);
   const asRoot = process.getuid?.() === 0;
   const layout = { pythonPath, readOnlyPaths, scratchBytes: scratchMb * 1024 * 1024, asRoot };
@@ -153,7 +154,7 @@ export async function createLocalSandbox(options: LocalSandboxOptions = {}): Pro
     // Unisolated workers get a private host directory; isolated ones a tmpfs of their own at the same path.
     const scratch = isolation === 'bwrap' ? SANDBOX_SCRATCH : mkdtempSync(join(tmpdir(), 'taorl-sandbox-'));
     if (isolation === 'none') scratchDirs.push(scratch);
-    return new Slot(() => command(uid, scratch), startupTimeoutMs, mode === 'fork');
+    return new Slot(() => command(uid, scratch), startupTimeoutMs, watchdogGraceMs, mode === 'fork');
   });
   const pool = new LocalPool(slots, limits, isolation, () => {
     for (const dir of scratchDirs) rmSync(dir, { recursive: true, force: true });

@@ -45,6 +45,11 @@ export interface LocalSandboxOptions {
   readOnlyPaths?: readonly string[];
   /** How long a worker may take to start and import its preloads. Default 60 000. */
   startupTimeoutMs?: number;
+  /**
+   * How long past a call's `timeoutMs` the worker may take to answer (its cleanup takes up to 2 s) before it
+   * counts as hung: it is killed and replaced, the call is a `sandbox_error`. Default 5000.
+   */
+  watchdogGraceMs?: number;
 }
 
 /** The options with defaults filled in and every field checked. */
@@ -61,6 +66,7 @@ export interface ResolvedLocalOptions {
   scratchMb: number;
   readOnlyPaths: readonly string[];
   startupTimeoutMs: number;
+  watchdogGraceMs: number;
 }
 
 const MAX_UID = 2 ** 32 - 2;
@@ -125,5 +131,6 @@ export function resolveLocalOptions(options: LocalSandboxOptions): ResolvedLocal
     scratchMb: positiveInteger(options.scratchMb ?? 256, 'scratchMb'),
     readOnlyPaths,
     startupTimeoutMs: positiveInteger(options.startupTimeoutMs ?? 60_000, 'startupTimeoutMs'),
+    watchdogGraceMs: positiveInteger(options.watchdogGraceMs ?? 5000, 'watchdogGraceMs'),
   };
 }

@@ -3,9 +3,6 @@ import type { ExecResult } from '../types';
 import { sandboxError, toExecResult } from './classify';
 import { PythonWorker, type WorkerCommand, WorkerFailure, type WorkerRequest } from './python-worker';
 
-/** Time the worker may need beyond the code's own limit: cleanup (up to 2 s) and the reply. */
-const WATCHDOG_GRACE_MS = 5000;
-
 function toWorkerRequest(request: ResolvedRequest): WorkerRequest {
   return {
     code: request.code,
@@ -30,6 +27,7 @@ export class Slot {
   constructor(
     private readonly command: () => WorkerCommand,
     private readonly startupTimeoutMs: number,
+    private readonly watchdogGraceMs: number,
     private readonly reuse: boolean,
   ) {}
 
@@ -57,7 +55,7 @@ export class Slot {
       worker = await this.warm();
       const reply = await worker.execute(
         toWorkerRequest(request),
-        request.limits.timeoutMs + WATCHDOG_GRACE_MS,
+        request.limits.timeoutMs + this.watchdogGraceMs,
       );
       return toExecResult(reply);
     } catch (error) {
