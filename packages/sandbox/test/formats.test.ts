@@ -51,6 +51,45 @@ describe('truncation', () => {
     expect(Math.abs(head.length - tail.length)).toBeLessThanOrEqual(1);
   });
 
+  it('truncateMiddle and observationText stay within budget for random texts and budgets', () => {
+    let seed = 12345;
+    const random = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    const randomText = (length: number) =>
+      Array.from({ length }, () =>
+        random() < 0.1 ? '\n' : String.fromCharCode(32 + Math.floor(random() * 90)),
+      ).join('');
+    for (let trial = 0; trial < 300; trial++) {
+      const text = randomText(Math.floor(random() * 3000));
+      const budget = 1 + Math.floor(random() * 800);
+      const cut = truncateMiddle(text, budget);
+      expect(cut.length).toBeLessThanOrEqual(budget);
+      const marker = /\n\.\.\.\[(\d+) characters truncated\]\.\.\.\n/.exec(cut);
+      if (text.length <= budget) expect(cut).toBe(text);
+      else if (marker === null) {
+        // Only a budget too small for the marker cuts without one, keeping the head.
+        expect(budget).toBeLessThan(40);
+        expect(text.startsWith(cut)).toBe(true);
+      } else {
+        const head = cut.slice(0, marker.index);
+        const tail = cut.slice(marker.index + marker[0].length);
+        expect(text.startsWith(head) && text.endsWith(tail)).toBe(true);
+        expect(head.length + tail.length + Number(marker[1])).toBe(text.length);
+      }
+      const failed = result({
+        status: 'error',
+        exitCode: 1,
+        stdout: text,
+        stderr: `${randomText(400)}\nValueError: bad`,
+      });
+      const observation = observationText(failed, budget);
+      expect(observation.length).toBeLessThanOrEqual(budget);
+      if (budget >= 120) expect(observation.endsWith('ValueError: bad')).toBe(true);
+    }
+  });
+
   it('truncateMiddle leaves short text alone', () => {
     expect(truncateMiddle('short', 10)).toBe('short');
   });
