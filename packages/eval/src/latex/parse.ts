@@ -2,85 +2,25 @@ import { type Limits, TooLargeError } from '../limits';
 import { parseDecimal } from '../math/rational';
 import type { Expr, FunctionName, RelationOp } from './ast';
 import { type Token, tokenize } from './tokenize';
+import {
+  describe,
+  functionCommands,
+  greekLetters,
+  inverseFunctions,
+  isMinusOne,
+  isMixedNumber,
+  matrixEnvironments,
+  mixedNumber,
+  nonStartingCommands,
+  relationOps,
+  structuralCommands,
+  tokenText,
+} from './vocabulary';
 
 /** Raised when an answer is not readable mathematics; the grader then falls back to comparing text. */
 export class ParseError extends Error {
   override readonly name = 'ParseError';
 }
-
-const functionCommands: Record<string, FunctionName> = {
-  sin: 'sin',
-  cos: 'cos',
-  tan: 'tan',
-  sec: 'sec',
-  csc: 'csc',
-  cot: 'cot',
-  arcsin: 'arcsin',
-  arccos: 'arccos',
-  arctan: 'arctan',
-  sinh: 'sinh',
-  cosh: 'cosh',
-  tanh: 'tanh',
-  ln: 'ln',
-  log: 'log',
-  exp: 'exp',
-  lg: 'log',
-};
-
-const greekLetters = new Set([
-  'alpha',
-  'beta',
-  'gamma',
-  'delta',
-  'epsilon',
-  'varepsilon',
-  'zeta',
-  'eta',
-  'theta',
-  'vartheta',
-  'iota',
-  'kappa',
-  'lambda',
-  'mu',
-  'nu',
-  'xi',
-  'rho',
-  'sigma',
-  'tau',
-  'upsilon',
-  'phi',
-  'varphi',
-  'chi',
-  'psi',
-  'omega',
-  'Gamma',
-  'Delta',
-  'Theta',
-  'Lambda',
-  'Xi',
-  'Sigma',
-  'Phi',
-  'Psi',
-  'Omega',
-  'ell',
-]);
-
-/** Commands with a grammatical role elsewhere; meeting one as an atom means the answer is malformed. */
-const structuralCommands = new Set(['rfloor', 'rceil', 'dots', 'ldots', 'cdots', 'right', 'end']);
-
-/** Commands that close or separate rather than start a factor. */
-const nonStartingCommands = new Set(['dots', 'ldots', 'cdots', 'rfloor', 'rceil']);
-
-const relationOps = new Set(['=', '<', '<=', '>', '>=', '!=']);
-const matrixEnvironments = new Set([
-  'pmatrix',
-  'bmatrix',
-  'matrix',
-  'Bmatrix',
-  'vmatrix',
-  'smallmatrix',
-  'array',
-]);
 
 /** Parses one LaTeX answer into an expression tree (recursive descent; precedence: relation < sum < product). */
 export function parseLatex(source: string, limits: Pick<Limits, 'maxDepth'>): Expr {
@@ -485,58 +425,4 @@ class Parser {
     this.depth -= 1;
     return result;
   }
-}
-
-/** 1\frac{4}{5} is the mixed number 9/5 (MATH convention), not 1 × 4/5: a whole number before a fraction of
- * whole numbers. */
-function isMixedNumber(whole: Expr, fraction: Expr): boolean {
-  const integer = (expr: Expr): boolean => expr.kind === 'number' && !expr.decimal && expr.value.den === 1n;
-  const wholeDigits = whole.kind === 'negate' ? whole.operand : whole;
-  return (
-    integer(wholeDigits) &&
-    fraction.kind === 'binary' &&
-    fraction.op === '/' &&
-    fraction.fromFrac === true &&
-    integer(fraction.left) &&
-    integer(fraction.right)
-  );
-}
-
-function mixedNumber(whole: Expr, fraction: Expr): Expr {
-  if (whole.kind === 'negate')
-    return { kind: 'negate', operand: { kind: 'binary', op: '+', left: whole.operand, right: fraction } };
-  return { kind: 'binary', op: '+', left: whole, right: fraction };
-}
-
-const inverseFunctions: Partial<Record<FunctionName, FunctionName>> = {
-  sin: 'arcsin',
-  cos: 'arccos',
-  tan: 'arctan',
-};
-
-function isMinusOne(expr: Expr): boolean {
-  return (
-    expr.kind === 'negate' &&
-    expr.operand.kind === 'number' &&
-    expr.operand.value.num === 1n &&
-    expr.operand.value.den === 1n
-  );
-}
-
-function tokenText(token: Token): string {
-  switch (token.type) {
-    case 'number':
-    case 'letter':
-    case 'text':
-    case 'op':
-      return token.text;
-    case 'command':
-      return token.name;
-    default:
-      return '';
-  }
-}
-
-function describe(token: Token | undefined): string {
-  return token === undefined ? 'end of answer' : `"${tokenText(token) || token.type}"`;
 }

@@ -129,7 +129,7 @@ export function createGraderPool(options: GraderPoolOptions = {}): GraderPool {
     const batch = slot.batch;
     if (batch === null || batch.id !== reply.batch) return;
     release(slot);
-    reply.results.forEach((result, index) => batch.place(index, result));
+    for (const [index, result] of reply.results.entries()) batch.place(index, result);
   };
 
   const onTimeout = (slot: Slot, batch: Batch, hung: number): void => {
