@@ -82,7 +82,10 @@ function finalAssistantText(text: string): string {
     const end = text.indexOf(closer, at + opener.length);
     start = end < 0 ? text.length : end + closer.length;
   }
-  return text.slice(start).replace(/<\|im_end\|>|<\|eot_id\|>|<\|endoftext\|>/g, '');
+  // A model that runs on into a new turn ("<|im_start|>user ...") ends its answer there.
+  const nextTurn = text.indexOf('<|im_start|>', start);
+  const end = nextTurn < 0 ? text.length : nextTurn;
+  return text.slice(start, end).replace(/<\|im_end\|>|<\|eot_id\|>|<\|endoftext\|>/g, '');
 }
 
 /** Index just past the last match of a global regex, or null. */

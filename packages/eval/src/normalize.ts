@@ -17,7 +17,8 @@ export function normalizeAnswer(raw: string): NormalizedAnswer {
   let text = raw.trim();
   text = stripDelimiters(text);
   text = text.replace(/\\(?:boxed|fbox)\s*\{((?:[^{}]|\{[^{}]*\})*)\}/g, '$1');
-  text = text.replace(/\n/g, ' ').replace(/\\(?:displaystyle|textstyle)/g, '');
+  // Newlines, display styles and the negative thin space \! (12,\!000) carry no mathematics.
+  text = text.replace(/\n/g, ' ').replace(/\\(?:displaystyle|textstyle)|\\!/g, '');
   // Degrees: a unit to drop (90^\circ, 90^{\circ}, 90°, \degree), except inside trigonometry (\sin 30^\circ).
   if (/\\(?:sin|cos|tan|sec|csc|cot)/.test(text)) {
     text = text.replace(/(\d+(?:\.\d+)?)\s*(?:\^\s*\{?\s*\\circ\s*\}?|°|\\degree)/g, '(\\frac{$1\\pi}{180})');

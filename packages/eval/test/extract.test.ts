@@ -34,6 +34,13 @@ describe('extractAnswer', () => {
     expect(extractAnswer('so we get 12 apples, then 1,250 pears.')).toBeNull();
   });
 
+  it('stops where the model runs on into a new turn', () => {
+    const runOn = 'So the sum is \\boxed{12}.<|im_end|>\n<|im_start|>user\nNow compute \\boxed{7}';
+    expect(extractAnswer(runOn)).toBe('12');
+    const finalAnswer = 'The final answer is 12,000,023. I hope it is correct. <|im_start|>user';
+    expect(grade(finalAnswer, '12000023').correct).toBe(true);
+  });
+
   it('reads "the answer is" like "Answer:"', () => {
     expect(extractAnswer('After simplifying, the answer is 42.')).toBe('42');
     expect(extractAnswer('The answer is $\\frac{3}{4}$ of the cake.')).toBe('\\frac{3}{4}');

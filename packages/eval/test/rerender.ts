@@ -10,8 +10,9 @@ export function rerenderings(gold: string): string[] {
   forms.add(
     gold.includes('\\dfrac') ? gold.replace(/\\dfrac/g, '\\frac') : gold.replace(/\\frac/g, '\\dfrac'),
   );
-  // Scientific notation (3.3e12) and prose answers keep their digits: rewriting them changes the reading.
-  if (/\de[+-]?\d|[a-zA-Z]{3,}\s|^\d{1,3}(,\d{3})+$/.test(gold)) {
+  // Scientific notation (3.3e12), prose and thousands separators (10,\!080) keep their digits and commas:
+  // rewriting them changes the reading.
+  if (/\de[+-]?\d|[a-zA-Z]{3,}\s|^(\\\$)?\d{1,3}(,(\\!)?\d{3})+$/.test(gold)) {
     forms.delete(gold);
     return [...forms];
   }
