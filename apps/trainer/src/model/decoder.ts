@@ -8,7 +8,7 @@ import {
   linear,
   type RopeTables,
   rmsNorm,
-  silu,
+  swiGlu,
 } from './layers.js';
 import { permute } from './permute.js';
 
@@ -160,7 +160,7 @@ function attention(
 }
 
 function mlp(x: tf.Tensor2D, layer: LayerWeights): tf.Tensor2D {
-  return linear(tf.mul(silu(linear(x, layer.gate)), linear(x, layer.up)) as tf.Tensor2D, layer.down);
+  return linear(swiGlu(linear(x, layer.gate), linear(x, layer.up)), layer.down);
 }
 
 /**

@@ -103,16 +103,48 @@ export function embed(ids: tf.Tensor1D, table: tf.Tensor2D): tf.Tensor2D {
   return op(table);
 }
 
-/** RMSNorm over the last axis, x * rsqrt(mean(x^2) + eps) * weight (Zhang & Sennrich 2019; Qwen's form). */
+// The three element-wise blocks below are custom ops with hand-derived gradients. Each primitive op on the
+// autodiff tape keeps a copy of the tensors its gradient needs (tfjs clones them; on wasm a clone is a memcpy), so a
+// block written as 5-10 primitives copies several activations per step; as one op it saves only its inputs.
+
+/**
+ * RMSNorm over the last axis (Zhang & Sennrich 2019; Qwen's form): y = x * r * w with
+ * r = (mean(x^2) + eps)^(-1/2). weight has the shape of x's trailing axes ([d], or [heads, d] for per-head norms).
+ * Gradient, with g = dy * w: dx = r * (g - x * r^2 * mean(g * x)), dw = sum over leading axes of dy * x * r.
+ */
 export function rmsNorm<T extends tf.Tensor>(x: T, weight: tf.Tensor, eps: number): T {
-  const meanSquare = tf.mean(tf.square(x), -1, true);
-  return tf.mul(tf.mul(x, tf.rsqrt(tf.add(meanSquare, eps))), weight) as T;
+  const op = tf.customGrad(((input: tf.Tensor, w: tf.Tensor, save: SaveFn) => {
+    const r = tf.rsqrt(tf.add(tf.mean(tf.square(input), -1, true), eps));
+    save([input, w, r]);
+    return {
+      value: tf.mul(tf.mul(input, r), w),
+      gradFunc: (dy: tf.Tensor, [xs, ws, rs]: tf.Tensor[]) => {
+        const g = tf.mul(dy, ws!);
+        const projection = tf.mul(tf.square(rs!), tf.mean(tf.mul(g, xs!), -1, true));
+        const dx = tf.mul(rs!, tf.sub(g, tf.mul(xs!, projection)));
+        const dw = tf.sum(tf.reshape(tf.mul(dy, tf.mul(xs!, rs!)), [-1, ...ws!.shape]), 0);
+        return [dx, dw];
+      },
+    };
+  }) as unknown as CustomGradientFunc) as (input: tf.Tensor, w: tf.Tensor) => tf.Tensor;
+  return op(x, weight) as T;
 }
 
-/** SiLU(x) = x * sigmoid(x), the gate of the SwiGLU MLP (Shazeer 2020). */
-export function silu<T extends tf.Tensor>(x: T): T {
-  return tf.mul(x, tf.sigmoid(x)) as T;
-}
+/**
+ * The SwiGLU activation (Shazeer 2020): silu(gate) * up with silu(x) = x * sigmoid(x). Gradient, with
+ * s = sigmoid(gate): d gate = dy * up * s * (1 + gate * (1 - s)), d up = dy * gate * s.
+ */
+export const swiGlu = tf.customGrad(((gate: tf.Tensor2D, up: tf.Tensor2D, save: SaveFn) => {
+  save([gate, up]);
+  return {
+    value: tf.mul(tf.mul(gate, tf.sigmoid(gate)), up),
+    gradFunc: (dy: tf.Tensor2D, [g, u]: tf.Tensor[]) => {
+      const s = tf.sigmoid(g!);
+      const dGate = tf.mul(tf.mul(dy, u!), tf.mul(s, tf.add(1, tf.mul(g!, tf.sub(1, s)))));
+      return [dGate, tf.mul(dy, tf.mul(g!, s))];
+    },
+  };
+}) as unknown as CustomGradientFunc) as (gate: tf.Tensor2D, up: tf.Tensor2D) => tf.Tensor2D;
 
 /** Cosine and sine tables for rotate-half RoPE, each [..., headDim], to broadcast against [.., heads, headDim]. */
 export interface RopeTables {
@@ -163,22 +195,25 @@ function rotateHalfMatrix(dim: number, sign: 1 | -1): tf.Tensor2D {
   return tf.tensor2d(r, [dim, dim]);
 }
 
-/** rows [n, dim] -> rotateHalf(rows), differentiable in rows only (R is a constant: no gradient is spent on it). */
-const rotateHalf = tf.customGrad(((rows: tf.Tensor2D) => {
-  const dim = rows.shape[1];
-  return {
-    value: tf.matMul(rows, rotateHalfMatrix(dim, 1)),
-    gradFunc: (dy: tf.Tensor2D) => tf.matMul(dy, rotateHalfMatrix(dim, -1)),
-  };
-}) as unknown as CustomGradientFunc) as (rows: tf.Tensor2D) => tf.Tensor2D;
+/** rows [n, dim] times the signed permutation that rotates halves: sign 1 gives rotateHalf, -1 its transpose. */
+function rotateRows(x: tf.Tensor, sign: 1 | -1): tf.Tensor {
+  const dim = x.shape[x.rank - 1]!;
+  return tf.reshape(tf.matMul(tf.reshape(x, [-1, dim]) as tf.Tensor2D, rotateHalfMatrix(dim, sign)), x.shape);
+}
 
 /**
- * Applies rotate-half RoPE to x [..., heads, headDim]: x * cos + rotateHalf(x) * sin. rotateHalf is a product with
- * a signed permutation matrix: one 2-D matMul is far cheaper on wasm than the split / negate / concat it replaces.
- * The product is exact (each output is one input times +-1).
+ * Applies rotate-half RoPE to x [..., heads, headDim]: y = x * cos + rotateHalf(x) * sin. rotateHalf is a product
+ * with a signed permutation matrix R: one 2-D matMul is far cheaper on wasm than the split / negate / concat it
+ * replaces, and exact (each output is one input times +-1). Gradient: dx = dy * cos + (dy * sin) R^T.
  */
 export function applyRope<T extends tf.Tensor>(x: T, tables: RopeTables): T {
-  const dim = x.shape[x.rank - 1]!;
-  const rotated = tf.reshape(rotateHalf(tf.reshape(x, [-1, dim]) as tf.Tensor2D), x.shape);
-  return tf.add(tf.mul(x, tables.cos), tf.mul(rotated, tables.sin)) as T;
+  const op = tf.customGrad(((input: tf.Tensor, save: SaveFn) => {
+    save([tables.cos, tables.sin]);
+    return {
+      value: tf.add(tf.mul(input, tables.cos), tf.mul(rotateRows(input, 1), tables.sin)),
+      gradFunc: (dy: tf.Tensor, [cos, sin]: tf.Tensor[]) =>
+        tf.add(tf.mul(dy, cos!), rotateRows(tf.mul(dy, sin!), -1)),
+    };
+  }) as unknown as CustomGradientFunc) as (input: tf.Tensor) => tf.Tensor;
+  return op(x) as T;
 }
