@@ -2,7 +2,7 @@
 // Run: cd /work/main && pnpm bench packages/eval/bench/agreement.ts
 import { compareAnswers } from '@taorl/eval';
 import { caseClasses } from '../test/cases';
-import { heldOutCases } from '../test/heldOutCases';
+import { heldOutCases, secondHeldOutCases } from '../test/heldOutCases';
 
 console.log('| class | cases | equivalent / not | agreement | disagreements |');
 console.log('| --- | --- | --- | --- | --- |');
@@ -11,6 +11,7 @@ let agreed = 0;
 const batches = [
   ...Object.entries(caseClasses),
   ...Object.entries(heldOutCases).map(([name, cases]) => [`held-out: ${name}`, cases] as const),
+  ...Object.entries(secondHeldOutCases).map(([name, cases]) => [`held-out 2: ${name}`, cases] as const),
 ];
 for (const [name, cases] of batches) {
   const wrong = cases.filter(([pred, gold, expected]) => compareAnswers(pred, gold).equivalent !== expected);

@@ -7,7 +7,7 @@ import { compareAnswers, normalizeAnswer } from '@taorl/eval';
 import type { Expr } from '../src/latex/ast';
 import { parseLatex } from '../src/latex/parse';
 import { caseClasses } from '../test/cases';
-import { heldOutCases } from '../test/heldOutCases';
+import { heldOutCases, secondHeldOutCases } from '../test/heldOutCases';
 
 const functionNames: Record<string, string> = {
   sqrt: 'sqrt',
@@ -64,7 +64,11 @@ function toSympy(expr: Expr): string | null {
 }
 
 const pairs: { className: string; pred: string; gold: string; a: string; b: string; ours: boolean }[] = [];
-const batches = [...Object.entries(caseClasses), ...Object.entries(heldOutCases)];
+const batches = [
+  ...Object.entries(caseClasses),
+  ...Object.entries(heldOutCases),
+  ...Object.entries(secondHeldOutCases),
+];
 for (const [className, cases] of batches) {
   for (const [pred, gold] of cases) {
     try {

@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { compareAnswers } from '../src/index';
 import { caseClasses } from './cases';
-import { heldOutCases } from './heldOutCases';
+import { heldOutCases, secondHeldOutCases } from './heldOutCases';
 
 describe('isEquivalent on hand-written cases, per comparison class', () => {
   const batches = [
     ...Object.entries(caseClasses),
     ...Object.entries(heldOutCases).map(([name, cases]) => [`held-out ${name}`, cases] as const),
+    ...Object.entries(secondHeldOutCases).map(([name, cases]) => [`held-out 2 ${name}`, cases] as const),
   ];
   for (const [className, cases] of batches) {
     it(`${className}: ${cases.length} cases agree with the expected verdict`, () => {
