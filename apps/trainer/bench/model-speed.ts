@@ -41,18 +41,17 @@ async function timed(fn: () => unknown): Promise<Timing> {
 
 const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)]!;
 
-/** Time of one 2-D fp32 matMul of the given sizes (after a warm-up), with its FLOP count. */
-async function matMulTiming(m: number, k: number, n: number): Promise<Timing & { flops: number }> {
+/** Times one 2-D fp32 matMul of fixed operands (made once, so timing it does not churn the wasm heap). */
+function matMulTimer(m: number, k: number, n: number): { time: () => Promise<Timing>; flops: number } {
   const a = tf.randomNormal([m, k]);
   const b = tf.randomNormal([k, n]);
-  tf.matMul(a, b).dispose();
-  const t = await timed(() => {
+  const once = () => {
     const c = tf.matMul(a, b);
     c.dataSync();
     c.dispose();
-  });
-  tf.dispose([a, b]);
-  return { ...t, flops: 2 * m * k * n };
+  };
+  once();
+  return { time: () => timed(once), flops: 2 * m * k * n };
 }
 
 function trainingStep(
@@ -87,11 +86,13 @@ async function run(backend: BackendChoice): Promise<void> {
   const side = sizes.ceilingSide;
   const tokens = sizes.trainBatch * SEQUENCE;
   const stepFlops = 6 * parameters * tokens;
-  const shaped = await matMulTiming(tokens, 128, 768);
+  const shapedTimer = matMulTimer(tokens, 128, 768);
+  const shaped = await shapedTimer.time();
   console.log(
-    `matMul [${tokens}x128]x[128x768] (the MLP's shape): ${gflops(shaped.flops, shaped.wall)} GFLOP/s wall, ` +
-      `${gflops(shaped.flops, shaped.cpu)} per CPU second`,
+    `matMul [${tokens}x128]x[128x768] (the MLP's shape): ${gflops(shapedTimer.flops, shaped.wall)} GFLOP/s wall, ` +
+      `${gflops(shapedTimer.flops, shaped.cpu)} per CPU second`,
   );
+  const ceilingTimer = matMulTimer(side, side, side);
 
   const ids = Array.from({ length: sizes.trainBatch * (SEQUENCE + 1) }, (_, i) => (i * 7919) % 256);
   const batch = tf.tensor2d(
@@ -109,15 +110,17 @@ async function run(backend: BackendChoice): Promise<void> {
   const optimizer = tf.train.adam(1e-3);
   trainingStep(policy, optimizer, batch, targets);
   const before = tf.memory().numTensors;
-  const pairs: { step: Timing; ceiling: Timing & { flops: number } }[] = [];
+  const pairs: { step: Timing; ceiling: Timing }[] = [];
   for (let i = 0; i < sizes.trainSteps; i++) {
     const step = await timed(() => trainingStep(policy, optimizer, batch, targets));
-    pairs.push({ step, ceiling: await matMulTiming(side, side, side) });
+    pairs.push({ step, ceiling: await ceilingTimer.time() });
   }
   for (const clock of ['wall', 'cpu'] as const) {
     const step = median(pairs.map((p) => p.step[clock]));
-    const ceiling = median(pairs.map((p) => p.ceiling.flops / p.ceiling[clock] / 1e9));
-    const share = median(pairs.map((p) => stepFlops / p.step[clock] / (p.ceiling.flops / p.ceiling[clock])));
+    const ceiling = median(pairs.map((p) => ceilingTimer.flops / p.ceiling[clock] / 1e9));
+    const share = median(
+      pairs.map((p) => stepFlops / p.step[clock] / (ceilingTimer.flops / p.ceiling[clock])),
+    );
     console.log(
       `${clock.padEnd(4)}: ceiling ${side}^3 ${ceiling.toFixed(2)} GFLOP/s; training step (batch ` +
         `${sizes.trainBatch} x ${SEQUENCE}) ${step.toFixed(3)} s, ${(tokens / step).toFixed(0)} tokens/s, ` +
