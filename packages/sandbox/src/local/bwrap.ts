@@ -48,6 +48,9 @@ export function bwrapArgs(layout: BwrapLayout): string[] {
   args.push('--proc', '/proc', '--dev', '/dev');
   args.push('--size', String(layout.scratchBytes), '--perms', '1777', '--tmpfs', SANDBOX_SCRATCH);
   args.push('--remount-ro', '/');
+  // Unprivileged, capabilities exist only inside the user namespace: SYS_ADMIN lets the worker give each run a pid
+  // namespace of its own (the run drops it at once).
+  if (!layout.asRoot) args.push('--cap-add', 'CAP_SYS_ADMIN');
   if (layout.asRoot) {
     args.push('--cap-drop', 'ALL');
     // setuid/setgid to drop each run to its uid; kill, chown and the DAC overrides to clean up after it.

@@ -141,7 +141,15 @@ export async function createLocalSandbox(options: LocalSandboxOptions = {}): Pro
   const isolation = await chooseIsolation(isolationMode, bwrapPath, layout);
   const scratchDirs: string[] = [];
   const command = (uid: number | null, scratch: string): WorkerCommand => {
-    const config = JSON.stringify({ scratch, uid, ownPidNamespace: isolation === 'bwrap', preload, warmup });
+    const config = JSON.stringify({
+      scratch,
+      uid,
+      ownPidNamespace: isolation === 'bwrap',
+      // Without root the code cannot get a uid of its own; a pid namespace per run hides the worker from it.
+      nestedPidNamespace: isolation === 'bwrap' && uid === null,
+      preload,
+      warmup,
+    });
     const python = [pythonPath, '-I', '-B', '-c', WORKER_SCRIPT, config];
     return isolation === 'bwrap'
       ? { command: bwrapPath, args: [...bwrapArgs(layout), ...python], env: WORKER_ENV }

@@ -9,6 +9,7 @@ CONFIG = json.loads(sys.argv[1])
 SCRATCH = CONFIG["scratch"]
 UID = CONFIG["uid"]
 OWN_PID_NAMESPACE = CONFIG["ownPidNamespace"]
+NESTED_PID_NAMESPACE = CONFIG["nestedPidNamespace"]
 
 # The protocol pipes move to private descriptors; the child closes them before running code.
 PROTO_IN = os.dup(0)
@@ -51,12 +52,81 @@ LIMITS = [
 ]
 
 
+CLONE_NEWPID = 0x20000000
+CAPABILITY_VERSION_3 = 0x20080522
+
+
+class CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class CapData(ctypes.Structure):
+    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
+
+
+def drop_capabilities():
+    if LIBC.capset(ctypes.byref(CapHeader(CAPABILITY_VERSION_3, 0)), (CapData * 2)()) != 0:
+        raise OSError(ctypes.get_errno(), "capset")
+
+
+def mirror_end(status):
+    """Ends this process the way the code's process ended, so the worker reads the code's own wait status."""
+    if status is not None and os.WIFSIGNALED(status):
+        number = os.WTERMSIG(status)
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        try:
+            signal.signal(number, signal.SIG_DFL)
+        except (OSError, ValueError):
+            pass  # SIGKILL and SIGSTOP keep their default action anyway
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, [number])
+        os.kill(os.getpid(), number)
+    if status is not None and os.WIFEXITED(status):
+        os._exit(os.WEXITSTATUS(status))
+    os.write(3, MARK_SETUP)  # the namespace's init vanished without a report: a sandbox failure
+    os._exit(125)
+
+
+def enter_nested_pid_namespace():
+    """Without root the code shares the worker's uid and could signal it. So the code runs in a pid namespace of
+    its own, where the worker has no pid: this process creates it and stays outside, a first process inside acts as
+    its init (reaps, ignores every signal, drops its capabilities), and a second one runs the code and returns.
+    When the code's process ends, init reports its wait status and exits, which kills the whole namespace."""
+    if LIBC.unshare(CLONE_NEWPID) != 0:
+        raise OSError(ctypes.get_errno(), "unshare(CLONE_NEWPID)")
+    report_r, report_w = os.pipe()
+    if os.fork() != 0:
+        os.close(report_w)
+        report = os.read(report_r, 32)
+        mirror_end(int(report) if report else None)
+    os.close(report_r)
+    drop_capabilities()
+    previous_mask = signal.pthread_sigmask(signal.SIG_BLOCK, signal.valid_signals())
+    code_pid = os.fork()
+    if code_pid == 0:
+        os.close(report_w)
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous_mask)
+        return
+    for number in signal.valid_signals():
+        if number != signal.SIGCHLD:
+            try:
+                signal.signal(number, signal.SIG_IGN)
+            except (OSError, ValueError):
+                pass
+    while True:
+        pid, status = os.wait()
+        if pid == code_pid:
+            os.write(report_w, str(status).encode())
+            os._exit(0)
+
+
 def child_setup(req, stdin_fd, out_w, err_w, mark_w):
     os.dup2(mark_w, 3)  # first, so that a failure below can still be reported on it
     os.dup2(stdin_fd, 0)
     os.dup2(out_w, 1)
     os.dup2(err_w, 2)
     os.closerange(4, 1 << 16)
+    if NESTED_PID_NAMESPACE:
+        enter_nested_pid_namespace()
     os.setsid()
     os.chdir(SCRATCH)
     if UID is not None:
