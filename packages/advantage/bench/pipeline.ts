@@ -1,5 +1,5 @@
 // Filtering + group advantages + entropy shaping over 1,024 trajectories x 4,096 tokens (issue 5's budget:
-// under 50 ms together). Run: NODE_OPTIONS=--expose-gc pnpm bench packages/advantage/bench/pipeline.ts
+// under 50 ms together). Run: pnpm bench packages/advantage/bench/pipeline.ts
 import { computeAdvantages, postToolMask, type ShapingTrajectory, type ToolCallSpan } from '@taorl/advantage';
 import { toolAwareFilter } from '@taorl/filter';
 import { selectTop } from '../src/quantile';
@@ -52,14 +52,21 @@ function makeBatch(): BenchTrajectory[] {
   });
 }
 
+let sink = 0;
+
 function median(times: number[]): number {
   const sorted = [...times].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)]!;
 }
 
-// With NODE_OPTIONS=--expose-gc, garbage of earlier runs is collected before each timed run, so a run does not
-// pay for the allocations of the one before (in training, steps are seconds apart).
-const collectGarbage = (globalThis as { gc?: () => void }).gc;
+// Reading this (64 MB, twice the largest cache here) before a run evicts the batch from the caches, as the
+// rollout and model code running between two training steps would.
+const evictor = new Float32Array(16 * 1024 * 1024).fill(1);
+function evictCaches(): number {
+  let sum = 0;
+  for (let i = 0; i < evictor.length; i += 16) sum += evictor[i]!;
+  return sum;
+}
 
 interface Timing {
   /** Wall-clock milliseconds: median and minimum. */
@@ -69,13 +76,13 @@ interface Timing {
   readonly cpu: number;
 }
 
-/** RUNS timed runs after one warm-up run. */
-function time(run: () => void): Timing {
+/** RUNS timed runs after one warm-up run, with hot caches or with the caches evicted before each run. */
+function time(run: () => void, caches: 'hot' | 'cold' = 'hot'): Timing {
   run();
   const wall: number[] = [];
   const cpu: number[] = [];
   for (let r = 0; r < RUNS; r++) {
-    collectGarbage?.();
+    if (caches === 'cold') sink += evictCaches();
     const startCpu = process.cpuUsage();
     const start = performance.now();
     run();
@@ -88,7 +95,6 @@ function time(run: () => void): Timing {
 
 const batch = makeBatch();
 const filter = toolAwareFilter();
-let sink = 0;
 
 // Baseline: the memory floor of the stage, one pass that reads every mask and entropy and writes every token.
 const floor = time(() => {
@@ -101,8 +107,8 @@ const floor = time(() => {
 });
 
 const rows: [string, Timing][] = [['baseline: one read/write pass over all tokens', floor]];
-const measure = (label: string, run: () => number): void => {
-  rows.push([label, time(() => (sink += run()))]);
+const measure = (label: string, run: () => number, caches: 'hot' | 'cold' = 'hot'): void => {
+  rows.push([label, time(() => (sink += run()), caches)]);
 };
 measure('filter: toolAwareFilter', () => filter.apply(batch).kept.length);
 measure(
@@ -134,16 +140,15 @@ for (const shaper of ['none', 'tao', 'cheng', 'aepo']) {
 measure('advantages: grpo + tao, separate rows', () => {
   return computeAdvantages(kept, { layout: 'separate' }).tokens.perTrajectory[0]![3]!;
 });
-measure('total: toolAwareFilter + grpo + tao, packed', () => {
+const stage = (): number => {
   const survivors = filter.apply(batch).kept;
   return computeAdvantages(survivors, { estimator: 'grpo', shaper: 'tao' }).tokens.packed!.data[3]!;
-});
+};
+measure('total: toolAwareFilter + grpo + tao, packed', stage);
+measure('total, caches evicted before each run', stage, 'cold');
 
 const stats = filter.apply(batch).stats;
-console.log(
-  `batch ${TRAJECTORIES} x ${TOKENS} tokens, ${stats.kept} kept after filtering, ${RUNS} runs, ` +
-    `gc between runs: ${collectGarbage !== undefined}`,
-);
+console.log(`batch ${TRAJECTORIES} x ${TOKENS} tokens, ${stats.kept} kept after filtering, ${RUNS} runs`);
 console.log('| stage | wall median ms | wall min ms | CPU median ms | wall median / baseline |');
 console.log('|---|---:|---:|---:|---:|');
 for (const [label, t] of rows) {
