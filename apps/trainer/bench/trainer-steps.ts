@@ -1,7 +1,8 @@
 /**
  * Trainer step costs on the embedded task: SFT step time on real arith-tool traces, and one RL step with its time
  * split (generation, sandbox, scoring, training), against a baseline measured in the same run: the model's bare
- * forward + backward on the same batch shape (the floor any training step pays).
+ * forward + backward on a batch of the mean trace length (the floor any training step pays). SFT steps on random
+ * and on length-grouped batches are interleaved, so both see the same machine load.
  *
  *   cd /work/main && pnpm bench apps/trainer/bench/trainer-steps.ts
  */
@@ -12,6 +13,7 @@ import { problemSource } from '../src/run/problems.js';
 import { rlContext } from '../src/run/rl-run.js';
 import { openSession } from '../src/run/session.js';
 import { arithSftTraces, sftExampleOf, sftTrainer } from '../src/run/sft-run.js';
+import { epochStream, lengthGroupedBatches } from '../src/util/batching.js';
 
 const config = parseConfig(
   [
@@ -49,13 +51,18 @@ for (let i = 0; i < 6; i++) {
   if (i > 0) bare.push(performance.now() - started);
 }
 
+// SFT steps on random batches (padded to their longest trace) and on length-grouped batches, interleaved.
 const trainer = sftTrainer(session);
-const sft: number[] = [];
-for (let i = 0; i < 12; i++) {
-  const batch = examples.slice((i * 16) % 240, ((i * 16) % 240) + 16);
-  const started = performance.now();
-  await trainer.step(batch);
-  if (i > 1) sft.push(performance.now() - started);
+const stream = epochStream(examples.length, 1, 'bench');
+const grouped = lengthGroupedBatches(stream, (i) => examples[i]!.inputIds.length, 16, 8, 1);
+const sft = { random: [] as number[], grouped: [] as number[] };
+for (let i = 0; i < 16; i++) {
+  for (const kind of ['random', 'grouped'] as const) {
+    const items = kind === 'grouped' ? grouped(i) : Array.from({ length: 16 }, (_, j) => stream(i * 16 + j));
+    const started = performance.now();
+    await trainer.step(items.map((item) => examples[item]!));
+    if (i > 1) sft[kind].push(performance.now() - started);
+  }
 }
 trainer.dispose();
 
