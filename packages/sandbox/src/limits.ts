@@ -56,6 +56,13 @@ export interface ResolvedRequest {
   limits: ExecLimits;
 }
 
+/** A file's content as base64, the form both backends send. */
+export function base64Content(content: string | Uint8Array): string {
+  return (typeof content === 'string' ? Buffer.from(content, 'utf8') : Buffer.from(content)).toString(
+    'base64',
+  );
+}
+
 function checkFilePath(path: unknown, index: number): string {
   if (typeof path !== 'string' || path === '' || path.startsWith('/') || path.split('/').includes('..')) {
     throw new TypeError(

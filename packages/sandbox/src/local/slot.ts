@@ -1,4 +1,4 @@
-import type { ResolvedRequest } from '../limits';
+import { base64Content, type ResolvedRequest } from '../limits';
 import type { ExecResult } from '../types';
 import { sandboxError, toExecResult } from './classify';
 import { PythonWorker, type WorkerCommand, WorkerFailure, type WorkerRequest } from './python-worker';
@@ -7,12 +7,7 @@ function toWorkerRequest(request: ResolvedRequest): WorkerRequest {
   return {
     code: request.code,
     stdin: request.stdin,
-    files: request.files.map((file) => ({
-      path: file.path,
-      data: Buffer.from(typeof file.content === 'string' ? Buffer.from(file.content) : file.content).toString(
-        'base64',
-      ),
-    })),
+    files: request.files.map((file) => ({ path: file.path, data: base64Content(file.content) })),
     replay: request.session,
     ...request.limits,
   };

@@ -1,6 +1,7 @@
 import { constants } from 'node:os';
 import { mapWithConcurrency, Semaphore } from '../concurrency';
 import {
+  base64Content,
   type ExecLimits,
   type ResolvedRequest,
   resolveBatch,
@@ -51,11 +52,7 @@ export interface RunCodeResponse {
 
 export function toRunCodeRequest(request: ResolvedRequest): RunCodeRequest {
   const files: Record<string, string> = {};
-  for (const file of request.files) {
-    files[file.path] = Buffer.from(
-      typeof file.content === 'string' ? Buffer.from(file.content) : file.content,
-    ).toString('base64');
-  }
+  for (const file of request.files) files[file.path] = base64Content(file.content);
   // SandboxFusion keeps no state between calls: a session is replayed by prefixing its cells, output silenced.
   const code =
     request.session.length === 0 ? request.code : `${replayPrelude(request.session)}\n${request.code}`;
