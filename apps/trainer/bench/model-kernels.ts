@@ -3,20 +3,24 @@
 import { loadavg } from 'node:os';
 import { initBackend } from '@taorl/grpo';
 import * as tf from '@tensorflow/tfjs';
-import { applyRope, channelProduct, ropeTables } from '../src/model/layers.js';
+import { applyRope, channelProduct, ropeTables, transpose2d } from '../src/model/layers.js';
 import { permute } from '../src/model/permute.js';
 
 await initBackend({ prefer: 'wasm' });
 
-/** Median milliseconds of `runs` calls (after one warm-up), each forced to completion with dataSync. */
+/**
+ * Median CPU milliseconds of this process (user + system: other processes on the shared cores do not inflate it)
+ * over `runs` calls after one warm-up, each forced to completion with dataSync.
+ */
 function median(fn: () => tf.Tensor, runs = 15): number {
   tf.dispose(fn());
   const times: number[] = [];
   for (let i = 0; i < runs; i++) {
-    const start = performance.now();
+    const start = process.cpuUsage();
     const out = fn();
     out.dataSync();
-    times.push(performance.now() - start);
+    const used = process.cpuUsage(start);
+    times.push((used.user + used.system) / 1000);
     out.dispose();
   }
   return times.sort((a, b) => a - b)[Math.floor(runs / 2)]!;
@@ -32,7 +36,9 @@ function compare(label: string, slow: [string, () => tf.Tensor], fast: [string, 
 }
 
 console.log(`load average ${loadavg()[0]!.toFixed(1)}`);
-console.log('| operation (training step shapes) | slow path | replacement | speed-up | max abs difference |');
+console.log(
+  '| operation (training step shapes) | slow path (CPU ms) | replacement (CPU ms) | speed-up | max abs difference |',
+);
 console.log('|---|---|---|---|---|');
 // Scores of the tiny model's training step: 16 sequences x 2 KV heads, 2 query heads each, 128 tokens, width 32.
 const n = 32;
@@ -74,3 +80,11 @@ compare(
   ],
   ['rotate-half matMul', () => applyRope(heads, rope)],
 );
+for (const columns of [128, 384]) {
+  const activations = tf.randomNormal([2048, columns]) as tf.Tensor2D;
+  compare(
+    `transpose [2048,${columns}] (a weight gradient's input)`,
+    ['tf.transpose (2-D)', () => tf.transpose(activations)],
+    ['transpose2d (row blocks)', () => transpose2d(activations)],
+  );
+}
