@@ -1,6 +1,7 @@
 import { base64Content, type ResolvedRequest } from '../limits';
+import { sandboxError } from '../sandbox-error';
 import type { ExecResult } from '../types';
-import { sandboxError, toExecResult } from './classify';
+import { toExecResult } from './classify';
 import { PythonWorker, type WorkerCommand, WorkerFailure, type WorkerRequest } from './python-worker';
 
 function toWorkerRequest(request: ResolvedRequest): WorkerRequest {

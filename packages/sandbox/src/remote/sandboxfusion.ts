@@ -8,7 +8,7 @@ import {
   resolveLimits,
   resolveRequest,
 } from '../limits';
-import { sandboxError } from '../local/classify';
+import { sandboxError } from '../sandbox-error';
 import type { ExecRequest, ExecResult, ExecStatus, Sandbox } from '../types';
 
 export interface SandboxFusionOptions {
