@@ -3,8 +3,9 @@
 import { loadavg } from 'node:os';
 import { initBackend } from '@taorl/grpo';
 import * as tf from '@tensorflow/tfjs';
-import { applyRope, channelProduct, ropeTables, transpose2d } from '../src/model/layers.js';
 import { permute } from '../src/model/permute.js';
+import { channelProduct, transpose2d } from '../src/model/products.js';
+import { applyRope, ropeTables } from '../src/model/rope.js';
 
 await initBackend({ prefer: 'wasm' });
 

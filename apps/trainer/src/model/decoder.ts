@@ -1,16 +1,9 @@
 import * as tf from '@tensorflow/tfjs';
 import type { ModelConfig } from './config.js';
-import {
-  applyRope,
-  batchMatMul,
-  channelProduct,
-  embed,
-  linear,
-  type RopeTables,
-  rmsNorm,
-  swiGlu,
-} from './layers.js';
+import { embed, rmsNorm, swiGlu } from './layers.js';
 import { permute } from './permute.js';
+import { batchMatMul, channelProduct, linear } from './products.js';
+import { applyRope, type RopeTables } from './rope.js';
 
 /**
  * One decoder layer's weights. Linear weights are stored [in, out] (transposed from the Hugging Face [out, in]) so

@@ -1,8 +1,8 @@
 import * as tf from '@tensorflow/tfjs';
 import type { ModelConfig } from './config.js';
 import { type DecoderWeights, decoderHidden, headMatrix, type LayerCache, MASKED } from './decoder.js';
-import { ropeTables } from './layers.js';
 import type { FinishReason, GeneratedSequence, SamplingParams } from './policy.js';
+import { ropeTables } from './rope.js';
 import { chooseToken, type SamplerSettings } from './sampler.js';
 import { mulberry32 } from './weights.js';
 

@@ -3,8 +3,9 @@ import { type Checkpoint, loadCheckpoint, type SaveOptions, saveCheckpoint } fro
 import { type ModelConfig, type TinyModelOptions, tinyQwen3Config } from './config.js';
 import { causalMask, type DecoderWeights, decoderHidden, headMatrix } from './decoder.js';
 import { generate } from './generate.js';
-import { linear, ropeTables } from './layers.js';
 import type { GeneratedSequence, Policy, SamplingParams } from './policy.js';
+import { linear } from './products.js';
+import { ropeTables } from './rope.js';
 import { initialTensors, tensorsFromWeights, weightsFromTensors, weightVariables } from './weights.js';
 
 /** The Qwen2 / Qwen3 decoder as a `Policy`, on whichever tfjs backend is active. */

@@ -6,7 +6,7 @@ import * as tf from '@tensorflow/tfjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCheckpoint } from '../../src/model/checkpoint.js';
 import { causalMask, decoderHidden, headMatrix, type LayerCache } from '../../src/model/decoder.js';
-import { ropeTables } from '../../src/model/layers.js';
+import { ropeTables } from '../../src/model/rope.js';
 import { loadPolicy } from '../../src/model/transformer-policy.js';
 import { weightsFromTensors, weightVariables } from '../../src/model/weights.js';
 import {

@@ -6,7 +6,7 @@ import * as tf from '@tensorflow/tfjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCheckpoint } from '../../src/model/checkpoint.js';
 import type { DecoderWeights } from '../../src/model/decoder.js';
-import { batchMatMul, channelProduct } from '../../src/model/layers.js';
+import { batchMatMul, channelProduct } from '../../src/model/products.js';
 import { loadPolicy } from '../../src/model/transformer-policy.js';
 import { tensorsFromWeights } from '../../src/model/weights.js';
 import {

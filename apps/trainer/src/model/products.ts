@@ -1,0 +1,82 @@
+import * as tf from '@tensorflow/tfjs';
+import type { CustomGradientFunc, SaveFn } from './custom-op.js';
+
+// Matrix products that avoid the slow paths of tfjs's wasm backend (PLATFORM.md, docs/models.md "Speed"):
+// matMul's default gradient uses transposed matMuls (a scalar loop on wasm, ~10x slower), so every product here has a
+// custom gradient that transposes explicitly and multiplies untransposed; batched matMul is a scalar loop too, so
+// attention products run as depthwise convolutions.
+
+/** Row blocks tried by `transpose2d`, largest first. */
+const ROW_BLOCKS = [128, 64, 32, 16, 8];
+
+/**
+ * x [r, c] -> x^T. wasm's 2-D Transpose walks a tall matrix with a cache-unfriendly stride; viewed as
+ * [r / B, B, c] and transposed to [c, r / B, B], the same result costs 2-3x less (docs/benchmarks/models.md).
+ */
+export function transpose2d(x: tf.Tensor2D): tf.Tensor2D {
+  const [r, c] = x.shape;
+  const block = r > c ? ROW_BLOCKS.find((b) => r % b === 0 && r > b) : undefined;
+  if (block === undefined) return tf.transpose(x);
+  return tf.reshape(tf.transpose(tf.reshape(x, [r / block, block, c]), [2, 0, 1]), [c, r]);
+}
+
+/**
+ * x [n, in] times w [in, out] with a gradient of untransposed products (matMul's own gradient uses transposed
+ * matMuls, a scalar loop on wasm). @taorl/grpo's matMul2d does the same with plain transposes; this one uses
+ * `transpose2d`, which matters here because every projection's weight gradient transposes its [tokens, in] input.
+ */
+export const linear = tf.customGrad(((x: tf.Tensor2D, w: tf.Tensor2D, save: SaveFn) => {
+  save([x, w]);
+  return {
+    value: tf.matMul(x, w),
+    gradFunc: (dy: tf.Tensor2D, [xs, ws]: tf.Tensor[]) => [
+      tf.matMul(dy, transpose2d(ws as tf.Tensor2D)),
+      tf.matMul(transpose2d(xs as tf.Tensor2D), dy),
+    ],
+  };
+}) as unknown as CustomGradientFunc) as (x: tf.Tensor2D, w: tf.Tensor2D) => tf.Tensor2D;
+
+const transposeLast = (x: tf.Tensor3D) => tf.transpose(x, [0, 2, 1]);
+
+/** a [n, m, k] times b [n, k, p], with the same untransposed gradient scheme as matMul2d. */
+export const batchMatMul = tf.customGrad(((a: tf.Tensor3D, b: tf.Tensor3D, save: SaveFn) => {
+  save([a, b]);
+  return {
+    value: tf.matMul(a, b),
+    gradFunc: (dy: tf.Tensor3D, [as, bs]: tf.Tensor[]) => [
+      tf.matMul(dy, transposeLast(bs as tf.Tensor3D)),
+      tf.matMul(transposeLast(as as tf.Tensor3D), dy),
+    ],
+  };
+}) as unknown as CustomGradientFunc) as (a: tf.Tensor3D, b: tf.Tensor3D) => tf.Tensor3D;
+
+/** y[i, c, j] = sum_d x[i, d, c] w[d, c, j], as one depthwise convolution (see `channelProduct`). */
+function depthwiseProduct(x: tf.Tensor3D, w: tf.Tensor3D): tf.Tensor3D {
+  const [m, k, n] = x.shape;
+  const p = w.shape[2];
+  const input = tf.reshape(x, [1, m, k, n]) as tf.Tensor4D;
+  const out = tf.depthwiseConv2d(input, tf.reshape(w, [1, k, n, p]) as tf.Tensor4D, 1, 'valid');
+  return tf.reshape(out, [m, n, p]);
+}
+
+/**
+ * A batch of n products, channel-last: x [m, k, n], w [k, n, p] -> y [m, n, p] with
+ * y[i, c, j] = sum_d x[i, d, c] w[d, c, j]. It runs as a depthwise convolution (input 1 x m x k x n, filter
+ * 1 x k x n x p, channel multiplier p), which the wasm backend hands to XNNPACK's GEMM kernels, while its batched
+ * matMul is a scalar loop: 4-5x faster for attention-sized products, bit-identical results
+ * (docs/benchmarks/models.md). Gradients are two more such products:
+ * dx[i, d, c] = sum_j dy[i, c, j] w[d, c, j] and dw[d, c, j] = sum_i x[i, d, c] dy[i, c, j].
+ */
+export const channelProduct = tf.customGrad(((x: tf.Tensor3D, w: tf.Tensor3D, save: SaveFn) => {
+  save([x, w]);
+  return {
+    value: depthwiseProduct(x, w),
+    gradFunc: (dy: tf.Tensor3D, [xs, ws]: tf.Tensor[]) => [
+      tf.transpose(
+        depthwiseProduct(tf.transpose(dy, [0, 2, 1]), tf.transpose(ws as tf.Tensor3D, [2, 1, 0])),
+        [0, 2, 1],
+      ),
+      depthwiseProduct(tf.transpose(xs as tf.Tensor3D, [1, 0, 2]), dy),
+    ],
+  };
+}) as unknown as CustomGradientFunc) as (x: tf.Tensor3D, w: tf.Tensor3D) => tf.Tensor3D;
