@@ -42,7 +42,10 @@ export function rmsNorm<T extends tf.Tensor>(x: T, weight: tf.Tensor, eps: numbe
         const g = tf.mul(dy, ws!);
         const projection = tf.mul(tf.square(rs!), tf.mean(tf.mul(g, xs!), -1, true));
         const dx = tf.mul(rs!, tf.sub(g, tf.mul(xs!, projection)));
-        const dw = tf.sum(tf.reshape(tf.mul(dy, tf.mul(xs!, rs!)), [-1, ...ws!.shape]), 0);
+        // Sum over the leading axes as ones [1, n] x rows [n, w]: wasm reduces a leading axis by transposing
+        // first (a tall 2-D transpose, several times the cost of this product).
+        const rows = tf.reshape(tf.mul(dy, tf.mul(xs!, rs!)), [-1, ws!.size]) as tf.Tensor2D;
+        const dw = tf.reshape(tf.matMul(tf.ones([1, rows.shape[0]]), rows), ws!.shape);
         return [dx, dw];
       },
     };
