@@ -49,7 +49,7 @@ for (const [m, k, p] of [
 ]) {
   const a = tf.randomNormal([n, m!, k!]) as tf.Tensor3D;
   const b = tf.randomNormal([n, k!, p!]) as tf.Tensor3D;
-  const x = tf.transpose(a, [1, 2, 0]) as tf.Tensor3D;
+  const x = tf.transpose(a, [1, 0, 2]) as tf.Tensor3D;
   const w = tf.transpose(b, [1, 0, 2]) as tf.Tensor3D;
   compare(
     `${n} products [${m}x${k}]x[${k}x${p}]`,

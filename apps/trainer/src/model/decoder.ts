@@ -118,11 +118,11 @@ function attendByMatMul(heads: Heads, mask: tf.Tensor, all: LayerCache): tf.Tens
 function attendByChannels(heads: Heads, mask: tf.Tensor): tf.Tensor2D {
   const [b, t, hkv, group, dh] = heads.q.shape as [number, number, number, number, number];
   const n = b * hkv;
-  const q = tf.reshape(permute(heads.q, [3, 1, 4, 0, 2]), [group * t, dh, n]) as tf.Tensor3D;
+  const q = tf.reshape(permute(heads.q, [3, 1, 0, 2, 4]), [group * t, n, dh]) as tf.Tensor3D;
   const k = tf.reshape(permute(heads.k, [3, 0, 2, 1]), [dh, n, t]) as tf.Tensor3D;
   const masks = tf.reshape(permute(mask, [1, 0, 2]), [1, t, mask.shape[0]!, 1, t]);
   const scores = tf.add(tf.reshape(channelProduct(q, k), [group, t, b, hkv, t]), masks);
-  const probs = tf.reshape(permute(tf.softmax(scores), [0, 1, 4, 2, 3]), [group * t, t, n]) as tf.Tensor3D;
+  const probs = tf.reshape(tf.softmax(scores), [group * t, n, t]) as tf.Tensor3D;
   const v = tf.reshape(permute(heads.v, [1, 0, 2, 3]), [t, n, dh]) as tf.Tensor3D;
   const mixed = tf.reshape(channelProduct(probs, v), [group, t, b, hkv, dh]);
   return tf.reshape(permute(mixed, [2, 1, 3, 0, 4]), [b * t, hkv * group * dh]);

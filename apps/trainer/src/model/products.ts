@@ -60,23 +60,21 @@ function depthwiseProduct(x: tf.Tensor3D, w: tf.Tensor3D): tf.Tensor3D {
 }
 
 /**
- * A batch of n products, channel-last: x [m, k, n], w [k, n, p] -> y [m, n, p] with
- * y[i, c, j] = sum_d x[i, d, c] w[d, c, j]. It runs as a depthwise convolution (input 1 x m x k x n, filter
+ * A batch of n products, one per channel c: x [m, n, k], w [k, n, p] -> y [m, n, p] with
+ * y[i, c, j] = sum_d x[i, c, d] w[d, c, j]. It runs as a depthwise convolution (input 1 x m x k x n, filter
  * 1 x k x n x p, channel multiplier p), which the wasm backend hands to XNNPACK's GEMM kernels, while its batched
- * matMul is a scalar loop: 4-5x faster for attention-sized products, bit-identical results
+ * matMul is a scalar loop: 3-5x faster for attention-sized products, equal up to float32 summation order
  * (docs/benchmarks/models.md). Gradients are two more such products:
- * dx[i, d, c] = sum_j dy[i, c, j] w[d, c, j] and dw[d, c, j] = sum_i x[i, d, c] dy[i, c, j].
+ * dx[i, c, d] = sum_j dy[i, c, j] w[d, c, j] and dw[d, c, j] = sum_i x[i, c, d] dy[i, c, j]; x and dx share the
+ * [m, n, k] layout of a softmax over the last axis, so attention probabilities enter without a transpose of their own.
  */
 export const channelProduct = tf.customGrad(((x: tf.Tensor3D, w: tf.Tensor3D, save: SaveFn) => {
   save([x, w]);
   return {
-    value: depthwiseProduct(x, w),
+    value: depthwiseProduct(tf.transpose(x, [0, 2, 1]), w),
     gradFunc: (dy: tf.Tensor3D, [xs, ws]: tf.Tensor[]) => [
-      tf.transpose(
-        depthwiseProduct(tf.transpose(dy, [0, 2, 1]), tf.transpose(ws as tf.Tensor3D, [2, 1, 0])),
-        [0, 2, 1],
-      ),
-      depthwiseProduct(tf.transpose(xs as tf.Tensor3D, [1, 0, 2]), dy),
+      depthwiseProduct(tf.transpose(dy, [0, 2, 1]), tf.transpose(ws as tf.Tensor3D, [2, 1, 0])),
+      depthwiseProduct(tf.transpose(xs as tf.Tensor3D, [2, 0, 1]), dy),
     ],
   };
 }) as unknown as CustomGradientFunc) as (x: tf.Tensor3D, w: tf.Tensor3D) => tf.Tensor3D;

@@ -105,7 +105,7 @@ describe('gradients', () => {
   // channelProduct in the [n, m, k] x [n, k, p] layout of a batched matMul, so one reference serves both.
   const viaChannels = (a: tf.Tensor3D, b: tf.Tensor3D) =>
     tf.transpose(
-      channelProduct(tf.transpose(a, [1, 2, 0]), tf.transpose(b, [1, 0, 2])),
+      channelProduct(tf.transpose(a, [1, 0, 2]), tf.transpose(b, [1, 0, 2])),
       [1, 0, 2],
     ) as tf.Tensor3D;
 
