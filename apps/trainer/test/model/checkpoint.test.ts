@@ -11,7 +11,6 @@ import {
   QWEN2_TEST,
   QWEN3_TEST,
   randomTensors,
-  safetensorsBytes,
   type TestTensor,
   testTensors,
   writeFolder,
@@ -170,6 +169,5 @@ describe('bad folders give clear errors', () => {
     writeFolder(notJson, config(), [good()]);
     writeFileSync(join(notJson, 'config.json'), '{ nope');
     await expect(loadCheckpoint(notJson)).rejects.toThrow(/config\.json: not valid JSON/);
-    expect(safetensorsBytes([], 'F32').length).toBeGreaterThan(8);
   });
 });

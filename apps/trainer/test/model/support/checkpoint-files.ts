@@ -31,7 +31,7 @@ function toHalf(value: number): number {
   return sign | ((exponent + 15) << 10) | Math.round((a / 2 ** exponent - 1) * 1024);
 }
 
-export function safetensorsBytes(tensors: TestTensor[], dtype: TestDtype): Buffer {
+function safetensorsBytes(tensors: TestTensor[], dtype: TestDtype): Buffer {
   const width = dtype === 'F32' || dtype === 'I32' ? 4 : 2;
   const header: Record<string, unknown> = {};
   let offset = 0;
