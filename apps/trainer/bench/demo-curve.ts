@@ -50,6 +50,7 @@ for (let done = 0; done < sftSteps; done += every) {
       `tool calls ${e.toolCallsPerTrajectory.toFixed(2)} success ${(100 * e.toolSuccessRate).toFixed(0)}% [${seconds()} s]`,
   );
 }
+await session.policy.save('/tmp/taorl-curve/sft-policy');
 const sftWeights = session.policy.trainableVariables().map((v) => v.clone());
 const rlStart = performance.now();
 const lines = await runRl(session, problems, writer, { quiet: true, firstStep: sftSteps });

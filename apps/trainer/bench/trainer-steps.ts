@@ -79,9 +79,10 @@ console.log(
   `backend ${session.backend}; traces: 256 in ${traceSeconds.toFixed(1)} s; mean sequence ${meanTokens.toFixed(0)} tokens`,
 );
 console.log(`bare forward+backward [16, ${width}]: median ${ms(median(bare))}`);
-console.log(
-  `SFT step (batch 16): median ${ms(median(sft))} = ${(median(sft) / median(bare)).toFixed(2)}x the bare pass`,
-);
+for (const kind of ['random', 'grouped'] as const) {
+  const m = median(sft[kind]);
+  console.log(`SFT step, ${kind} batches of 16: median ${ms(m)} = ${(m / median(bare)).toFixed(2)}x the bare pass`);
+}
 for (const line of rl) {
   const t = line.time;
   console.log(
