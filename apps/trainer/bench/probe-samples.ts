@@ -3,12 +3,13 @@
  *
  *   cd /work/main && pnpm bench apps/trainer/bench/probe-samples.ts <policy folder> [count]
  */
-import { loadConfig } from '../src/index.js';
+
 import { presetPath } from '../src/cli/presets.js';
-import { problemSource } from '../src/run/problems.js';
-import { openSession } from '../src/run/session.js';
+import { loadConfig } from '../src/index.js';
 import { gradeTrajectories } from '../src/rl/rewards.js';
 import { rollout } from '../src/rollout/rollout-engine.js';
+import { problemSource } from '../src/run/problems.js';
+import { openSession } from '../src/run/session.js';
 
 const path = process.argv[2]!;
 const count = Number(process.argv[3] ?? 8);
@@ -23,7 +24,11 @@ const { trajectories } = await rollout(
   { maxTurns: 3, maxResponseTokens: 256, sampling: { temperature: 0 }, seed: 1, lanes: 1 },
 );
 const golds = new Map(problems.map((p) => [p.id, p.gold]));
-const graded = gradeTrajectories(trajectories, (id) => golds.get(id)!, (ids) => session.tokenizer.decode(ids));
+const graded = gradeTrajectories(
+  trajectories,
+  (id) => golds.get(id)!,
+  (ids) => session.tokenizer.decode(ids),
+);
 for (const [i, t] of graded.entries()) {
   const question = session.tokenizer.decode(problems[i]!.promptIds).split('\n')[1];
   console.log(`${question} gold ${golds.get(t.groupId)} correct ${t.correct}\n${JSON.stringify(t.text)}\n`);

@@ -81,7 +81,9 @@ console.log(
 console.log(`bare forward+backward [16, ${width}]: median ${ms(median(bare))}`);
 for (const kind of ['random', 'grouped'] as const) {
   const m = median(sft[kind]);
-  console.log(`SFT step, ${kind} batches of 16: median ${ms(m)} = ${(m / median(bare)).toFixed(2)}x the bare pass`);
+  console.log(
+    `SFT step, ${kind} batches of 16: median ${ms(m)} = ${(m / median(bare)).toFixed(2)}x the bare pass`,
+  );
 }
 for (const line of rl) {
   const t = line.time;
