@@ -7,14 +7,17 @@ import { applyRope, type RopeTables } from './rope.js';
 
 /**
  * One decoder layer's weights. Linear weights are stored [in, out] (transposed from the Hugging Face [out, in]) so
- * products need no transposed matMul; q/k/v are fused column-wise into one product. Gate and up stay apart:
- * splitting a fused [n, 2 * intermediate] product costs a copy (and a concat in the gradient) that two products
- * do not.
+ * products need no transposed matMul. Nothing is fused: splitting a fused product's output costs a copy on wasm
+ * (and a concat in the gradient) that separate products do not.
  */
 export interface LayerWeights {
   inputNorm: tf.Variable<tf.Rank.R1>;
-  qkv: tf.Variable<tf.Rank.R2>;
-  qkvBias?: tf.Variable<tf.Rank.R1>;
+  q: tf.Variable<tf.Rank.R2>;
+  k: tf.Variable<tf.Rank.R2>;
+  v: tf.Variable<tf.Rank.R2>;
+  qBias?: tf.Variable<tf.Rank.R1>;
+  kBias?: tf.Variable<tf.Rank.R1>;
+  vBias?: tf.Variable<tf.Rank.R1>;
   o: tf.Variable<tf.Rank.R2>;
   qNorm?: tf.Variable<tf.Rank.R1>;
   kNorm?: tf.Variable<tf.Rank.R1>;
@@ -59,6 +62,12 @@ interface Heads {
   v: tf.Tensor;
 }
 
+/** A projection of the normed input, with its bias when the model has one (Qwen2). */
+function project(x: tf.Tensor2D, weight: tf.Variable<tf.Rank.R2>, bias: tf.Variable<tf.Rank.R1> | undefined) {
+  const y = linear(x, weight);
+  return bias ? tf.add(y, bias) : y;
+}
+
 function heads(
   x: tf.Tensor2D,
   layer: LayerWeights,
@@ -66,26 +75,21 @@ function heads(
   b: number,
   t: number,
   rope: RopeTables,
-) {
-  const { numHeads: h, numKvHeads: hkv, headDim: dh } = config;
-  let qkv = linear(x, layer.qkv);
-  if (layer.qkvBias) qkv = tf.add(qkv, layer.qkvBias);
-  const [qkFlat, vFlat] = tf.split(qkv, [(h + hkv) * dh, hkv * dh], 1);
-  // Queries and keys go through RMSNorm (Qwen3, each with its own weight) and RoPE together: half the kernel
-  // launches, which dominate at decoding batch sizes.
-  let qk = tf.reshape(qkFlat!, [b, t, h + hkv, dh]);
+): Heads {
+  const { numHeads: h, numKvHeads: hkv, headDim: dh, rmsNormEps: eps } = config;
+  let q = tf.reshape(project(x, layer.q, layer.qBias), [b, t, h, dh]);
+  let k = tf.reshape(project(x, layer.k, layer.kBias), [b, t, hkv, dh]);
   if (layer.qNorm && layer.kNorm) {
-    const weight = tf.concat([tf.broadcastTo(layer.qNorm, [h, dh]), tf.broadcastTo(layer.kNorm, [hkv, dh])]);
-    qk = rmsNorm(qk, weight, config.rmsNormEps);
+    q = rmsNorm(q, layer.qNorm, eps);
+    k = rmsNorm(k, layer.kNorm, eps);
   }
-  const [q, k] = tf.split(applyRope(qk, rope), [h, hkv], 2);
   // Grouped-query attention without repeating K and V: query head j uses KV head floor(j / group), so the
   // `group` query heads of one KV head sit together on their own axis.
   return {
-    q: tf.reshape(tf.mul(q!, 1 / Math.sqrt(dh)), [b, t, hkv, h / hkv, dh]),
-    k: k!,
-    v: tf.reshape(vFlat!, [b, t, hkv, dh]),
-  } satisfies Heads;
+    q: tf.reshape(tf.mul(applyRope(q, rope), 1 / Math.sqrt(dh)), [b, t, hkv, h / hkv, dh]),
+    k: applyRope(k, rope),
+    v: tf.reshape(project(x, layer.v, layer.vBias), [b, t, hkv, dh]),
+  };
 }
 
 function toCache(k: tf.Tensor, v: tf.Tensor): LayerCache {
