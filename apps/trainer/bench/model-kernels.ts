@@ -1,10 +1,10 @@
 // The wasm slow paths the model avoids, each against its replacement in the same run (docs/models.md, "Speed").
 // Run: pnpm bench apps/trainer/bench/model-kernels.ts
 import { loadavg } from 'node:os';
-import { initBackend } from '@taorl/grpo';
+import { initBackend, transpose2d } from '@taorl/grpo';
 import * as tf from '@tensorflow/tfjs';
 import { permute } from '../src/model/permute.js';
-import { channelProduct, transpose2d } from '../src/model/products.js';
+import { channelProduct } from '../src/model/products.js';
 import { applyRope, ropeTables } from '../src/model/rope.js';
 
 await initBackend({ prefer: 'wasm' });

@@ -1,8 +1,9 @@
+import { matMul2d } from '@taorl/grpo';
 import * as tf from '@tensorflow/tfjs';
 import type { ModelConfig } from './config.js';
 import { embed, rmsNorm, swiGlu } from './layers.js';
 import { permute } from './permute.js';
-import { batchMatMul, channelProduct, linear } from './products.js';
+import { batchMatMul, channelProduct } from './products.js';
 import { applyRope, type RopeTables } from './rope.js';
 
 /**
@@ -64,7 +65,7 @@ interface Heads {
 
 /** A projection of the normed input, with its bias when the model has one (Qwen2). */
 function project(x: tf.Tensor2D, weight: tf.Variable<tf.Rank.R2>, bias: tf.Variable<tf.Rank.R1> | undefined) {
-  const y = linear(x, weight);
+  const y = matMul2d(x, weight);
   return bias ? tf.add(y, bias) : y;
 }
 
@@ -153,11 +154,11 @@ function attention(
     past === undefined && tf.getBackend() === 'wasm'
       ? attendByChannels(h, context.mask)
       : attendByMatMul(h, context.mask, cache ?? toCache(h.k, h.v));
-  return { out: linear(mixed, layer.o), ...(cache ? { cache } : {}) };
+  return { out: matMul2d(mixed, layer.o), ...(cache ? { cache } : {}) };
 }
 
 function mlp(x: tf.Tensor2D, layer: LayerWeights): tf.Tensor2D {
-  return linear(swiGlu(linear(x, layer.gate), linear(x, layer.up)), layer.down);
+  return matMul2d(swiGlu(matMul2d(x, layer.gate), matMul2d(x, layer.up)), layer.down);
 }
 
 /**

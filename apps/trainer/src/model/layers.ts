@@ -1,6 +1,6 @@
+import { transpose2d } from '@taorl/grpo';
 import * as tf from '@tensorflow/tfjs';
 import type { CustomGradientFunc, SaveFn } from './custom-op.js';
-import { transpose2d } from './products.js';
 
 // The decoder's token embedding and element-wise blocks (RMSNorm, SwiGLU).
 

@@ -1,40 +1,11 @@
+import { transpose2d } from '@taorl/grpo';
 import * as tf from '@tensorflow/tfjs';
 import type { CustomGradientFunc, SaveFn } from './custom-op.js';
 
 // Matrix products that avoid the slow paths of tfjs's wasm backend (PLATFORM.md, docs/models.md "Speed"):
-// matMul's default gradient uses transposed matMuls (a scalar loop on wasm, ~10x slower), so every product here has a
-// custom gradient that transposes explicitly and multiplies untransposed; batched matMul is a scalar loop too, so
-// attention products run as depthwise convolutions.
-
-/** Row blocks tried by `transpose2d`, largest first. */
-const ROW_BLOCKS = [128, 64, 32, 16, 8];
-
-/**
- * x [r, c] -> x^T. wasm's 2-D Transpose walks a tall matrix with a cache-unfriendly stride; viewed as
- * [r / B, B, c] and transposed to [c, r / B, B], the same result costs 2-3x less (docs/benchmarks/models.md).
- */
-export function transpose2d(x: tf.Tensor2D): tf.Tensor2D {
-  const [r, c] = x.shape;
-  const block = r > c ? ROW_BLOCKS.find((b) => r % b === 0 && r > b) : undefined;
-  if (block === undefined) return tf.transpose(x);
-  return tf.reshape(tf.transpose(tf.reshape(x, [r / block, block, c]), [2, 0, 1]), [c, r]);
-}
-
-/**
- * x [n, in] times w [in, out] with a gradient of untransposed products (matMul's own gradient uses transposed
- * matMuls, a scalar loop on wasm). @taorl/grpo's matMul2d does the same with plain transposes; this one uses
- * `transpose2d`, which matters here because every projection's weight gradient transposes its [tokens, in] input.
- */
-export const linear = tf.customGrad(((x: tf.Tensor2D, w: tf.Tensor2D, save: SaveFn) => {
-  save([x, w]);
-  return {
-    value: tf.matMul(x, w),
-    gradFunc: (dy: tf.Tensor2D, [xs, ws]: tf.Tensor[]) => [
-      tf.matMul(dy, transpose2d(ws as tf.Tensor2D)),
-      tf.matMul(transpose2d(xs as tf.Tensor2D), dy),
-    ],
-  };
-}) as unknown as CustomGradientFunc) as (x: tf.Tensor2D, w: tf.Tensor2D) => tf.Tensor2D;
+// matMul's default gradient uses transposed matMuls (a scalar loop on wasm, ~10x slower), so 2-D products use
+// @taorl/grpo's matMul2d and the products here have custom gradients that transpose explicitly (transpose2d);
+// batched matMul is a scalar loop too, so attention products run as depthwise convolutions.
 
 const transposeLast = (x: tf.Tensor3D) => tf.transpose(x, [0, 2, 1]);
 

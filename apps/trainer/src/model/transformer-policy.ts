@@ -1,10 +1,10 @@
+import { matMul2d } from '@taorl/grpo';
 import * as tf from '@tensorflow/tfjs';
 import { type Checkpoint, loadCheckpoint, type SaveOptions, saveCheckpoint } from './checkpoint.js';
 import { type ModelConfig, type TinyModelOptions, tinyQwen3Config } from './config.js';
 import { causalMask, type DecoderWeights, decoderHidden, headMatrix } from './decoder.js';
 import { generate } from './generate.js';
 import type { GeneratedSequence, Policy, SamplingParams } from './policy.js';
-import { linear } from './products.js';
 import { ropeTables } from './rope.js';
 import { initialTensors, tensorsFromWeights, weightsFromTensors, weightVariables } from './weights.js';
 
@@ -41,7 +41,7 @@ export class TransformerPolicy implements Policy {
       const positions = Int32Array.from({ length: t }, (_, i) => i);
       const rope = ropeTables(positions, [1, t], this.config.headDim, this.config.ropeTheta);
       const { hidden } = decoderHidden(this.weights, this.config, tokens, { rope, mask: causalMask(t, t) });
-      return tf.reshape(linear(hidden, headMatrix(this.weights)), [b, t, this.config.vocabSize]);
+      return tf.reshape(matMul2d(hidden, headMatrix(this.weights)), [b, t, this.config.vocabSize]);
     });
   }
 

@@ -1,10 +1,11 @@
 import * as tf from '@tensorflow/tfjs';
+import { transpose2d } from './transpose2d';
 
 /**
  * a [m, k] x b [k, n] -> [m, n] with a gradient made of plain 2-D matMuls. tfjs's own matMul gradient calls
  * matMul with transposeA/transposeB, which the wasm backend runs as a scalar loop 10-50x slower than the
- * untransposed path; there the operands are transposed explicitly first, so both backward products stay on the
- * fast kernel (docs/benchmarks/grpo.md). Backends with fast transposed products keep the flags and skip the copy.
+ * untransposed path; there the operands are transposed explicitly first (with {@link transpose2d}), so both backward
+ * products stay on the fast kernel (docs/benchmarks/grpo.md). Backends with fast transposed products keep the flags and skip the copy.
  */
 export const matMul2d: (a: tf.Tensor2D, b: tf.Tensor2D) => tf.Tensor2D = tf.customGrad(
   (...args: (tf.Tensor | tf.GradSaveFunc)[]) => {
@@ -21,7 +22,7 @@ export const matMul2d: (a: tf.Tensor2D, b: tf.Tensor2D) => tf.Tensor2D = tf.cust
         if (tf.getBackend() !== 'wasm') {
           return [tf.matMul(upstream, savedB, false, true), tf.matMul(savedA, upstream, true, false)];
         }
-        return [tf.matMul(upstream, tf.transpose(savedB)), tf.matMul(tf.transpose(savedA), upstream)];
+        return [tf.matMul(upstream, transpose2d(savedB)), tf.matMul(transpose2d(savedA), upstream)];
       },
     };
   },
