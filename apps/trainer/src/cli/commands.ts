@@ -162,7 +162,10 @@ const evalCommand: CommandSpec = {
   summary: 'Held-out evaluation of model.path (Avg@K, Pass@K, tool statistics)',
   flags: {},
   async run(session, _flags, io) {
-    const result = await evaluate(session, (await problemSource(session)).test(), { label: 'held-out', step: 0 });
+    const result = await evaluate(session, (await problemSource(session)).test(), {
+      label: 'held-out',
+      step: 0,
+    });
     io.out(
       `${result.problems} problems, K=${session.config.eval.samples}: accuracy ${percent(result.accuracy)}, ` +
         `pass@K ${percent(result.passAtK)}, tool calls ${result.toolCallsPerTrajectory.toFixed(2)}, ` +
