@@ -1,10 +1,10 @@
 import * as tf from '@tensorflow/tfjs';
+import { prng } from '../util/seeds.js';
 import type { ModelConfig } from './config.js';
 import { type DecoderWeights, decoderHidden, headMatrix, type LayerCache, MASKED } from './decoder.js';
 import type { FinishReason, GeneratedSequence, SamplingParams } from './policy.js';
 import { ropeTables } from './rope.js';
 import { chooseToken, type SamplerSettings } from './sampler.js';
-import { mulberry32 } from './weights.js';
 
 /** One sequence's progress through generation. */
 interface Running {
@@ -100,7 +100,7 @@ export async function generate(
 ): Promise<GeneratedSequence[]> {
   const settings = settingsOf(sampling);
   checkPrompts(prompts, config);
-  const random = mulberry32(sampling.seed ?? Math.floor(Math.random() * 2 ** 32));
+  const random = prng(sampling.seed ?? Math.floor(Math.random() * 2 ** 32));
   const stopIds = new Set(sampling.stopTokenIds ?? []);
   const stopStrings = sampling.stopStrings ?? [];
   const vocab = config.vocabSize;

@@ -1,10 +1,9 @@
-import { transpose2d } from '@taorl/grpo';
 import * as tf from '@tensorflow/tfjs';
 import type { CustomGradientFunc, SaveFn } from './custom-op.js';
 
 // Matrix products that avoid the slow paths of tfjs's wasm backend (PLATFORM.md, docs/models.md "Speed"):
 // matMul's default gradient uses transposed matMuls (a scalar loop on wasm, ~10x slower), so 2-D products use
-// @taorl/grpo's matMul2d and the products here have custom gradients that transpose explicitly (transpose2d);
+// @taorl/grpo's matMul2d and the products here have custom gradients that transpose explicitly;
 // batched matMul is a scalar loop too, so attention products run as depthwise convolutions.
 
 const transposeLast = (x: tf.Tensor3D) => tf.transpose(x, [0, 2, 1]);

@@ -1,4 +1,5 @@
 import * as tf from '@tensorflow/tfjs';
+import { prng } from '../util/seeds.js';
 import { weightSpecs } from './checkpoint.js';
 import type { ModelConfig } from './config.js';
 import type { DecoderWeights, LayerWeights } from './decoder.js';
@@ -109,25 +110,13 @@ export function weightVariables(weights: DecoderWeights): tf.Variable[] {
   return vars;
 }
 
-/** A seeded PRNG (mulberry32): reproducible initialisation and sampling without global state. */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /**
  * Fresh Hugging Face tensors for a config: norms 1, biases 0, every matrix N(0, 0.02^2) (transformers'
  * initializer_range default), and the residual-branch outputs (o_proj, down_proj) scaled by 1/sqrt(2 * layers) as
  * in GPT-2, so the residual stream's variance does not grow with depth.
  */
 export function initialTensors(config: ModelConfig, seed: number): Map<string, Float32Array> {
-  const random = mulberry32(seed);
+  const random = prng(seed);
   const gaussian = () => Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
   const residualScale = 1 / Math.sqrt(2 * config.numLayers);
   const tensors = new Map<string, Float32Array>();

@@ -20,7 +20,7 @@ export function deriveSeed(seed: number, purpose: string, ...counters: number[])
   return h >>> 0;
 }
 
-/** mulberry32: a small, fast 32-bit PRNG, used for shuffles seeded by deriveSeed. */
+/** mulberry32: a small, fast 32-bit PRNG without global state (initialisation, sampling, shuffles). */
 export function prng(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
