@@ -37,7 +37,7 @@ export { type SftLossInput, sftLoss } from './loss/sft-loss';
 export { linear, matMul2d } from './ops/linear';
 export { stopGradient } from './ops/stop-gradient';
 export { transpose2d } from './ops/transpose2d';
-export { AdamW, type AdamWConfig } from './optim/adamw';
+export { AdamW, type AdamWConfig, type AdamWState } from './optim/adamw';
 export { clipScale, globalGradientNorm } from './optim/gradient-norm';
 export { type LearningRateSchedule, learningRateAt } from './optim/lr-schedule';
 export {

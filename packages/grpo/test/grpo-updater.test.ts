@@ -193,6 +193,39 @@ describe.each(TEST_BACKENDS)('GrpoUpdater on %s', (backend) => {
     );
   });
 
+  it('resumes exactly from exported optimizer state, and rejects state of the wrong shape', async () => {
+    const schedule = { kind: 'cosine' as const, totalSteps: 4, warmupSteps: 1 };
+    const straight = setup({ schedule });
+    for (let i = 0; i < 3; i++) await straight.updater.update(batch);
+
+    const first = setup({ schedule });
+    await first.updater.update(batch);
+    const state = first.updater.exportOptimizerState();
+    expect(state.step).toBe(1);
+    // A fresh model and updater given the first run's weights and optimizer state take the same next steps.
+    const resumed = setup({ schedule });
+    const [w, b] = first.tiny.variables;
+    resumed.tiny.variables[0]!.assign(w!);
+    resumed.tiny.variables[1]!.assign(b!);
+    resumed.updater.importOptimizerState(state);
+    for (let i = 0; i < 2; i++) await resumed.updater.update(batch);
+    expect(resumed.updater.step).toBe(3);
+    expect(await resumed.weights()).toEqual(await straight.weights());
+
+    // Without the optimizer state the moments restart and the weights differ.
+    const naive = setup({ schedule });
+    naive.tiny.variables[0]!.assign(w!);
+    naive.tiny.variables[1]!.assign(b!);
+    for (let i = 0; i < 2; i++) await naive.updater.update(batch);
+    expect(await naive.weights()).not.toEqual(await straight.weights());
+
+    const wrong = { ...state, secondMoments: [state.secondMoments[0]!, new Float32Array(2)] };
+    expect(() => resumed.updater.importOptimizerState(wrong)).toThrow(
+      'state.secondMoments[1] has 2 values, variable 1 has 6',
+    );
+    expect(() => resumed.updater.importOptimizerState({ ...state, step: -1 })).toThrow('state.step');
+  });
+
   it('skips a mini-batch without loss tokens instead of decaying the weights', async () => {
     const { updater, weights } = setup({ miniBatchRows: 1 });
     const before = await weights();

@@ -15,6 +15,17 @@ export interface AdamWConfig {
 }
 
 /**
+ * Everything AdamW carries between steps, as plain arrays aligned with its variables: a checkpoint that stores it
+ * lets a resumed run take exactly the steps the uninterrupted run would have taken.
+ */
+export interface AdamWState {
+  /** Optimizer steps applied so far (t in the bias corrections). */
+  step: number;
+  firstMoments: Float32Array[];
+  secondMoments: Float32Array[];
+}
+
+/**
  * AdamW (Loshchilov and Hutter, arXiv 1711.05101), in PyTorch's form: w <- w (1 - lr lambda) - lr m^ / (sqrt(v^) + eps)
  * with bias-corrected moments m^ = m / (1 - b1^t), v^ = v / (1 - b2^t). tfjs's optimizers have no decoupled decay.
  */
@@ -73,6 +84,49 @@ export class AdamW {
         variable.assign(tf.sub(decayed, tf.mul(step, lr)));
       });
     });
+  }
+
+  /** A copy of the step count and moment estimates (see {@link AdamWState}). */
+  exportState(): AdamWState {
+    const read = (moments: tf.Variable[]) =>
+      moments.map((m) => Float32Array.from(m.dataSync() as Float32Array));
+    return {
+      step: this.stepCount,
+      firstMoments: read(this.firstMoments),
+      secondMoments: read(this.secondMoments),
+    };
+  }
+
+  /** Replaces the step count and moments with `state`, which must match these variables' count and sizes. */
+  importState(state: AdamWState): void {
+    if (!(Number.isInteger(state.step) && state.step >= 0)) {
+      throw new Error(`AdamW.importState: state.step must be an integer >= 0, got ${state.step}`);
+    }
+    for (const field of ['firstMoments', 'secondMoments'] as const) {
+      const moments = state[field];
+      if (moments.length !== this.variables.length) {
+        throw new Error(
+          `AdamW.importState: state.${field} has ${moments.length} arrays, the optimizer has ${this.variables.length} variables`,
+        );
+      }
+      moments.forEach((values, index) => {
+        const expected = this.variables[index]!.size;
+        if (values.length !== expected) {
+          throw new Error(
+            `AdamW.importState: state.${field}[${index}] has ${values.length} values, variable ${index} has ${expected}`,
+          );
+        }
+      });
+    }
+    state.firstMoments.forEach((values, index) => {
+      const m = this.firstMoments[index]!;
+      tf.tidy(() => m.assign(tf.tensor(values, m.shape)));
+    });
+    state.secondMoments.forEach((values, index) => {
+      const v = this.secondMoments[index]!;
+      tf.tidy(() => v.assign(tf.tensor(values, v.shape)));
+    });
+    this.stepCount = state.step;
   }
 
   /** Frees the moment estimates. */

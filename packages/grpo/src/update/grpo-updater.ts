@@ -7,7 +7,7 @@ import {
   type ResolvedPolicyLossConfig,
   resolvePolicyLossConfig,
 } from '../loss/policy-loss-config';
-import { AdamW, type AdamWConfig } from '../optim/adamw';
+import { AdamW, type AdamWConfig, type AdamWState } from '../optim/adamw';
 import { clipScale, globalGradientNorm } from '../optim/gradient-norm';
 import { type LearningRateSchedule, learningRateAt, validateSchedule } from '../optim/lr-schedule';
 import { alignToTargets, sliceRows, type TargetAlignedBatch, type UpdateBatch } from './update-batch';
@@ -129,6 +129,16 @@ export class GrpoUpdater {
   /** Optimizer steps applied so far; the learning-rate schedule reads it. */
   get step(): number {
     return this.optimizer.steps;
+  }
+
+  /** The optimizer's step count and moments, for a checkpoint from which a run resumes exactly. */
+  exportOptimizerState(): AdamWState {
+    return this.optimizer.exportState();
+  }
+
+  /** Restores what {@link exportOptimizerState} returned (the learning-rate schedule continues from its step). */
+  importOptimizerState(state: AdamWState): void {
+    this.optimizer.importState(state);
   }
 
   /** Runs every PPO epoch over `batch` and returns one StepMetrics per optimizer step attempted. */
