@@ -68,10 +68,10 @@ trainer.dispose();
 
 const writer = new MetricsWriter('/tmp/taorl-bench-metrics.jsonl');
 writer.truncateAfter(() => false);
-const { context, dispose } = rlContext(session, await problemSource(session));
+const { context, updater } = rlContext(session, await problemSource(session));
 const rl = [];
 for (let step = 1; step <= 3; step++) rl.push(await rlStep(context, step));
-dispose();
+updater.dispose();
 await session.close();
 
 const ms = (x: number) => `${x.toFixed(0)} ms`;

@@ -4,7 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
 import { describe, expect, it } from 'vitest';
-import { latestCheckpoint, restoreWeights, saveTrainCheckpoint } from '../src/checkpoint/train-checkpoint.js';
+import {
+  latestCheckpoint,
+  restoreTrainCheckpoint,
+  saveTrainCheckpoint,
+} from '../src/checkpoint/train-checkpoint.js';
 import { createTinyPolicy } from '../src/index.js';
 
 const fixture = new URL('./fixtures/checkpoint-writer.ts', import.meta.url).pathname;
@@ -27,16 +31,21 @@ function startWriter(runDir: string, saves: number): Promise<ChildProcess> {
 const killed = (child: ChildProcess) => new Promise((resolve) => child.once('exit', resolve));
 
 describe('training checkpoints', () => {
-  it('round-trips the weights and the step', async () => {
+  it('round-trips the weights, the step and the optimizer state', async () => {
     await tf.setBackend('cpu');
     const runDir = mkdtempSync(join(tmpdir(), 'taorl-ckpt-'));
     const source = createTinyPolicy({ vocabSize: 259, maxPositionEmbeddings: 64, seed: 1 });
     const target = createTinyPolicy({ vocabSize: 259, maxPositionEmbeddings: 64, seed: 2 });
+    const moments = (offset: number) =>
+      source
+        .trainableVariables()
+        .map((v, i) => Float32Array.from({ length: v.size }, (_, j) => offset + i + j / 7));
+    const optimizer = { step: 12, firstMoments: moments(0.5), secondMoments: moments(2) };
     for (let step = 1; step <= 3; step++)
-      await saveTrainCheckpoint(runDir, source, { phase: 'rl', step, seed: 5 });
+      await saveTrainCheckpoint(runDir, source, { phase: 'rl', step, seed: 5 }, optimizer);
     const latest = latestCheckpoint(runDir)!;
-    expect(latest).toMatchObject({ phase: 'rl', step: 3, seed: 5 });
-    await restoreWeights(latest.path, target);
+    expect(latest).toMatchObject({ phase: 'rl', step: 3, seed: 5, optimizerStep: 12 });
+    expect(await restoreTrainCheckpoint(latest, target)).toEqual(optimizer);
     const a = source.trainableVariables();
     const b = target.trainableVariables();
     for (const [i, variable] of a.entries()) expect(b[i]!.dataSync()).toEqual(variable.dataSync());
@@ -61,7 +70,7 @@ describe('training checkpoints', () => {
       await killed(child);
       const latest = latestCheckpoint(runDir)!;
       expect(latest.step).toBeGreaterThanOrEqual(1);
-      await restoreWeights(latest.path, policy);
+      expect(await restoreTrainCheckpoint(latest, policy)).toBeNull();
       // Every weight of the checkpoint latest.json names is the value written at that step: complete, not torn.
       for (const variable of policy.trainableVariables()) {
         expect(variable.dataSync().every((v) => v === latest.step)).toBe(true);

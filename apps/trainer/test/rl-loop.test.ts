@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { latestCheckpoint, restoreWeights } from '../src/checkpoint/train-checkpoint.js';
+import { latestCheckpoint, restoreTrainCheckpoint } from '../src/checkpoint/train-checkpoint.js';
 import { MetricsWriter, parseConfig, type RlStepMetrics, readMetrics } from '../src/index.js';
 import { problemSource } from '../src/run/problems.js';
 import { runRl } from '../src/run/rl-run.js';
@@ -39,7 +39,12 @@ function tinyConfig(outDir: string) {
   return parseConfig(configText(outDir), 'tiny.yaml');
 }
 
-async function twoSteps(outDir: string): Promise<{ lines: RlStepMetrics[]; weightDelta: number }> {
+interface RunResult {
+  lines: RlStepMetrics[];
+  finalWeights: Map<string, Float32Array>;
+}
+
+async function twoSteps(outDir: string): Promise<RunResult & { weightDelta: number }> {
   const config = tinyConfig(outDir);
   const session = await openSession(config, 'tiny.yaml');
   try {
@@ -54,13 +59,13 @@ async function twoSteps(outDir: string): Promise<{ lines: RlStepMetrics[]; weigh
         weightDelta = Math.max(weightDelta, Math.abs(updated[i]! - v));
       });
     }
-    return { lines: readMetrics(writer.path) as RlStepMetrics[], weightDelta };
+    return { lines: readMetrics(writer.path) as RlStepMetrics[], weightDelta, finalWeights: after };
   } finally {
     await session.close();
   }
 }
 
-async function resumedRun(outDir: string): Promise<RlStepMetrics[]> {
+async function resumedRun(outDir: string): Promise<RunResult> {
   const writer = new MetricsWriter(join(outDir, 'metrics.jsonl'));
   const interrupted = await openSession(
     parseConfig(configText(outDir), 'tiny.yaml', ['rl.steps=1']),
@@ -77,17 +82,22 @@ async function resumedRun(outDir: string): Promise<RlStepMetrics[]> {
   const resumed = await openSession(tinyConfig(outDir), 'tiny.yaml');
   try {
     const latest = latestCheckpoint(outDir)!;
-    await restoreWeights(latest.path, resumed.policy);
+    const optimizerState = await restoreTrainCheckpoint(latest, resumed.policy);
+    expect(optimizerState?.step).toBe(1);
     writer.truncateAfter((line) => line.step <= latest.step);
     await runRl(resumed, await problemSource(resumed), writer, {
       quiet: true,
       completed: latest.step,
       checkpointDir: outDir,
+      optimizerState,
     });
+    return {
+      lines: readMetrics(writer.path) as RlStepMetrics[],
+      finalWeights: resumed.policy.toCheckpoint().tensors,
+    };
   } finally {
     await resumed.close();
   }
-  return readMetrics(writer.path) as RlStepMetrics[];
 }
 
 describe('RL loop end to end (tiny model, real sandbox)', () => {
@@ -112,8 +122,10 @@ describe('RL loop end to end (tiny model, real sandbox)', () => {
     const second = await twoSteps(mkdtempSync(join(tmpdir(), 'taorl-rl-')));
     expect(untimed(second.lines[0]!)).toEqual(untimed(first.lines[0]!));
 
-    // Stopped after step 1 and resumed from its checkpoint: the same lines as the uninterrupted run.
+    // Stopped after step 1 and resumed from its checkpoint: the same lines as the uninterrupted run, and, because
+    // the optimizer's moments and step were restored too, bit-identical weights after step 2.
     const resumed = await resumedRun(mkdtempSync(join(tmpdir(), 'taorl-resume-')));
-    expect(resumed.map(untimed)).toEqual(first.lines.map(untimed));
+    expect(resumed.lines.map(untimed)).toEqual(first.lines.map(untimed));
+    expect(resumed.finalWeights).toEqual(first.finalWeights);
   });
 });

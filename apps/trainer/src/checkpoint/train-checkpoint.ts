@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import type { AdamWState } from '@taorl/grpo';
 import * as tf from '@tensorflow/tfjs';
 import type { Policy } from '../model/policy.js';
 import { encodeSafetensors, readSafetensorsHeader, readTensor } from '../model/safetensors.js';
@@ -16,6 +17,14 @@ export interface TrainState {
 interface LatestPointer extends TrainState {
   /** The weights file, relative to the checkpoints folder. */
   file: string;
+  /** The optimizer's step count when its moments are stored beside the weights (`optimizer.m.i`, `optimizer.v.i`). */
+  optimizerStep?: number;
+}
+
+/** A checkpoint found by {@link latestCheckpoint}: its state, weights file and optimizer step (if stored). */
+export interface CheckpointRef extends TrainState {
+  path: string;
+  optimizerStep?: number;
 }
 
 const LATEST = 'latest.json';
@@ -24,14 +33,15 @@ const KEEP = 2;
 const checkpointsDir = (runDir: string) => join(runDir, 'checkpoints');
 
 /**
- * Writes the policy weights, then points latest.json at them; each file is written atomically (temp, fsync,
- * rename), so a kill at any instant leaves latest.json naming a complete, readable checkpoint. Older checkpoints
- * beyond the last two are removed.
+ * Writes the policy weights and, when given, the optimizer's moments, then points latest.json at them; each file is
+ * written atomically (temp, fsync, rename), so a kill at any instant leaves latest.json naming a complete, readable
+ * checkpoint. Older checkpoints beyond the last two are removed.
  */
 export async function saveTrainCheckpoint(
   runDir: string,
   policy: Policy,
   state: TrainState,
+  optimizer?: AdamWState,
 ): Promise<string> {
   const dir = checkpointsDir(runDir);
   mkdirSync(dir, { recursive: true });
@@ -43,9 +53,23 @@ export async function saveTrainCheckpoint(
       data: (await variable.data()) as Float32Array,
     })),
   );
+  if (optimizer !== undefined) {
+    for (const [kind, moments] of [
+      ['m', optimizer.firstMoments],
+      ['v', optimizer.secondMoments],
+    ] as const) {
+      moments.forEach((data, i) => {
+        tensors.push({ name: `optimizer.${kind}.${i}`, shape: variables[i]!.shape, data });
+      });
+    }
+  }
   const file = `${state.phase}-step-${String(state.step).padStart(6, '0')}.safetensors`;
   writeFileAtomic(join(dir, file), encodeSafetensors(tensors, { format: 'taorl-train-checkpoint' }));
-  const pointer: LatestPointer = { ...state, file };
+  const pointer: LatestPointer = {
+    ...state,
+    file,
+    ...(optimizer === undefined ? {} : { optimizerStep: optimizer.step }),
+  };
   writeFileAtomic(join(dir, LATEST), `${JSON.stringify(pointer)}\n`);
   const names = readdirSync(dir);
   const old = names
@@ -59,7 +83,7 @@ export async function saveTrainCheckpoint(
 }
 
 /** The state of the latest checkpoint in a run folder, or null when it has none. */
-export function latestCheckpoint(runDir: string): (TrainState & { path: string }) | null {
+export function latestCheckpoint(runDir: string): CheckpointRef | null {
   const pointerPath = join(checkpointsDir(runDir), LATEST);
   if (!existsSync(pointerPath)) return null;
   let pointer: LatestPointer;
@@ -68,37 +92,52 @@ export function latestCheckpoint(runDir: string): (TrainState & { path: string }
   } catch (error) {
     throw new Error(`${pointerPath}: unreadable checkpoint pointer: ${(error as Error).message}`);
   }
-  const { phase, step, seed, file } = pointer;
+  const { phase, step, seed, file, optimizerStep } = pointer;
   if (
     (phase !== 'sft' && phase !== 'rl') ||
     !Number.isInteger(step) ||
     !Number.isInteger(seed) ||
-    typeof file !== 'string'
+    typeof file !== 'string' ||
+    (optimizerStep !== undefined && !Number.isInteger(optimizerStep))
   ) {
-    throw new Error(`${pointerPath}: expected {phase, step, seed, file}, got ${JSON.stringify(pointer)}`);
-  }
-  return { phase, step, seed, path: join(checkpointsDir(runDir), file) };
-}
-
-/** Loads a checkpoint's weights into the policy; shapes and tensor count must match exactly. */
-export async function restoreWeights(path: string, policy: Policy): Promise<void> {
-  const locations = await readSafetensorsHeader(path);
-  const variables = policy.trainableVariables();
-  if (locations.length !== variables.length) {
     throw new Error(
-      `${path}: holds ${locations.length} tensors, the policy has ${variables.length} variables`,
+      `${pointerPath}: expected {phase, step, seed, file, optimizerStep?}, got ${JSON.stringify(pointer)}`,
     );
   }
+  const path = join(checkpointsDir(runDir), file);
+  return { phase, step, seed, path, ...(optimizerStep === undefined ? {} : { optimizerStep }) };
+}
+
+/**
+ * Loads a checkpoint's weights into the policy (shapes and tensor count must match exactly) and returns the
+ * optimizer state stored with them, or null for a checkpoint written without one.
+ */
+export async function restoreTrainCheckpoint(
+  checkpoint: Pick<CheckpointRef, 'path' | 'optimizerStep'>,
+  policy: Policy,
+): Promise<AdamWState | null> {
+  const { path, optimizerStep } = checkpoint;
+  const locations = await readSafetensorsHeader(path);
+  const variables = policy.trainableVariables();
+  const expected = variables.length * (optimizerStep === undefined ? 1 : 3);
+  if (locations.length !== expected) {
+    throw new Error(`${path}: holds ${locations.length} tensors, expected ${expected} for this policy`);
+  }
   const byName = new Map(locations.map((location) => [location.name, location]));
-  for (const [i, variable] of variables.entries()) {
-    const location = byName.get(`policy.${i}`);
-    if (location === undefined) throw new Error(`${path}: missing tensor policy.${i}`);
-    if (location.shape.join(',') !== variable.shape.join(',')) {
-      throw new Error(
-        `${path}: policy.${i} has shape [${location.shape}], the policy expects [${variable.shape}]`,
-      );
+  const read = async (name: string, shape: readonly number[]): Promise<Float32Array> => {
+    const location = byName.get(name);
+    if (location === undefined) throw new Error(`${path}: missing tensor ${name}`);
+    if (location.shape.join(',') !== shape.join(',')) {
+      throw new Error(`${path}: ${name} has shape [${location.shape}], the policy expects [${shape}]`);
     }
-    const values = await readTensor(location);
+    return readTensor(location);
+  };
+  for (const [i, variable] of variables.entries()) {
+    const values = await read(`policy.${i}`, variable.shape);
     tf.tidy(() => variable.assign(tf.tensor(values, variable.shape)));
   }
+  if (optimizerStep === undefined) return null;
+  const moments = (kind: 'm' | 'v') =>
+    Promise.all(variables.map((variable, i) => read(`optimizer.${kind}.${i}`, variable.shape)));
+  return { step: optimizerStep, firstMoments: await moments('m'), secondMoments: await moments('v') };
 }

@@ -1,8 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { curateByPassRate, groupTrajectories, passRates } from '@taorl/data';
+import type { AdamWState } from '@taorl/grpo';
 import { writeFileAtomic } from '../checkpoint/atomic-write.js';
-import { latestCheckpoint, restoreWeights } from '../checkpoint/train-checkpoint.js';
+import { latestCheckpoint, restoreTrainCheckpoint } from '../checkpoint/train-checkpoint.js';
 import { ConfigError } from '../config/schema-dsl.js';
 import type { TrainerConfig } from '../config/trainer-config.js';
 import { writeReport } from '../report/html-report.js';
@@ -124,6 +125,7 @@ const rl: CommandSpec = {
     mkdirSync(config.outDir, { recursive: true });
     const writer = new MetricsWriter(join(config.outDir, 'metrics.jsonl'));
     const latest = flags.resume === true ? latestCheckpoint(config.outDir) : null;
+    let optimizerState: AdamWState | null = null;
     if (latest !== null) {
       if (latest.phase !== 'rl' || latest.seed !== config.seed) {
         throw new ConfigError(
@@ -132,7 +134,7 @@ const rl: CommandSpec = {
           `the checkpoint in ${config.outDir} is ${latest.phase} seed ${latest.seed}`,
         );
       }
-      await restoreWeights(latest.path, session.policy);
+      optimizerState = await restoreTrainCheckpoint(latest, session.policy);
       writer.truncateAfter((line) => line.step <= latest.step && !(line.phase === 'eval' && line.step > 0));
       io.out(`Resuming after RL step ${latest.step} from ${latest.path}\n`);
     } else {
@@ -143,7 +145,11 @@ const rl: CommandSpec = {
       writer.write(await evaluate(session, problems.test(), { label: 'before RL', step: 0 }));
     }
     const completed = latest?.step ?? 0;
-    const lines = await runRl(session, problems, writer, { completed, checkpointDir: config.outDir });
+    const lines = await runRl(session, problems, writer, {
+      completed,
+      checkpointDir: config.outDir,
+      optimizerState,
+    });
     if (flags.eval === true) {
       writer.write(
         await evaluate(session, problems.test(), { label: 'after RL', step: completed + lines.length }),

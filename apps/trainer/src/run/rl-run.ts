@@ -1,3 +1,4 @@
+import type { AdamWState, GrpoUpdater } from '@taorl/grpo';
 import { saveTrainCheckpoint } from '../checkpoint/train-checkpoint.js';
 import type { MetricsWriter, RlStepMetrics } from '../report/metrics.js';
 import { ProgressBar } from '../report/progress.js';
@@ -11,8 +12,10 @@ export interface RlRunOptions {
   firstStep?: number;
   /** RL steps already done (a resumed run continues after them). */
   completed?: number;
-  /** Save a checkpoint here every config.rl.checkpointEvery steps and at the end. */
+  /** Save a checkpoint (weights and optimizer state) here every config.rl.checkpointEvery steps and at the end. */
   checkpointDir?: string;
+  /** The optimizer state of the checkpoint a resumed run continues from. */
+  optimizerState?: AdamWState | null;
   quiet?: boolean;
 }
 
@@ -20,7 +23,7 @@ export interface RlRunOptions {
 export function rlContext(
   session: Session,
   problems: ProblemSource,
-): { context: RlStepContext; dispose(): void } {
+): { context: RlStepContext; updater: GrpoUpdater } {
   const { config, components, policy, tokenizer, tools } = session;
   const { rl, rollout } = config;
   const { update, updater } = grpoUpdate(policy, tokenizer, {
@@ -53,7 +56,7 @@ export function rlContext(
       : null,
     seed: config.seed,
   };
-  return { context, dispose: () => updater.dispose() };
+  return { context, updater };
 }
 
 /** RL steps until config.rl.steps or config.rl.minutes, one metrics line per step. */
@@ -64,7 +67,8 @@ export async function runRl(
   options: RlRunOptions = {},
 ): Promise<RlStepMetrics[]> {
   const { rl } = session.config;
-  const { context, dispose } = rlContext(session, problems);
+  const { context, updater } = rlContext(session, problems);
+  if (options.optimizerState) updater.importOptimizerState(options.optimizerState);
   const completed = options.completed ?? 0;
   const bar = options.quiet === true ? null : new ProgressBar({ label: 'rl', total: rl.steps - completed });
   const deadline = rl.minutes > 0 ? performance.now() + rl.minutes * 60_000 : Number.POSITIVE_INFINITY;
@@ -77,16 +81,17 @@ export async function runRl(
       lines.push(metrics);
       const due = rl.checkpointEvery > 0 && i % rl.checkpointEvery === 0;
       if (checkpointDir !== undefined && (due || i === rl.steps)) {
-        await saveTrainCheckpoint(checkpointDir, session.policy, {
-          phase: 'rl',
-          step: i,
-          seed: session.config.seed,
-        });
+        await saveTrainCheckpoint(
+          checkpointDir,
+          session.policy,
+          { phase: 'rl', step: i, seed: session.config.seed },
+          updater.exportOptimizerState(),
+        );
       }
       bar?.tick(1, `reward ${metrics.reward.toFixed(3)} acc ${(100 * metrics.accuracy).toFixed(1)}%`);
     }
   } finally {
-    dispose();
+    updater.dispose();
   }
   bar?.finish();
   return lines;
