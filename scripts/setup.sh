@@ -5,7 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PNPM_VERSION=12.4.2
-DEBIAN_PACKAGES=(bubblewrap python3-sympy python3-numpy)
+# chromium: the HTML report is checked in a real browser (playwright-core drives Debian's build).
+DEBIAN_PACKAGES=(bubblewrap python3-sympy python3-numpy chromium)
 
 say() { printf '[setup] %s\n' "$*"; }
 

@@ -1,0 +1,96 @@
+import { existsSync, mkdtempSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { type EvalMetrics, writeReport } from '../src/index.js';
+import { rlLine } from './support/metrics-lines.js';
+
+// Debian's chromium, installed by scripts/setup.sh. The flags keep it off the (closed) network.
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+describe('HTML report in a real browser', () => {
+  it('renders every chart with visible marks, loads nothing from outside, and logs no errors', async () => {
+    if (!existsSync(CHROMIUM)) {
+      throw new Error(`${CHROMIUM} not found: run 'bash scripts/setup.sh' (it installs Debian's chromium)`);
+    }
+    const dir = mkdtempSync(join(tmpdir(), 'taorl-report-'));
+    const reportPath = join(dir, 'report.html');
+    const evalLine: EvalMetrics = {
+      phase: 'eval',
+      step: 3,
+      label: 'after RL',
+      problems: 500,
+      accuracy: 0.61,
+      passAtK: 0.61,
+      toolCallsPerTrajectory: 1,
+      toolSuccessRate: 0.97,
+      responseTokens: 64,
+      seconds: 20,
+    };
+    await writeReport(reportPath, 'browser check', [
+      rlLine(1, 0.2),
+      rlLine(2, 0.35),
+      rlLine(3, 0.5),
+      evalLine,
+    ]);
+
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    try {
+      const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+      const problems: string[] = [];
+      const outsideRequests: string[] = [];
+      page.on('console', (message) => {
+        if (message.type() === 'error') problems.push(message.text());
+      });
+      page.on('pageerror', (error) => problems.push(error.message));
+      page.on('request', (request) => {
+        if (!request.url().startsWith('file://')) outsideRequests.push(request.url());
+      });
+      await page.goto(`file://${reportPath}`);
+
+      expect(await page.title()).toBe('browser check');
+      const charts = await page.$$eval('svg', (svgs) =>
+        svgs.map((svg) => {
+          const box = svg.getBoundingClientRect();
+          const marks = [...svg.querySelectorAll('path, rect, line')].filter((mark) => {
+            const markBox = mark.getBoundingClientRect();
+            return markBox.width > 0 || markBox.height > 0;
+          });
+          return {
+            width: box.width,
+            height: box.height,
+            visibleMarks: marks.length,
+            text: svg.textContent ?? '',
+          };
+        }),
+      );
+      expect(charts).toHaveLength(4);
+      for (const chart of charts) {
+        expect(chart.width).toBeGreaterThan(100);
+        expect(chart.height).toBeGreaterThan(50);
+        expect(chart.visibleMarks).toBeGreaterThan(3);
+      }
+      expect(charts.some((chart) => chart.text.includes('Time split per RL step'))).toBe(true);
+      expect(await page.textContent('body')).toContain('61.0%');
+
+      const screenshot = join(dir, 'report.png');
+      await page.screenshot({ path: screenshot, fullPage: true });
+      expect(statSync(screenshot).size).toBeGreaterThan(10_000);
+      expect(problems).toEqual([]);
+      expect(outsideRequests).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+  });
+});

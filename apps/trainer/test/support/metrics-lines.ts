@@ -1,0 +1,29 @@
+import type { RlStepMetrics } from '../../src/index.js';
+
+/** One RL metrics line with fixed values except the step and reward, for report tests. */
+export function rlLine(step: number, reward: number): RlStepMetrics {
+  return {
+    phase: 'rl',
+    step,
+    reward,
+    accuracy: reward,
+    toolSuccessRate: 0.9,
+    validCodeRatio: 0.95,
+    toolCallsPerTrajectory: 1.1,
+    responseTokens: 80,
+    truncatedRate: 0,
+    filterDrops: { all_tool_calls_failed: step, all_correct: 2 },
+    trajectoriesKept: 40,
+    groupsKept: 5,
+    genBatches: 1,
+    entropy: 0.4,
+    bonus: { tokens: 12, mean: 0.05, max: 0.2 },
+    loss: 0.01,
+    clipFracLow: 0.01,
+    clipFracHigh: 0.02,
+    approxKl: 0.001,
+    gradNorm: 0.7,
+    tokensPerSecond: 1500,
+    time: { generationMs: 800, sandboxMs: 200, scoringMs: 20, trainingMs: 900, totalMs: 1950 },
+  };
+}
