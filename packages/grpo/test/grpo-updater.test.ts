@@ -203,10 +203,10 @@ describe.each(TEST_BACKENDS)('GrpoUpdater on %s', (backend) => {
     const state = first.updater.exportOptimizerState();
     expect(state.step).toBe(1);
     // A fresh model and updater given the first run's weights and optimizer state take the same next steps.
+    const copyWeights = (to: readonly tf.Variable[]) =>
+      to.forEach((variable, i) => variable.assign(first.tiny.variables[i] as tf.Tensor));
     const resumed = setup({ schedule });
-    const [w, b] = first.tiny.variables;
-    resumed.tiny.variables[0]!.assign(w!);
-    resumed.tiny.variables[1]!.assign(b!);
+    copyWeights(resumed.tiny.variables);
     resumed.updater.importOptimizerState(state);
     for (let i = 0; i < 2; i++) await resumed.updater.update(batch);
     expect(resumed.updater.step).toBe(3);
@@ -214,8 +214,7 @@ describe.each(TEST_BACKENDS)('GrpoUpdater on %s', (backend) => {
 
     // Without the optimizer state the moments restart and the weights differ.
     const naive = setup({ schedule });
-    naive.tiny.variables[0]!.assign(w!);
-    naive.tiny.variables[1]!.assign(b!);
+    copyWeights(naive.tiny.variables);
     for (let i = 0; i < 2; i++) await naive.updater.update(batch);
     expect(await naive.weights()).not.toEqual(await straight.weights());
 
