@@ -203,8 +203,9 @@ describe.each(TEST_BACKENDS)('GrpoUpdater on %s', (backend) => {
     const state = first.updater.exportOptimizerState();
     expect(state.step).toBe(1);
     // A fresh model and updater given the first run's weights and optimizer state take the same next steps.
-    const copyWeights = (to: readonly tf.Variable[]) =>
-      to.forEach((variable, i) => variable.assign(first.tiny.variables[i] as tf.Tensor));
+    const copyWeights = (to: readonly tf.Variable[]) => {
+      for (const [i, variable] of to.entries()) variable.assign(first.tiny.variables[i] as tf.Tensor);
+    };
     const resumed = setup({ schedule });
     copyWeights(resumed.tiny.variables);
     resumed.updater.importOptimizerState(state);
