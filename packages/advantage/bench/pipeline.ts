@@ -3,22 +3,12 @@
 import { computeAdvantages, postToolMask, type ShapingTrajectory, type ToolCallSpan } from '@taorl/advantage';
 import { toolAwareFilter } from '@taorl/filter';
 import { selectTop } from '../src/quantile';
+import { seededRandom } from '../test/random';
 
 const TRAJECTORIES = 1024;
 const TOKENS = 4096;
 const GROUP_SIZE = 8;
 const RUNS = 15;
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface BenchTrajectory extends ShapingTrajectory {
   readonly groupId: number;
@@ -28,7 +18,7 @@ interface BenchTrajectory extends ShapingTrajectory {
 
 /** Three tool calls per trajectory with 150-token observations; about a quarter of the calls fail. */
 function makeBatch(): BenchTrajectory[] {
-  const random = mulberry32(5);
+  const random = seededRandom(5);
   return Array.from({ length: TRAJECTORIES }, (_, i) => {
     const lossMask = new Uint8Array(TOKENS).fill(1);
     const entropies = new Float32Array(TOKENS);
