@@ -1,5 +1,6 @@
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { writeFileAtomic } from '../checkpoint/atomic-write.js';
+import type { RolloutStats } from '../rl/rollout-stats.js';
 
 /** Wall-clock split of one step; the parts add up to totalMs. */
 export interface TimeSplit {
@@ -14,28 +15,15 @@ export interface TimeSplit {
   totalMs: number;
 }
 
-/** One RL step's metrics line (metrics.jsonl). */
-export interface RlStepMetrics {
+/** One RL step's metrics line (metrics.jsonl): the rollout statistics, then the filter, shaping and update ones. */
+export interface RlStepMetrics extends Omit<RolloutStats, 'policyTokens'> {
   phase: 'rl';
   step: number;
-  /** Mean shaped reward over all generated trajectories. */
-  reward: number;
-  /** Share of generated trajectories whose final answer is correct. */
-  accuracy: number;
-  /** Successful tool calls / tool calls. */
-  toolSuccessRate: number;
-  /** Trajectories with >= 1 successful call / trajectories with >= 1 call. */
-  validCodeRatio: number;
-  toolCallsPerTrajectory: number;
-  responseTokens: number;
-  truncatedRate: number;
   /** Dropped trajectories per filter reason, summed over refill batches. */
   filterDrops: Record<string, number>;
   trajectoriesKept: number;
   groupsKept: number;
   genBatches: number;
-  /** Mean rollout entropy over policy tokens. */
-  entropy: number;
   bonus: { tokens: number; mean: number; max: number };
   loss: number;
   clipFracLow: number;

@@ -2,7 +2,9 @@ import type { Trajectory } from '@taorl/data';
 
 /** Summary statistics of a set of graded trajectories (the rollout half of a metrics line). */
 export interface RolloutStats {
+  /** Mean shaped reward over all generated trajectories. */
   reward: number;
+  /** Share of generated trajectories whose final answer is correct. */
   accuracy: number;
   /** Successful calls / calls (1 when there were no calls). */
   toolSuccessRate: number;
