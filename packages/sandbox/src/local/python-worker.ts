@@ -1,4 +1,5 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import type { ExecLimits } from '../limits';
 import type { WorkerReply } from './classify';
 
 /** How to start one worker process: the full command line and its environment. */
@@ -14,18 +15,11 @@ export class WorkerFailure extends Error {
 }
 
 /** The request as the Python worker reads it (limits flattened, files base64). */
-export interface WorkerRequest {
+export interface WorkerRequest extends ExecLimits {
   code: string;
   stdin: string;
   files: { path: string; data: string }[];
   replay: readonly string[];
-  timeoutMs: number;
-  cpuTimeMs: number;
-  memoryMb: number;
-  maxProcesses: number;
-  maxFileBytes: number;
-  maxOpenFiles: number;
-  maxOutputBytes: number;
 }
 
 type Pending = { resolve: (line: string) => void; reject: (error: Error) => void };
