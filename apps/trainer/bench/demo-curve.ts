@@ -23,10 +23,10 @@ const config = loadConfig(presetPath('demo'), [
   `rl.steps=${rlSteps}`,
   'rl.minutes=0',
   'task.testSize=200',
-  'outDir=/tmp/taorl-curve',
+  `outDir=/tmp/taorl-curve-${process.pid}`,
 ]);
 const session = await openSession(config, 'demo.yaml');
-const writer = new MetricsWriter('/tmp/taorl-curve-metrics.jsonl');
+const writer = new MetricsWriter(`/tmp/taorl-curve-metrics-${process.pid}.jsonl`);
 writer.truncateAfter(() => false);
 const problems = await problemSource(session);
 const test = problems.test();
@@ -50,7 +50,7 @@ for (let done = 0; done < sftSteps; done += every) {
       `tool calls ${e.toolCallsPerTrajectory.toFixed(2)} success ${(100 * e.toolSuccessRate).toFixed(0)}% [${seconds()} s]`,
   );
 }
-await session.policy.save('/tmp/taorl-curve/sft-policy');
+await session.policy.save(`/tmp/taorl-curve-${process.pid}/sft-policy`);
 const sftWeights = session.policy.trainableVariables().map((v) => v.clone());
 const rlStart = performance.now();
 const lines = await runRl(session, problems, writer, { quiet: true, firstStep: sftSteps });

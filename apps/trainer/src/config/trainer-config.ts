@@ -28,6 +28,10 @@ export const trainerSchema = {
     path: optionalStr(
       'Hugging Face folder to load (config.json + safetensors; tokenizer.json too for hf); embedded: a saved tiny policy',
     ),
+    tokenShift: bool(
+      'embedded tiny model only: add a previous-token embedding, which makes copying digits learnable sooner',
+      false,
+    ),
   }),
   task: section('where prompts and golds come from', {
     name: str('arith-tool (the embedded generator) or file', 'arith-tool', ['arith-tool', 'file'] as const),

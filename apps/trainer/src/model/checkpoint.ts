@@ -22,6 +22,7 @@ export function weightSpecs(config: ModelConfig): WeightSpec[] {
   const q = numHeads * headDim;
   const kv = numKvHeads * headDim;
   const specs: WeightSpec[] = [{ name: 'model.embed_tokens.weight', shape: [vocabSize, d] }];
+  if (config.tokenShift) specs.push({ name: 'model.prev_embed_tokens.weight', shape: [vocabSize, d] });
   for (let i = 0; i < config.numLayers; i++) {
     const p = `model.layers.${i}`;
     specs.push({ name: `${p}.input_layernorm.weight`, shape: [d] });

@@ -20,6 +20,12 @@ export interface ModelConfig {
   tieWordEmbeddings: boolean;
   attentionBias: boolean;
   qkNorm: boolean;
+  /**
+   * Token shift: a second embedding table (`model.prev_embed_tokens.weight`) looked up with each position's
+   * previous token and added to its embedding, so one attention layer can match "the token after this one" and
+   * copy. Not part of Qwen2/Qwen3: config.json marks it as `token_shift`, which transformers ignores.
+   */
+  tokenShift?: boolean;
 }
 
 type Json = Record<string, unknown>;
@@ -109,6 +115,7 @@ export function parseHfConfig(json: unknown, source = 'config.json'): ModelConfi
     // Qwen2 always has q/k/v bias (its config has no attention_bias field); Qwen3 states it, normally false.
     attentionBias: family === 'qwen2' ? true : flag(c, 'attention_bias', source, false),
     qkNorm: family === 'qwen3',
+    ...(flag(c, 'token_shift', source, false) ? { tokenShift: true } : {}),
   };
 }
 
@@ -132,6 +139,7 @@ export function toHfConfig(config: ModelConfig): Json {
     use_sliding_window: false,
     torch_dtype: 'float32',
   };
+  if (config.tokenShift) common.token_shift = true;
   return config.family === 'qwen3'
     ? { ...common, head_dim: config.headDim, attention_bias: config.attentionBias }
     : common;
@@ -141,13 +149,16 @@ export function toHfConfig(config: ModelConfig): Json {
 export interface TinyModelOptions {
   vocabSize: number;
   maxPositionEmbeddings?: number;
+  /** Add the token-shift embedding (see `ModelConfig.tokenShift`). Default false. */
+  tokenShift?: boolean;
 }
 
 /**
  * The embedded default: a Qwen3-shaped decoder of about half a million parameters (d 128, 2 layers, 4 query heads
  * over 2 KV heads of width 32, SwiGLU width 384, tied head). DECISION (docs/models.md): the embedded-task
  * feasibility run found d128 L2 the largest model that learns the task in minutes on one core, and RoPE gives it
- * the relative positions that make copying digits easy.
+ * the relative positions. Token shift (a previous-token embedding) is an option because copying digits is slow to
+ * learn without it (docs/experiments/token-shift.md).
  */
 export function tinyQwen3Config(options: TinyModelOptions): ModelConfig {
   return {
@@ -165,5 +176,6 @@ export function tinyQwen3Config(options: TinyModelOptions): ModelConfig {
     tieWordEmbeddings: true,
     attentionBias: false,
     qkNorm: true,
+    ...(options.tokenShift === true ? { tokenShift: true } : {}),
   };
 }

@@ -31,6 +31,8 @@ export interface LayerWeights {
 /** All weights of a decoder; `lmHead` ([d, vocab]) is absent when the head is tied to the embedding. */
 export interface DecoderWeights {
   embedding: tf.Variable<tf.Rank.R2>;
+  /** Token shift: embeddings of the previous token, added to the token's own (config.tokenShift). */
+  prevEmbedding?: tf.Variable<tf.Rank.R2>;
   layers: LayerWeights[];
   norm: tf.Variable<tf.Rank.R1>;
   lmHead?: tf.Variable<tf.Rank.R2>;
@@ -49,6 +51,8 @@ export interface AttentionContext {
   mask: tf.Tensor;
   /** Keys and values of earlier tokens, one per layer (KV-cache decoding). */
   cache?: LayerCache[];
+  /** Token shift: each position's previous token [b, t] int32, -1 for none; default: the input shifted by one. */
+  prevTokens?: tf.Tensor2D;
   /** Return each layer's keys and values (to start a KV cache); implied when `cache` is given. */
   collectCache?: boolean;
 }
@@ -173,6 +177,14 @@ export function decoderHidden(
 ): { hidden: tf.Tensor2D; cache: LayerCache[] } {
   const [b, t] = tokens.shape;
   let h = embed(tf.reshape(tokens, [b * t]), weights.embedding);
+  if (weights.prevEmbedding) {
+    const prev =
+      context.prevTokens ??
+      (t === 1
+        ? tf.fill([b, 1], -1, 'int32')
+        : tf.concat([tf.fill([b, 1], -1, 'int32'), tf.slice(tokens, [0, 0], [b, t - 1])], 1));
+    h = tf.add(h, embed(tf.reshape(prev, [b * t]), weights.prevEmbedding));
+  }
   const cache: LayerCache[] = [];
   weights.layers.forEach((layer, i) => {
     const normed = rmsNorm(h, layer.inputNorm, config.rmsNormEps);

@@ -134,7 +134,12 @@ export async function generate(
         width,
         width,
       );
-      const out = decoderHidden(weights, config, input, { rope, mask, collectCache: true });
+      const prevTokens = new Int32Array(prompts.length * width).fill(-1);
+      prompts.forEach((p, b) => {
+        for (let i = 1; i < p.length; i++) prevTokens[b * width + runs[b]!.pad + i] = p[i - 1]!;
+      });
+      const prev = tf.tensor2d(prevTokens, [prompts.length, width], 'int32');
+      const out = decoderHidden(weights, config, input, { rope, mask, collectCache: true, prevTokens: prev });
       const lastRows = tf.range(width - 1, prompts.length * width, width, 'int32');
       return { logits: tf.matMul(tf.gather(out.hidden, lastRows), head), cache: out.cache };
     });
@@ -174,7 +179,12 @@ export async function generate(
           1,
           len,
         );
-        const out = decoderHidden(weights, config, input, { rope, mask, cache: past });
+        const prev = tf.tensor2d(
+          active.map((i) => (n >= 2 ? runs[i]!.tokens[n - 2]! : (prompts[i]![prompts[i]!.length - 1] ?? -1))),
+          [batch, 1],
+          'int32',
+        );
+        const out = decoderHidden(weights, config, input, { rope, mask, cache: past, prevTokens: prev });
         return { logits: tf.matMul(out.hidden, head), cache: out.cache };
       });
       disposeCache(past);

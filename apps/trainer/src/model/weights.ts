@@ -77,6 +77,9 @@ export function weightsFromTensors(config: ModelConfig, tensors: Map<string, Flo
   });
   return {
     embedding: variable('model.embed_tokens.weight', false),
+    ...(config.tokenShift
+      ? { prevEmbedding: variable<tf.Rank.R2>('model.prev_embed_tokens.weight', false) }
+      : {}),
     layers,
     norm: variable('model.norm.weight', false),
     ...(config.tieWordEmbeddings ? {} : { lmHead: variable<tf.Rank.R2>('lm_head.weight', true) }),
@@ -92,6 +95,7 @@ export function tensorsFromWeights(config: ModelConfig, weights: DecoderWeights)
     tensors.set(name, linear ? transposed(data, inDim, out) : Float32Array.from(data));
   };
   read('model.embed_tokens.weight', weights.embedding, false);
+  if (weights.prevEmbedding) read('model.prev_embed_tokens.weight', weights.prevEmbedding, false);
   const bindings = layerBindings(config);
   weights.layers.forEach((layer, i) => {
     for (const b of bindings) read(`model.layers.${i}.${b.name}`, layer[b.field]!, b.linear);
@@ -104,6 +108,7 @@ export function tensorsFromWeights(config: ModelConfig, weights: DecoderWeights)
 /** Every variable, in a stable order (the optimizer's state follows it). */
 export function weightVariables(weights: DecoderWeights): tf.Variable[] {
   const vars: tf.Variable[] = [weights.embedding];
+  if (weights.prevEmbedding) vars.push(weights.prevEmbedding);
   for (const layer of weights.layers) vars.push(...(Object.values(layer) as tf.Variable[]));
   vars.push(weights.norm);
   if (weights.lmHead) vars.push(weights.lmHead);

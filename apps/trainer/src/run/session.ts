@@ -56,6 +56,7 @@ export async function openSession(config: TrainerConfig, source: string): Promis
         ? createTinyPolicy({
             vocabSize: tokenizer.vocabSize,
             maxPositionEmbeddings: EMBEDDED_CONTEXT,
+            tokenShift: config.model.tokenShift,
             seed: config.seed,
           })
         : await loadPolicy(config.model.path);

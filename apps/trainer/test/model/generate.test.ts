@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { initBackend } from '@taorl/grpo';
 import * as tf from '@tensorflow/tfjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadPolicy, type TransformerPolicy } from '../../src/model/transformer-policy.js';
+import { createTinyPolicy, loadPolicy, type TransformerPolicy } from '../../src/model/transformer-policy.js';
 import {
   hfConfigJson,
   QWEN2_TEST,
@@ -16,6 +16,7 @@ import {
 const root = mkdtempSync(join(tmpdir(), 'taorl-generate-'));
 let qwen3: TransformerPolicy;
 let qwen2: TransformerPolicy;
+let shifted: TransformerPolicy;
 
 beforeAll(async () => {
   await initBackend({ prefer: 'wasm' });
@@ -23,10 +24,17 @@ beforeAll(async () => {
   writeFolder(join(root, 'qwen2'), hfConfigJson(QWEN2_TEST, 'qwen2'), [randomTensors(QWEN2_TEST, 5)]);
   qwen3 = await loadPolicy(join(root, 'qwen3'));
   qwen2 = await loadPolicy(join(root, 'qwen2'));
+  // Token shift with weights far from their small initialisation, so a wrong previous token in the cached path
+  // moves the log-probs by much more than the 1e-5 tolerance.
+  shifted = createTinyPolicy({ vocabSize: 12, maxPositionEmbeddings: 64, tokenShift: true, seed: 4 });
+  shifted.trainableVariables().forEach((v, i) => {
+    v.assign(tf.tidy(() => tf.randomNormal(v.shape, 0, 0.5, 'float32', 100 + i)));
+  });
 });
 afterAll(() => {
   qwen3.dispose();
   qwen2.dispose();
+  shifted.dispose();
   rmSync(root, { recursive: true, force: true });
 });
 
@@ -58,6 +66,7 @@ describe('generate', () => {
   it.each([
     ['qwen3', () => qwen3],
     ['qwen2', () => qwen2],
+    ['tiny qwen3 with token shift', () => shifted],
   ])(
     '%s: log-probs and entropies recorded while sampling equal the training recomputation (1e-5)',
     async (_n, get) => {

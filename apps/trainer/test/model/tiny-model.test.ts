@@ -19,7 +19,11 @@ describe('the embedded tiny model', () => {
     expect(parameters).toBe(260 * d + layers * perLayer + d);
     expect(parameters).toBeGreaterThan(300_000);
     expect(parameters).toBeLessThan(1_000_000);
+    // Token shift adds one more [vocab, d] table: embeddings of each position's previous token.
+    const shifted = createTinyPolicy({ vocabSize: 260, seed: 1, tokenShift: true });
+    expect(shifted.trainableVariables().reduce((n, v) => n + v.size, 0)).toBe(parameters + 260 * d);
     policy.dispose();
+    shifted.dispose();
   });
 
   it('initialises reproducibly from a seed', () => {
