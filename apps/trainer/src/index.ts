@@ -19,7 +19,13 @@ export {
   tinyQwen3Config,
   toHfConfig,
 } from './model/config.js';
-export type { FinishReason, GeneratedSequence, Policy, SamplingParams } from './model/policy.js';
+export type {
+  FinishReason,
+  GeneratedSequence,
+  Policy,
+  RolloutPolicy,
+  SamplingParams,
+} from './model/policy.js';
 export {
   encodeSafetensors,
   type NamedTensor,

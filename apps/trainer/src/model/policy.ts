@@ -44,22 +44,28 @@ export interface GeneratedSequence {
 }
 
 /**
+ * The sampling side of a policy, all a rollout needs: the local model, or remote inference servers (RemotePolicy).
+ */
+export interface RolloutPolicy {
+  /** Size of the output distribution; token ids are in [0, vocabSize). */
+  readonly vocabSize: number;
+  /** Longest prefix + generation the model accepts (RoPE table size). */
+  readonly maxSequenceLength: number;
+  /**
+   * Batched sampling. prompts[i] is the full prefix of sequence i (lengths may differ); each sequence stops on its
+   * own (stop id, stop string, or maxNewTokens) while the others continue.
+   */
+  generate(prompts: readonly Int32Array[], sampling: SamplingParams): Promise<GeneratedSequence[]>;
+}
+
+/**
  * A language-model policy as the rollout engine and the SFT / RL loops use it.
  *
  * Multi-turn rollouts continue after a tool observation by calling `generate` again with the full prefix
  * (prompt + generated + observation ids): every call starts from a prefix, so no cache state survives between
  * calls and a continuation is exactly a fresh generation from that prefix.
  */
-export interface Policy {
-  /** Size of the output distribution; token ids are in [0, vocabSize). */
-  readonly vocabSize: number;
-  /** Longest prefix + generation the model accepts (RoPE table size). */
-  readonly maxSequenceLength: number;
-  /**
-   * Batched sampling with a KV cache. prompts[i] is the full prefix of sequence i (lengths may differ); each
-   * sequence stops on its own (stop id, stop string, or maxNewTokens) while the others continue.
-   */
-  generate(prompts: readonly Int32Array[], sampling: SamplingParams): Promise<GeneratedSequence[]>;
+export interface Policy extends RolloutPolicy {
   /**
    * Next-token logits for training, differentiable with respect to `trainableVariables()`: tokens [batch, seq]
    * int32 -> logits [batch, seq, vocab] float32, where logits[b, t] predicts tokens[b, t + 1]. Causal, so

@@ -1,5 +1,5 @@
 import { ResponseBuilder, type Tokenizer, type ToolCallRecord, type Trajectory } from '@taorl/data';
-import type { GeneratedSequence, Policy, SamplingParams } from '../model/policy.js';
+import type { GeneratedSequence, RolloutPolicy, SamplingParams } from '../model/policy.js';
 import { deriveSeed } from '../util/seeds.js';
 import type { ToolEnvironment } from './tool-environment.js';
 
@@ -132,7 +132,7 @@ class SerialModel {
  * log-prob and the entropy of the full distribution.
  */
 export async function rollout(
-  policy: Policy,
+  policy: RolloutPolicy,
   tokenizer: Tokenizer,
   tools: ToolEnvironment,
   prompts: readonly RolloutPrompt[],
