@@ -1,3 +1,26 @@
+export { benchmarkPromptIds, toolSystemPrompt } from './bench-eval/benchmark-prompt.js';
+export {
+  type BenchmarkReportPaths,
+  benchmarkMarkdown,
+  benchmarkTable,
+  renderBenchmarkHtml,
+  writeBenchmarkReports,
+} from './bench-eval/benchmark-reports.js';
+export { defaultBenchmarkDir, resolveBenchmarkNames } from './bench-eval/benchmark-set.js';
+export {
+  type BenchmarkEvalOptions,
+  type BenchmarkEvalParts,
+  type BenchmarkEvalProgress,
+  type BenchmarkEvalResult,
+  evaluateBenchmarks,
+} from './bench-eval/evaluate-benchmarks.js';
+export {
+  type BenchmarkEvalConfig,
+  BenchmarkResultsError,
+  type BenchmarkSampleRecord,
+  type ParsedResults,
+  readBenchmarkResults,
+} from './bench-eval/results-file.js';
 export { writeFileAtomic } from './checkpoint/atomic-write.js';
 export { type CliCommand, type CliIO, commands, runCli, usage } from './cli/run-cli.js';
 export { loadConfig, parseConfig } from './config/load-config.js';

@@ -8,7 +8,8 @@ type Row = Record<string, number | string>;
 const width = 560;
 const height = 220;
 
-function lineChart(title: string, rows: Row[], y: string): TopLevelSpec {
+/** Lines of rows { step, series, value }; `x` titles the step axis (e.g. "k" for Pass@k curves). */
+export function lineChart(title: string, rows: Row[], y: string, x = 'step'): TopLevelSpec {
   return {
     title,
     width,
@@ -16,7 +17,7 @@ function lineChart(title: string, rows: Row[], y: string): TopLevelSpec {
     data: { values: rows },
     mark: { type: 'line', point: true },
     encoding: {
-      x: { field: 'step', type: 'quantitative', title: 'step' },
+      x: { field: 'step', type: 'quantitative', title: x },
       y: { field: 'value', type: 'quantitative', title: y },
       color: { field: 'series', type: 'nominal', title: null },
     },
@@ -123,7 +124,7 @@ export async function renderSvg(spec: TopLevelSpec): Promise<string> {
   }
 }
 
-const escapeHtml = (text: string): string =>
+export const escapeHtml = (text: string): string =>
   text.replace(
     /[&<>"']/g,
     (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
@@ -146,10 +147,8 @@ function evalTable(evals: readonly EvalMetrics[]): string {
   );
 }
 
-/** Renders metrics as a self-contained HTML page (inline SVG charts: opens offline in any browser). */
-export async function renderReport(title: string, lines: readonly MetricsLine[]): Promise<string> {
-  const svgs = await Promise.all(reportSpecs(lines).map(renderSvg));
-  const evals = lines.filter((line): line is EvalMetrics => line.phase === 'eval');
+/** A self-contained HTML page in the reports' style around body parts that are already HTML. */
+export function htmlPage(title: string, body: readonly string[]): string {
   return [
     '<!doctype html>',
     '<html lang="en"><head><meta charset="utf-8">',
@@ -159,12 +158,21 @@ export async function renderReport(title: string, lines: readonly MetricsLine[])
       'td,th{border:1px solid #ccc;padding:4px 10px;text-align:right}td:first-child{text-align:left}</style>',
     '</head><body>',
     `<h1>${escapeHtml(title)}</h1>`,
-    evalTable(evals),
-    '<h2>Training</h2>',
-    ...svgs.map((svg) => `<figure>${svg}</figure>`),
+    ...body,
     '</body></html>',
     '',
   ].join('\n');
+}
+
+/** Renders metrics as a self-contained HTML page (inline SVG charts: opens offline in any browser). */
+export async function renderReport(title: string, lines: readonly MetricsLine[]): Promise<string> {
+  const svgs = await Promise.all(reportSpecs(lines).map(renderSvg));
+  const evals = lines.filter((line): line is EvalMetrics => line.phase === 'eval');
+  return htmlPage(title, [
+    evalTable(evals),
+    '<h2>Training</h2>',
+    ...svgs.map((svg) => `<figure>${svg}</figure>`),
+  ]);
 }
 
 /** Writes report.html next to metrics.jsonl. */

@@ -1,0 +1,102 @@
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { type BenchmarkSampleRecord, runCli } from '../src/index.js';
+
+const DATA = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../../../shared/data/benchmarks');
+
+function capture() {
+  const out: string[] = [];
+  const err: string[] = [];
+  return { io: { out: (t: string) => out.push(t), err: (t: string) => err.push(t) }, out, err };
+}
+
+/** taorl eval --bench on the embedded tiny model (untrained) with the real sandbox and grader. */
+function benchArgs(outDir: string, ...extra: string[]): string[] {
+  return [
+    'eval',
+    '--bench',
+    'aime24,math500',
+    '--limit',
+    '2',
+    '--data-dir',
+    DATA,
+    '--out',
+    outDir,
+    '--set',
+    'tool.sandbox={name: local, workers: 2, preload: []}',
+    '--set',
+    'rollout.maxResponseTokens=24',
+    ...extra,
+  ];
+}
+
+const records = (path: string): BenchmarkSampleRecord[] =>
+  readFileSync(path, 'utf8')
+    .trim()
+    .split('\n')
+    .slice(1)
+    .map((line) => JSON.parse(line) as BenchmarkSampleRecord);
+
+describe('taorl eval --bench (embedded tiny model, real sandbox)', () => {
+  it('evaluates, writes the results and reports, resumes to no work, and starts over with --fresh', async () => {
+    const outDir = mkdtempSync(join(tmpdir(), 'taorl-bench-cli-'));
+    const resultsPath = join(outDir, 'eval', 'results.jsonl');
+    const first = capture();
+    expect(await runCli(benchArgs(outDir, '--k', '2'), first.io)).toBe(0);
+    const written = records(resultsPath);
+    expect(written).toHaveLength(2 * 2 * 2);
+    for (const record of written) {
+      expect(record.responseTokens).toBeLessThanOrEqual(24);
+      expect(record.sample).toBeLessThan(2);
+    }
+    // The embedded model's context is 512 tokens: the aime24 prompts (581 and 787 tokens) leave no room and are
+    // recorded as empty and truncated, without taking the math500 prompts' room in the same batch.
+    expect(first.err.join('')).toContain("2 problem prompt(s) fill the model's context of 512 tokens");
+    for (const record of written.filter((r) => r.benchmark === 'aime24'))
+      expect(record).toMatchObject({ response: '', responseTokens: 0, truncated: true, correct: false });
+    for (const record of written.filter((r) => r.benchmark === 'math500'))
+      expect(record.responseTokens).toBeGreaterThan(0);
+    const output = first.out.join('');
+    expect(output).toMatch(/\| aime24 \| 2 \|/);
+    expect(output).toMatch(/\| math500 \| 2 \|/);
+    expect(output).toContain('8 samples generated, 8 in');
+    for (const name of ['report.json', 'report.md', 'report.html'])
+      expect(existsSync(join(outDir, 'eval', name))).toBe(true);
+
+    const again = capture();
+    expect(await runCli(benchArgs(outDir, '--k', '2'), again.io)).toBe(0);
+    expect(again.out.join('')).toContain('0 samples generated, 8 in');
+    expect(records(resultsPath)).toEqual(written);
+
+    const mismatch = capture();
+    expect(await runCli(benchArgs(outDir, '--k', '3'), mismatch.io)).toBe(2);
+    expect(mismatch.err.join('')).toContain(
+      `${resultsPath}:1: these results were written with another configuration (k: 2 in the file, 3 now)`,
+    );
+
+    const fresh = capture();
+    expect(await runCli(benchArgs(outDir, '--k', '3', '--fresh'), fresh.io)).toBe(0);
+    expect(records(resultsPath)).toHaveLength(2 * 2 * 3);
+  });
+
+  it('rejects unknown benchmarks and stray flags before opening a session, and a missing data folder', async () => {
+    const unknown = capture();
+    expect(await runCli(['eval', '--bench', 'aime24,gsm8k'], unknown.io)).toBe(2);
+    expect(unknown.err.join('')).toContain('--bench: unknown benchmark(s) gsm8k; known: all, aime24');
+    const stray = capture();
+    expect(await runCli(['eval', '--k', '4'], stray.io)).toBe(2);
+    expect(stray.err.join('')).toContain('--k need(s) --bench');
+    const missing = capture();
+    const outDir = mkdtempSync(join(tmpdir(), 'taorl-bench-cli-'));
+    const args = ['eval', '--bench', 'aime24', '--data-dir', join(outDir, 'nowhere'), '--out', outDir];
+    expect(
+      await runCli([...args, '--set', 'tool.sandbox={name: local, workers: 1, preload: []}'], missing.io),
+    ).toBe(2);
+    expect(missing.err.join('')).toContain(
+      `benchmark file not found: ${join(outDir, 'nowhere', 'aime24', 'test.jsonl')}`,
+    );
+  });
+});
