@@ -57,6 +57,22 @@ export {
   type TensorLocation,
 } from './model/safetensors.js';
 export { createTinyPolicy, initPolicy, loadPolicy, TransformerPolicy } from './model/transformer-policy.js';
+export { type InferenceServer, type ServeOptions, startServer } from './remote/serve.js';
+export {
+  type BatchSettings,
+  GenerationBatcher,
+  type GenerationRequest,
+  type GenerationResult,
+  type TextDecode,
+} from './remote/serve-batcher.js';
+export type {
+  CompletionChoice,
+  CompletionLogprobs,
+  CompletionResponse,
+} from './remote/serve-completions.js';
+export type { GenerateFinishReason, GenerateResponse, TokenLogprob } from './remote/serve-generate.js';
+export { openServedModel, type ServedModel, type ServedModelOptions } from './remote/serve-model.js';
+export type { UpdateWeightsResponse } from './remote/serve-weights.js';
 export { renderReport, reportSpecs, writeReport } from './report/html-report.js';
 export {
   type EvalMetrics,

@@ -26,6 +26,7 @@ import { deriveSeed } from '../util/seeds.js';
 import { commandUsage, type FlagSpec, parseCommand, UsageError } from './command-args.js';
 import { presetPath } from './presets.js';
 import type { CliCommand, CliIO } from './run-cli.js';
+import { serveCommand } from './serve-command.js';
 
 interface CommandSpec {
   name: string;
@@ -321,5 +322,8 @@ const curate: CommandSpec = {
 
 /** The trainer's commands by name, for the CLI's table. */
 export function trainerCommands(): [string, CliCommand][] {
-  return [demo, sft, rl, evalCommand, curate].map((spec) => [spec.name, define(spec)]);
+  return [
+    ...[demo, sft, rl, evalCommand, curate].map((spec): [string, CliCommand] => [spec.name, define(spec)]),
+    ['serve', serveCommand],
+  ];
 }

@@ -14,12 +14,15 @@ interface Running {
   tokens: number[];
   logProbs: number[];
   entropies: number[];
+  /** Flat top-k ids and log-probs, when `sampling.topLogprobs` asks for them. */
+  topIds: number[];
+  topLogProbs: number[];
   finishReason?: FinishReason;
   stopString?: string;
 }
 
 function settingsOf(sampling: SamplingParams): SamplerSettings {
-  const { maxNewTokens, temperature = 1, topK = 0, topP = 1 } = sampling;
+  const { maxNewTokens, temperature = 1, topK = 0, topP = 1, topLogprobs = 0 } = sampling;
   if (!Number.isInteger(maxNewTokens) || maxNewTokens < 0) {
     throw new Error(`sampling.maxNewTokens must be a non-negative integer, got ${maxNewTokens}`);
   }
@@ -27,10 +30,12 @@ function settingsOf(sampling: SamplingParams): SamplerSettings {
   if (!Number.isInteger(topK) || topK < 0)
     throw new Error(`sampling.topK must be an integer >= 0, got ${topK}`);
   if (!(topP > 0 && topP <= 1)) throw new Error(`sampling.topP must be in (0, 1], got ${topP}`);
+  if (!Number.isInteger(topLogprobs) || topLogprobs < 0)
+    throw new Error(`sampling.topLogprobs must be an integer >= 0, got ${topLogprobs}`);
   if ((sampling.stopStrings?.length ?? 0) > 0 && !sampling.decode) {
     throw new Error('sampling.stopStrings needs sampling.decode to turn generated ids into text');
   }
-  return { temperature, topK, topP };
+  return { temperature, topK, topP, topLogprobs };
 }
 
 function checkPrompts(prompts: readonly Int32Array[], config: ModelConfig): void {
@@ -111,6 +116,8 @@ export async function generate(
     tokens: [],
     logProbs: [],
     entropies: [],
+    topIds: [],
+    topLogProbs: [],
   }));
   let active = runs.map((_, i) => i);
   const head =
@@ -118,7 +125,7 @@ export async function generate(
   const headIsVariable = head === weights.lmHead;
   let cache: LayerCache[] = [];
   try {
-    if (!head) return runs.map(finish);
+    if (!head) return runs.map((run) => finish(run, settings));
     // Prefill: the whole left-padded batch at once; only each row's last position is projected to logits.
     const tokens = new Int32Array(prompts.length * width);
     const positions = new Int32Array(prompts.length * width);
@@ -154,6 +161,10 @@ export async function generate(
         run.tokens.push(choice.id);
         run.logProbs.push(choice.logProb);
         run.entropies.push(choice.entropy);
+        if (choice.top) {
+          run.topIds.push(...choice.top.ids);
+          run.topLogProbs.push(...choice.top.logProbs);
+        }
         if (!stopped(run, choice.id, stopIds, stopStrings, sampling, config)) stillRunning.push(row);
       });
       if (stillRunning.length === 0) break;
@@ -190,7 +201,7 @@ export async function generate(
       disposeCache(past);
       cache = step.cache;
     }
-    return runs.map(finish);
+    return runs.map((run) => finish(run, settings));
   } finally {
     disposeCache(cache);
     if (head && !headIsVariable) head.dispose();
@@ -229,7 +240,7 @@ function stopped(
   return false;
 }
 
-function finish(run: Running): GeneratedSequence {
+function finish(run: Running, settings: SamplerSettings): GeneratedSequence {
   const sequence: GeneratedSequence = {
     tokens: Int32Array.from(run.tokens),
     logProbs: Float32Array.from(run.logProbs),
@@ -237,5 +248,8 @@ function finish(run: Running): GeneratedSequence {
     finishReason: run.finishReason ?? 'length',
   };
   if (run.stopString !== undefined) sequence.stopString = run.stopString;
+  if ((settings.topLogprobs ?? 0) > 0) {
+    sequence.topLogprobs = { ids: Int32Array.from(run.topIds), logProbs: Float32Array.from(run.topLogProbs) };
+  }
   return sequence;
 }

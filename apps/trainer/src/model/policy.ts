@@ -25,6 +25,11 @@ export interface SamplingParams {
   decode?: (ids: Int32Array) => string;
   /** Seed of the sampler's PRNG, for reproducible sampling. Default: a fresh random seed per call. */
   seed?: number;
+  /**
+   * Also report the k most likely ids at each step with their log-probs (`GeneratedSequence.topLogprobs`), under
+   * the distribution the recorded log-probs describe. Default 0 (off, no cost).
+   */
+  topLogprobs?: number;
 }
 
 /** Why a generated sequence ended. */
@@ -41,6 +46,11 @@ export interface GeneratedSequence {
   finishReason: FinishReason;
   /** The stop string that ended the sequence, when `finishReason` is 'stop_string'. */
   stopString?: string;
+  /**
+   * When `SamplingParams.topLogprobs` is k > 0: min(k, vocabSize) entries per generated token, flat, the most likely
+   * id first (ties: lower id first), with log p under the same distribution as `logProbs`.
+   */
+  topLogprobs?: { ids: Int32Array; logProbs: Float32Array };
 }
 
 /**

@@ -3,6 +3,8 @@ export interface SamplerSettings {
   temperature: number;
   topK: number;
   topP: number;
+  /** How many of the most likely ids to report with their log-probs (`TokenChoice.top`). Default 0. */
+  topLogprobs?: number;
 }
 
 /** A sampled token with its log-prob and the entropy of the full (tempered, untruncated) distribution. */
@@ -10,6 +12,8 @@ export interface TokenChoice {
   id: number;
   logProb: number;
   entropy: number;
+  /** The min(topLogprobs, vocab) most likely ids, most likely first, and their log-probs (same distribution). */
+  top?: { ids: number[]; logProbs: number[] };
 }
 
 /**
@@ -46,13 +50,33 @@ export function chooseToken(
   const logNormalizer = max + Math.log(sumExp);
   const entropy = logNormalizer - sumExpZ / sumExp;
   const logProbOf = (id: number) => logits[offset + id]! * scale - logNormalizer;
-  if (settings.temperature === 0) return { id: argmax, logProb: logProbOf(argmax), entropy };
-
   const truncated = (settings.topK > 0 && settings.topK < vocab) || settings.topP < 1;
-  const id = truncated
-    ? sampleTruncated(logits, offset, vocab, scale, max, settings, random)
-    : sampleFull(logits, offset, vocab, scale, max, sumExp, random);
-  return { id, logProb: logProbOf(id), entropy };
+  const id =
+    settings.temperature === 0
+      ? argmax
+      : truncated
+        ? sampleTruncated(logits, offset, vocab, scale, max, settings, random)
+        : sampleFull(logits, offset, vocab, scale, max, sumExp, random);
+  const k = Math.min(settings.topLogprobs ?? 0, vocab);
+  if (k <= 0) return { id, logProb: logProbOf(id), entropy };
+  const ids = mostLikely(logits, offset, vocab, k);
+  return { id, logProb: logProbOf(id), entropy, top: { ids, logProbs: ids.map(logProbOf) } };
+}
+
+/** The k largest logits' ids, largest first, lower id first among equals: one pass keeping a sorted shortlist. */
+function mostLikely(logits: Float32Array, offset: number, vocab: number, k: number): number[] {
+  const ids: number[] = [];
+  for (let i = 0; i < vocab; i++) {
+    const z = logits[offset + i]!;
+    if (ids.length === k && z <= logits[offset + ids[k - 1]!]!) continue;
+    let at = ids.length === k ? k - 1 : ids.length;
+    while (at > 0 && z > logits[offset + ids[at - 1]!]!) {
+      ids[at] = ids[at - 1]!;
+      at--;
+    }
+    ids[at] = i;
+  }
+  return ids;
 }
 
 function sampleFull(

@@ -164,6 +164,46 @@ describe('generate', () => {
       expect(Math.abs(resumed[0]!.logProbs[k]! - e.logProb)).toBeLessThan(1e-5);
   });
 
+  it('reports the k most likely ids with log-probs under the recorded distribution (float64 recomputation)', async () => {
+    const k = 5;
+    for (const sampling of [
+      { maxNewTokens: 6, temperature: 0.8, topK: 3, seed: 21, topLogprobs: k },
+      { maxNewTokens: 6, temperature: 0, topLogprobs: k },
+    ]) {
+      const out = await qwen3.generate(prompts, sampling);
+      const scale = sampling.temperature > 0 ? 1 / sampling.temperature : 1;
+      out.forEach((sequence, i) => {
+        const top = sequence.topLogprobs!;
+        expect(top.ids.length).toBe(k * sequence.tokens.length);
+        const all = Int32Array.from([...prompts[i]!, ...sequence.tokens]);
+        const logits = tf.tidy(
+          () => qwen3.logits(tf.tensor2d(all, [1, all.length], 'int32')).arraySync()[0]!,
+        );
+        sequence.tokens.forEach((token, step) => {
+          // log softmax(logits / T) in float64 from the training forward.
+          const z = logits[prompts[i]!.length - 1 + step]!.map((v) => v * scale);
+          const max = Math.max(...z);
+          const lse = max + Math.log(z.reduce((a, v) => a + Math.exp(v - max), 0));
+          const expected = z.map((v) => v - lse);
+          const ids = Array.from(top.ids.subarray(step * k, (step + 1) * k));
+          const lps = Array.from(top.logProbs.subarray(step * k, (step + 1) * k));
+          ids.forEach((id, j) => {
+            expect(Math.abs(lps[j]! - expected[id]!)).toBeLessThan(1e-5);
+            if (j > 0) expect(lps[j]!).toBeLessThanOrEqual(lps[j - 1]!);
+          });
+          expect(new Set(ids).size).toBe(k);
+          // Nothing left out is more likely than the k-th reported id.
+          const leftOut = expected.filter((_, id) => !ids.includes(id));
+          expect(Math.max(...leftOut)).toBeLessThanOrEqual(lps[k - 1]! + 1e-5);
+          // Top-k 3 sampling draws from the three most likely ids; greedy takes the first.
+          expect(ids.slice(0, sampling.temperature === 0 ? 1 : 3)).toContain(token);
+        });
+      });
+    }
+    const plain = await qwen3.generate(prompts, { maxNewTokens: 2 });
+    expect(plain.every((s) => s.topLogprobs === undefined)).toBe(true);
+  });
+
   it('keeps the tensor count flat and rejects bad requests clearly', async () => {
     await qwen3.generate(prompts, { maxNewTokens: 3, temperature: 1, seed: 1 });
     const before = tf.memory().numTensors;

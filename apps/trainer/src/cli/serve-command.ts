@@ -1,0 +1,116 @@
+import { parseArgs } from 'node:util';
+import { type BackendChoice, initBackend } from '@taorl/grpo';
+import { startServer } from '../remote/serve.js';
+import { openServedModel } from '../remote/serve-model.js';
+import { UsageError } from './command-args.js';
+import type { CliCommand } from './run-cli.js';
+
+const SUMMARY =
+  'Inference server for the local policy: vLLM /v1/completions and SGLang /generate over token ids, weight reloads';
+
+const flags = {
+  model: { type: 'string', doc: 'Hugging Face folder to serve (default: a fresh embedded tiny model)' },
+  seed: { type: 'string', doc: 'initialisation seed of the embedded tiny model (default 0)' },
+  host: { type: 'string', doc: 'address to listen on (default 127.0.0.1)' },
+  port: { type: 'string', doc: 'port (default 8000; 0 picks a free one)' },
+  'model-name': {
+    type: 'string',
+    doc: 'name in /v1/models and in requests (default: --model, or taorl-tiny)',
+  },
+  'max-batch': { type: 'string', doc: 'most requests per model call (default 64)' },
+  backend: { type: 'string', doc: 'TensorFlow.js backend: wasm, cpu or tensorflow (default wasm)' },
+  help: { type: 'boolean', short: 'h', doc: 'show this help' },
+} as const;
+
+/** The config's backend names (`backend` in a trainer config) and the backend each starts. */
+const backends: Record<string, BackendChoice> = { wasm: 'wasm', cpu: 'cpu', tensorflow: 'node' };
+
+function usage(): string {
+  const rows = Object.entries(flags).map(([name, spec]) => {
+    const short = 'short' in spec ? `-${spec.short}, ` : '    ';
+    return `  ${`${short}--${name}${spec.type === 'string' ? ' <value>' : ''}`.padEnd(26)} ${spec.doc}`;
+  });
+  return ['Usage: taorl serve [options]', '', SUMMARY, '', 'Options:', ...rows, ''].join('\n');
+}
+
+function parseFlags(args: readonly string[]) {
+  try {
+    return parseArgs({ args: [...args], options: flags, strict: true, allowPositionals: false }).values;
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+function integer(
+  value: string | undefined,
+  flag: string,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw new UsageError(`--${flag} must be an integer in [${min}, ${max}], got '${value}'`);
+  }
+  return n;
+}
+
+const untilSignal = () =>
+  new Promise<string>((resolve) => {
+    const stop = (signal: string) => {
+      process.off('SIGTERM', stop);
+      process.off('SIGINT', stop);
+      resolve(signal);
+    };
+    process.on('SIGTERM', stop);
+    process.on('SIGINT', stop);
+  });
+
+/** `taorl serve`: loads only the policy and its tokenizer (no config, no sandbox) and serves until SIGTERM/SIGINT. */
+export const serveCommand: CliCommand = {
+  summary: SUMMARY,
+  async run(args, io) {
+    const values = parseFlags(args);
+    if (values.help === true) {
+      io.out(usage());
+      return 0;
+    }
+    const backend = backends[values.backend ?? 'wasm'];
+    if (backend === undefined) {
+      throw new UsageError(
+        `--backend must be one of ${Object.keys(backends).join(', ')}, got '${values.backend}'`,
+      );
+    }
+    const port = integer(values.port, 'port', 8000, 0, 65535);
+    const maxBatch = integer(values['max-batch'], 'max-batch', 64, 1, Number.MAX_SAFE_INTEGER);
+    const seed = integer(values.seed, 'seed', 0, 0, 2 ** 32 - 1);
+    await initBackend({ prefer: backend });
+    const model = await openServedModel({
+      ...(values.model === undefined ? {} : { dir: values.model }),
+      seed,
+    });
+    const name = values['model-name'] ?? values.model ?? 'taorl-tiny';
+    const server = await startServer({
+      policy: model.policy,
+      decode: (ids, options) => model.tokenizer.decode(ids, options),
+      modelName: name,
+      ...(model.dir === undefined ? {} : { modelPath: model.dir }),
+      eosTokenId: model.tokenizer.eosTokenId,
+      loadWeights: (dir) => model.loadWeights(dir),
+      releasePolicy: (policy) => policy.dispose(),
+      maxBatch,
+      host: values.host ?? '127.0.0.1',
+      port,
+    });
+    io.out(
+      `taorl serve: listening on ${server.url} (model ${name}, vocab ${model.policy.vocabSize}, ` +
+        `max length ${model.policy.maxSequenceLength})\n`,
+    );
+    const signal = await untilSignal();
+    await server.close();
+    server.batcher.policy.dispose();
+    io.out(`taorl serve: stopped on ${signal}\n`);
+    return 0;
+  },
+};

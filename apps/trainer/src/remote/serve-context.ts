@@ -1,0 +1,10 @@
+import type { GenerationBatcher, TextDecode } from './serve-batcher.js';
+import type { ModelLimits } from './serve-sampling.js';
+
+/** What a generation route needs: the batcher in front of the policy, the text side, the model's limits. */
+export interface ServeContext {
+  batcher: GenerationBatcher;
+  decode: TextDecode;
+  modelName: string;
+  limits: ModelLimits;
+}

@@ -1,0 +1,73 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { ByteTokenizer, HfTokenizer, type Tokenizer } from '@taorl/data';
+import type { ModelConfig } from '../model/config.js';
+import { createTinyPolicy, loadPolicy, type TransformerPolicy } from '../model/transformer-policy.js';
+
+/** The policy `taorl serve` serves, its tokenizer, and how to load new weights of the same architecture. */
+export interface ServedModel {
+  policy: TransformerPolicy;
+  tokenizer: Tokenizer;
+  /** The folder it came from; undefined for the embedded tiny model. */
+  dir?: string;
+  /** A folder's weights as a new policy; rejects a folder whose config.json differs, naming the fields. */
+  loadWeights(dir: string): Promise<TransformerPolicy>;
+}
+
+export interface ServedModelOptions {
+  /** A Hugging Face folder (config.json + safetensors, tokenizer.json optional); omitted: the embedded tiny model. */
+  dir?: string;
+  /** Initialisation seed of the embedded tiny model. Default 0. */
+  seed?: number;
+}
+
+/**
+ * Opens the model to serve. A folder with tokenizer.json gets its HfTokenizer; one without (as `Policy.save` writes
+ * for the embedded model) gets the byte tokenizer, which must match its vocabulary.
+ */
+export async function openServedModel(options: ServedModelOptions): Promise<ServedModel> {
+  const { dir } = options;
+  let policy: TransformerPolicy;
+  let tokenizer: Tokenizer;
+  if (dir === undefined) {
+    tokenizer = new ByteTokenizer();
+    policy = createTinyPolicy({ vocabSize: tokenizer.vocabSize, seed: options.seed ?? 0 });
+  } else {
+    policy = await loadPolicy(dir);
+    const hasTokenizer = existsSync(join(dir, 'tokenizer.json'));
+    tokenizer = hasTokenizer ? await HfTokenizer.fromDir(dir) : new ByteTokenizer();
+    if (!hasTokenizer && policy.vocabSize !== tokenizer.vocabSize) {
+      policy.dispose();
+      throw new Error(
+        `${dir}: no tokenizer.json, and the model's vocabulary (${policy.vocabSize}) is not the byte ` +
+          `tokenizer's (${tokenizer.vocabSize}); add the model's tokenizer.json to the folder`,
+      );
+    }
+  }
+  const served = policy.config;
+  return {
+    policy,
+    tokenizer,
+    ...(dir === undefined ? {} : { dir }),
+    async loadWeights(next) {
+      const loaded = await loadPolicy(next);
+      const differences = configDifferences(served, loaded.config);
+      if (differences.length > 0) {
+        loaded.dispose();
+        throw new Error(
+          `${next}: config.json does not match the served model (${differences.join('; ')}); ` +
+            'only weights of the same architecture can be swapped in',
+        );
+      }
+      return loaded;
+    },
+  };
+}
+
+/** "field: served vs loaded" for each field of the two configs that differs. */
+function configDifferences(served: ModelConfig, loaded: ModelConfig): string[] {
+  const fields = new Set([...Object.keys(served), ...Object.keys(loaded)]) as Set<keyof ModelConfig>;
+  return [...fields]
+    .filter((field) => served[field] !== loaded[field])
+    .map((field) => `${field}: ${String(served[field])} served vs ${String(loaded[field])} in the folder`);
+}

@@ -1,0 +1,85 @@
+import type { RolloutPolicy } from '../model/policy.js';
+import type { GenerationBatcher } from './serve-batcher.js';
+import { RequestFields } from './serve-fields.js';
+import type { ModelLimits } from './serve-sampling.js';
+
+/** SGLang's answer to POST /update_weights_from_disk. */
+export interface UpdateWeightsResponse {
+  success: boolean;
+  message: string;
+}
+
+export interface WeightReloadOptions<P extends RolloutPolicy> {
+  /** Builds a policy from a folder, or rejects with a message for the client (see `ServeOptions.loadWeights`). */
+  load?(path: string): Promise<P>;
+  /** Frees a policy that was loaded but refused. */
+  release?(policy: P): void;
+  /** Where the served weights came from. */
+  initialPath: string;
+}
+
+/**
+ * POST /update_weights_from_disk {model_path}: loads the folder into a new policy while generation goes on, then
+ * hands it to the batcher, which swaps it in between model calls. A folder that cannot be loaded, or whose model
+ * differs in vocabulary or length, is refused with success false and the served weights stay. Reloads run one
+ * after another, so weight versions count up in the order the requests came.
+ */
+export class WeightReloads<P extends RolloutPolicy> {
+  #chain: Promise<unknown> = Promise.resolve();
+  #path: string;
+
+  constructor(
+    private readonly batcher: GenerationBatcher<P>,
+    private readonly limits: ModelLimits,
+    private readonly options: WeightReloadOptions<P>,
+  ) {
+    this.#path = options.initialPath;
+  }
+
+  /** The folder of the weights served now (the latest successful reload). */
+  get modelPath(): string {
+    return this.#path;
+  }
+
+  /** Resolves once every reload received so far has finished. */
+  settled(): Promise<unknown> {
+    return this.#chain;
+  }
+
+  handle(body: unknown): Promise<{ status: number; body: UpdateWeightsResponse }> {
+    const fields = RequestFields.of(body, null);
+    const dir = fields.raw('model_path');
+    if (typeof dir !== 'string' || dir === '') {
+      return fields.fail(
+        'model_path',
+        'required: the Hugging Face folder (config.json + model.safetensors) to load',
+      );
+    }
+    const done = this.#chain.then(() => this.#reload(dir));
+    this.#chain = done;
+    return done;
+  }
+
+  async #reload(dir: string): Promise<{ status: number; body: UpdateWeightsResponse }> {
+    const { load } = this.options;
+    if (!load) return { status: 400, body: { success: false, message: 'this server cannot reload weights' } };
+    try {
+      const next = await load(dir);
+      const { vocabSize, maxModelLen } = this.limits;
+      if (next.vocabSize !== vocabSize || next.maxSequenceLength !== maxModelLen) {
+        this.options.release?.(next);
+        throw new Error(
+          `${dir}: vocabulary ${next.vocabSize} and max length ${next.maxSequenceLength} differ from the served ` +
+            `model's ${vocabSize} and ${maxModelLen}`,
+        );
+      }
+      const version = await this.batcher.swap(next);
+      this.#path = dir;
+      return { status: 200, body: { success: true, message: `loaded ${dir} as weight version ${version}` } };
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      const message = `${reason}; the previous weights (version ${this.batcher.weightVersion}) stay`;
+      return { status: 400, body: { success: false, message } };
+    }
+  }
+}

@@ -1,0 +1,211 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { RolloutPolicy } from '../model/policy.js';
+import { GenerationBatcher, type TextDecode } from './serve-batcher.js';
+import { completions } from './serve-completions.js';
+import type { ServeContext } from './serve-context.js';
+import { errorBody, ServeRequestError } from './serve-errors.js';
+import { generateRoute } from './serve-generate.js';
+import { WeightReloads } from './serve-weights.js';
+
+export interface ServeOptions<P extends RolloutPolicy = RolloutPolicy> {
+  /** The model to serve; any `RolloutPolicy` (the local `TransformerPolicy`, a test double, ...). */
+  policy: P;
+  /**
+   * Turns token ids into text (the tokenizer's decode): the returned text and stop strings use it. Requests choose
+   * skip_special_tokens (default true, as on vLLM and SGLang).
+   */
+  decode: TextDecode;
+  /** The name /v1/models lists and /v1/completions accepts in `model`. */
+  modelName: string;
+  /** Where the weights came from, for /get_model_info (updated by each successful reload). */
+  modelPath?: string;
+  /** The model's end-of-sequence id, a stop id of every request that does not set ignore_eos. */
+  eosTokenId?: number;
+  /**
+   * Builds a policy from a Hugging Face folder for POST /update_weights_from_disk; it must reject (with a message
+   * for the client) a folder that does not fit the served model. Absent: the route answers that reloading is off.
+   */
+  loadWeights?(path: string): Promise<P>;
+  /** Frees a policy a reload replaced (or one refused), once no batch uses it. */
+  releasePolicy?(policy: P): void;
+  /** Most requests per model call. Default 64. */
+  maxBatch?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Default 8000; 0 picks a free port. */
+  port?: number;
+}
+
+export interface InferenceServer<P extends RolloutPolicy = RolloutPolicy> {
+  /** http://host:port, with the port actually bound. */
+  readonly url: string;
+  readonly port: number;
+  readonly batcher: GenerationBatcher<P>;
+  /** Stops accepting connections, answers the requests already received, then closes every connection. */
+  close(): Promise<void>;
+}
+
+/** Largest request body read (a prompt of a million token ids fits). */
+const MAX_BODY_BYTES = 16 * 1024 * 1024;
+
+type Handler = (body: unknown) => Promise<{ status: number; body: unknown }>;
+
+/**
+ * Starts the HTTP server of `taorl serve`: the subset of vLLM's OpenAI-compatible API and SGLang's native API that
+ * RL rollouts use (token ids in, token ids and log-probs out, weights reloaded from disk between batches).
+ */
+export async function startServer<P extends RolloutPolicy>(
+  options: ServeOptions<P>,
+): Promise<InferenceServer<P>> {
+  const { policy } = options;
+  const batcher = new GenerationBatcher(policy, {
+    maxBatch: options.maxBatch ?? 64,
+    decode: options.decode,
+    ...(options.releasePolicy ? { release: options.releasePolicy } : {}),
+  });
+  const context: ServeContext = {
+    batcher,
+    decode: options.decode,
+    modelName: options.modelName,
+    limits: {
+      vocabSize: policy.vocabSize,
+      maxModelLen: policy.maxSequenceLength,
+      ...(options.eosTokenId === undefined ? {} : { eosTokenId: options.eosTokenId }),
+    },
+  };
+  const reloads = new WeightReloads(batcher, context.limits, {
+    ...(options.loadWeights ? { load: options.loadWeights } : {}),
+    ...(options.releasePolicy ? { release: options.releasePolicy } : {}),
+    initialPath: options.modelPath ?? options.modelName,
+  });
+
+  const routes = new Map<string, { method: 'GET' | 'POST'; handle: Handler }>([
+    ['/health', { method: 'GET', handle: async () => ({ status: 200, body: undefined }) }],
+    [
+      '/v1/models',
+      {
+        method: 'GET',
+        handle: async () => ({
+          status: 200,
+          body: {
+            object: 'list',
+            data: [
+              {
+                id: options.modelName,
+                object: 'model',
+                owned_by: 'taorl',
+                max_model_len: policy.maxSequenceLength,
+              },
+            ],
+          },
+        }),
+      },
+    ],
+    [
+      '/get_model_info',
+      {
+        method: 'GET',
+        handle: async () => ({
+          status: 200,
+          body: {
+            model_path: reloads.modelPath,
+            tokenizer_path: options.modelPath ?? null,
+            is_generation: true,
+            preferred_sampling_params: null,
+            weight_version: batcher.weightVersion,
+          },
+        }),
+      },
+    ],
+    [
+      '/v1/completions',
+      { method: 'POST', handle: async (b) => ({ status: 200, body: await completions(b, context) }) },
+    ],
+    [
+      '/generate',
+      { method: 'POST', handle: async (b) => ({ status: 200, body: await generateRoute(b, context) }) },
+    ],
+    ['/update_weights_from_disk', { method: 'POST', handle: (body) => reloads.handle(body) }],
+  ]);
+
+  const server = createServer((request, response) => {
+    void answer(routes, request, response);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 8000, options.host ?? '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return {
+    url: `http://${host}:${address.port}`,
+    port: address.port,
+    batcher,
+    async close() {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      await batcher.idle();
+      await reloads.settled();
+      server.closeAllConnections();
+      await closed;
+    },
+  };
+}
+
+async function answer(
+  routes: Map<string, { method: string; handle: Handler }>,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<void> {
+  const path = new URL(request.url ?? '/', 'http://localhost').pathname;
+  const route = routes.get(path);
+  try {
+    if (!route) throw new ServeRequestError(`no route ${request.method} ${path}`, null, 404);
+    if (request.method !== route.method) {
+      response.setHeader('allow', route.method);
+      throw new ServeRequestError(`${path} takes ${route.method}, not ${request.method}`, null, 405);
+    }
+    const body = route.method === 'POST' ? await readJson(request) : undefined;
+    const result = await route.handle(body);
+    send(response, result.status, result.body);
+  } catch (error) {
+    if (error instanceof ServeRequestError)
+      send(response, error.status, errorBody(error.status, error.message, error.param));
+    else send(response, 500, errorBody(500, error instanceof Error ? error.message : String(error)));
+  }
+}
+
+async function readJson(request: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) {
+      throw new ServeRequestError(`request body over ${MAX_BODY_BYTES} bytes`, null, 413);
+    }
+    chunks.push(chunk);
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new ServeRequestError(`the request body is not valid JSON (${(error as Error).message})`, null);
+  }
+}
+
+function send(response: ServerResponse, status: number, body: unknown): void {
+  if (body === undefined) {
+    response.writeHead(status).end();
+    return;
+  }
+  const text = JSON.stringify(body);
+  response.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+  });
+  response.end(text);
+}

@@ -1,0 +1,92 @@
+import { spawn } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../../src/index.js';
+import type { CompletionResponse } from '../../src/remote/serve-completions.js';
+import { get, post } from './serve-fixture.js';
+
+const cli = new URL('../../src/cli.ts', import.meta.url).pathname;
+
+function capture() {
+  const out: string[] = [];
+  const err: string[] = [];
+  return { io: { out: (t: string) => out.push(t), err: (t: string) => err.push(t) }, out, err };
+}
+
+describe('taorl serve (CLI)', () => {
+  it('serves from a child process, prints the listening line with the real port, and exits 0 on SIGTERM', async () => {
+    const child = spawn(
+      process.execPath,
+      [
+        '--conditions=@taorl/source',
+        '--import',
+        'tsx',
+        cli,
+        'serve',
+        '--port',
+        '0',
+        '--seed',
+        '3',
+        '--max-batch',
+        '8',
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stderr!.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const line = await new Promise<string>((resolve, reject) => {
+      child.stdout!.on('data', (chunk: Buffer) => {
+        stdout += chunk.toString();
+        const match = /taorl serve: listening on .*\n/.exec(stdout);
+        if (match) resolve(match[0]);
+      });
+      void exited.then((code) => reject(new Error(`taorl serve exited early with ${code}: ${stderr}`)));
+    });
+    expect(line).toMatch(
+      /^taorl serve: listening on http:\/\/127\.0\.0\.1:(\d+) \(model taorl-tiny, vocab 259, max length 512\)\n$/,
+    );
+    const url = /(http:\/\/\S+)/.exec(line)![1]!;
+    expect(url).not.toMatch(/:0$/);
+
+    const models = await get<{ data: { id: string }[] }>(url, '/v1/models');
+    expect(models.body.data[0]!.id).toBe('taorl-tiny');
+    const reply = await post<CompletionResponse>(url, '/v1/completions', {
+      model: 'taorl-tiny',
+      prompt: [72, 105],
+      max_tokens: 3,
+      temperature: 0,
+      ignore_eos: true,
+      return_token_ids: true,
+    });
+    expect(reply.status).toBe(200);
+    expect(reply.body.choices[0]!.token_ids).toHaveLength(3);
+
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(stdout).toContain('taorl serve: stopped on SIGTERM');
+    expect(stderr).toBe('');
+  });
+
+  it('rejects bad flags with exit code 2 and prints its usage on --help', async () => {
+    const bad = capture();
+    expect(await runCli(['serve', '--port', 'eighty'], bad.io)).toBe(2);
+    expect(bad.err.join('')).toMatch(/--port must be an integer in \[0, 65535\], got 'eighty'/);
+    const backend = capture();
+    expect(await runCli(['serve', '--backend', 'gpu'], backend.io)).toBe(2);
+    expect(backend.err.join('')).toMatch(/--backend must be one of wasm, cpu, tensorflow/);
+    const unknown = capture();
+    expect(await runCli(['serve', '--frobnicate'], unknown.io)).toBe(2);
+    const help = capture();
+    expect(await runCli(['serve', '--help'], help.io)).toBe(0);
+    expect(help.out.join('')).toMatch(/^Usage: taorl serve \[options\]/);
+    for (const flag of ['--model', '--host', '--port', '--model-name', '--max-batch', '--backend']) {
+      expect(help.out.join('')).toContain(flag);
+    }
+    const usage = capture();
+    await runCli(['--help'], usage.io);
+    expect(usage.out.join('')).toMatch(/ {2}serve +Inference server/);
+  });
+});
