@@ -24,7 +24,7 @@ describe('taorl CLI', () => {
     expect(await runCli(['--help'], io)).toBe(0);
     const usage = out.join('');
     expect(usage).toMatch(/^Usage: taorl/);
-    expect([...commands.keys()]).toEqual(['demo', 'sft', 'rl', 'eval', 'curate', 'serve']);
+    expect([...commands.keys()]).toEqual(['demo', 'sft', 'rl', 'eval', 'curate', 'serve', 'ablate']);
     for (const name of commands.keys()) expect(usage).toContain(`  ${name} `);
   });
 

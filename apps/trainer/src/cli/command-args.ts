@@ -21,6 +21,8 @@ export interface ParsedCommand {
   source: string;
   /** The command-specific flags as given (strings or booleans). */
   flags: Record<string, string | boolean | undefined>;
+  /** The `--set` assignments, then `outDir` from --out, as applied (to hand on to child runs). */
+  overrides: string[];
   help: boolean;
 }
 
@@ -72,12 +74,12 @@ export function parseCommand(
     throw new UsageError((error as Error).message);
   }
   if (values.help === true)
-    return { config: loadConfig(undefined), source: '(defaults)', flags: {}, help: true };
+    return { config: loadConfig(undefined), source: '(defaults)', flags: {}, overrides: [], help: true };
   const overrides = [...((values.set as string[] | undefined) ?? [])];
   if (typeof values.out === 'string') overrides.push(`outDir=${JSON.stringify(values.out)}`);
   const configPath = typeof values.config === 'string' ? values.config : defaultConfig;
   const config = loadConfig(configPath, overrides);
   const own: Record<string, string | boolean | undefined> = {};
   for (const name of Object.keys(flags)) own[name] = values[name] as string | boolean | undefined;
-  return { config, source: configPath ?? '(defaults)', flags: own, help: false };
+  return { config, source: configPath ?? '(defaults)', flags: own, overrides, help: false };
 }

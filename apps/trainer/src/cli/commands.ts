@@ -23,6 +23,7 @@ import { runRl } from '../run/rl-run.js';
 import { openSession, type Session } from '../run/session.js';
 import { runSft, sftExamples } from '../run/sft-run.js';
 import { deriveSeed } from '../util/seeds.js';
+import { ablateCommand } from './ablate-command.js';
 import { commandUsage, type FlagSpec, parseCommand, UsageError } from './command-args.js';
 import { presetPath } from './presets.js';
 import type { CliCommand, CliIO } from './run-cli.js';
@@ -127,6 +128,7 @@ const rl: CommandSpec = {
     'TAO-RL / GRPO training from model.path (or a fresh tiny model); checkpoints, policy/ and report.html',
   flags: {
     eval: { type: 'boolean', doc: 'evaluate on the held-out split before and after' },
+    'eval-after': { type: 'boolean', doc: 'evaluate on the held-out split after training only' },
     resume: { type: 'boolean', doc: 'continue from <outDir>/checkpoints/latest.json (same config and seed)' },
   },
   preset: 'tao-rl',
@@ -160,7 +162,7 @@ const rl: CommandSpec = {
       checkpointDir: config.outDir,
       optimizerState,
     });
-    if (flags.eval === true) {
+    if (flags.eval === true || flags['eval-after'] === true) {
       writer.write(
         await evaluate(session, problems.test(), { label: 'after RL', step: completed + lines.length }),
       );
@@ -181,10 +183,13 @@ async function heldOutEval(session: Session, io: CliIO): Promise<void> {
     label: 'held-out',
     step: 0,
   });
+  mkdirSync(session.config.outDir, { recursive: true });
+  writeFileAtomic(join(session.config.outDir, 'held-out.json'), `${JSON.stringify(result)}\n`);
   io.out(
     `${result.problems} problems, K=${session.config.eval.samples}: accuracy ${percent(result.accuracy)}, ` +
       `pass@K ${percent(result.passAtK)}, tool calls ${result.toolCallsPerTrajectory.toFixed(2)}, ` +
-      `tool success ${percent(result.toolSuccessRate)}\n`,
+      `tool success ${percent(result.toolSuccessRate)}\n` +
+      `written to ${join(session.config.outDir, 'held-out.json')}\n`,
   );
 }
 
@@ -325,5 +330,6 @@ export function trainerCommands(): [string, CliCommand][] {
   return [
     ...[demo, sft, rl, evalCommand, curate].map((spec): [string, CliCommand] => [spec.name, define(spec)]),
     ['serve', serveCommand],
+    ['ablate', ablateCommand],
   ];
 }

@@ -1,0 +1,47 @@
+/**
+ * One arm of the TAO-RL ablation: a name, what it tests, and the config overrides (`--set` assignments) that turn
+ * the base config into it. Every arm keeps the base's estimator, loss, clip-higher and overlong shaping, so the arms
+ * differ only in the filters and the entropy shaper.
+ */
+export interface AblationVariant {
+  name: string;
+  description: string;
+  overrides: readonly string[];
+}
+
+const arm = (name: string, description: string, filters: string, shaper: string): AblationVariant => ({
+  name,
+  description,
+  overrides: [`rl.filters=${filters}`, `rl.shaper=${shaper}`],
+});
+
+/**
+ * The issue's arms, in table order. C1 = execution validity, C2 = answer discriminability (TAO-RL section 3.1);
+ * "bonus" is TAO-RL's post-tool entropy bonus (section 3.2); aepo and cheng replace that bonus with the other
+ * published entropy shapers, with both filters on, so they compare against full TAO-RL.
+ */
+export const ablationVariants: readonly AblationVariant[] = [
+  arm('grpo', 'GRPO: no filter, no entropy bonus', '[]', 'none'),
+  arm('c1', '+ C1 (execution validity) only', '[execution-validity]', 'none'),
+  arm('c2', '+ C2 (answer discriminability) only', '[answer-discriminability]', 'none'),
+  arm('c1+c2', '+ both filters (tool-aware)', '[tool-aware]', 'none'),
+  arm('bonus', '+ post-tool entropy bonus only', '[]', 'tao'),
+  arm('tao-rl', 'full TAO-RL: both filters + post-tool bonus', '[tool-aware]', 'tao'),
+  arm('aepo', 'both filters + AEPO entropy shaping', '[tool-aware]', 'aepo'),
+  arm('cheng', 'both filters + Cheng et al. entropy advantage', '[tool-aware]', 'cheng'),
+];
+
+/** The arms named in a comma-separated list ('all' = every arm); an unknown name is an error listing the known. */
+export function selectVariants(list: string): AblationVariant[] {
+  if (list === 'all') return [...ablationVariants];
+  return list.split(',').map((raw) => {
+    const name = raw.trim();
+    const found = ablationVariants.find((variant) => variant.name === name);
+    if (found === undefined) {
+      throw new RangeError(
+        `unknown ablation variant '${name}' (known: ${ablationVariants.map((v) => v.name).join(', ')}, all)`,
+      );
+    }
+    return found;
+  });
+}

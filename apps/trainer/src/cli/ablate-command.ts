@@ -1,0 +1,63 @@
+import { runAblation } from '../ablate/run-ablation.js';
+import { currentCliLauncher } from '../ablate/run-queue.js';
+import { selectVariants } from '../ablate/variants.js';
+import { commandUsage, type FlagSpec, parseCommand, UsageError } from './command-args.js';
+import { presetPath } from './presets.js';
+import type { CliCommand } from './run-cli.js';
+
+const summary =
+  'TAO-RL ablation: every arm (GRPO, C1, C2, both filters, bonus, TAO-RL, aepo, cheng) x seeds from one SFT policy; ' +
+  'table with 95% CIs and learning curves';
+
+const flags: Record<string, FlagSpec> = {
+  from: { type: 'string', doc: 'starting policy folder (default: run SFT first into <outDir>/sft)' },
+  seeds: { type: 'string', doc: 'comma-separated seeds (default 1,2,3)' },
+  variants: { type: 'string', doc: 'comma-separated arms or all (default all)' },
+  parallel: { type: 'string', doc: 'runs at a time, one per core (default 2)' },
+};
+
+function positiveIntegers(flag: string, raw: string): number[] {
+  const values = raw.split(',').map((part) => Number(part.trim()));
+  if (values.length === 0 || values.some((v) => !Number.isInteger(v) || v < 0))
+    throw new UsageError(`--${flag}: expected comma-separated non-negative integers, got '${raw}'`);
+  return values;
+}
+
+/** `taorl ablate`: no session of its own; every run is a child `taorl` process (one wasm backend per core). */
+export const ablateCommand: CliCommand = {
+  summary,
+  async run(args, io) {
+    const parsed = parseCommand(args, flags, presetPath('ablate'));
+    if (parsed.help) {
+      io.out(commandUsage('ablate', summary, flags));
+      return 0;
+    }
+    const seeds = positiveIntegers('seeds', String(parsed.flags.seeds ?? '1,2,3'));
+    const [parallel] = positiveIntegers('parallel', String(parsed.flags.parallel ?? '2'));
+    if (parallel === undefined || parallel < 1)
+      throw new UsageError('--parallel: expected a positive integer');
+    let variants: ReturnType<typeof selectVariants>;
+    try {
+      variants = selectVariants(String(parsed.flags.variants ?? 'all'));
+    } catch (error) {
+      throw new UsageError(`--variants: ${(error as Error).message}`);
+    }
+    const from = parsed.flags.from;
+    const result = await runAblation({
+      outDir: parsed.config.outDir,
+      ...(parsed.source === '(defaults)' ? {} : { configPath: parsed.source }),
+      overrides: parsed.overrides,
+      ...(typeof from === 'string' ? { from } : {}),
+      seeds,
+      variants,
+      parallel,
+      cli: currentCliLauncher(),
+      log: (line) => io.out(`${line}\n`),
+    });
+    io.out(
+      `\n${result.markdown}\nWall time ${result.wallSeconds.toFixed(0)} s. ` +
+        `Reports: ${result.paths.markdown}, ${result.paths.html}\n`,
+    );
+    return 0;
+  },
+};

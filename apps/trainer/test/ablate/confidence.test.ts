@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { meanWithInterval, sampleVariance, tQuantile975 } from '../../src/ablate/confidence.js';
+import { prng } from '../../src/util/seeds.js';
+
+/** Student's t density, for an independent check of the quantile table by numerical integration. */
+function tDensity(x: number, nu: number): number {
+  const logGamma = (z: number): number => {
+    // Lanczos approximation (g = 7), accurate to ~1e-13 for z > 0.5.
+    const c = [
+      0.9999999999998099, 676.5203681218851, -1259.1392167224028, 771.3234287776531, -176.6150291621406,
+      12.507343278686905, -0.13857109526572012, 9.984369578019572e-6, 1.5056327351493116e-7,
+    ];
+    let sum = c[0]!;
+    for (let i = 1; i < 9; i++) sum += c[i]! / (z - 1 + i);
+    const t = z - 1 + 7.5;
+    return 0.5 * Math.log(2 * Math.PI) + (z - 0.5) * Math.log(t) - t + Math.log(sum);
+  };
+  const logNorm = logGamma((nu + 1) / 2) - logGamma(nu / 2) - 0.5 * Math.log(nu * Math.PI);
+  return Math.exp(logNorm - ((nu + 1) / 2) * Math.log(1 + (x * x) / nu));
+}
+
+/** P(T <= q) by Simpson's rule on [0, q] plus one half. */
+function tCdf(q: number, nu: number): number {
+  const n = 20000;
+  const h = q / n;
+  let sum = tDensity(0, nu) + tDensity(q, nu);
+  for (let i = 1; i < n; i++) sum += (i % 2 === 1 ? 4 : 2) * tDensity(i * h, nu);
+  return 0.5 + (sum * h) / 3;
+}
+
+/** Box-Muller normals from the trainer's seeded generator. */
+function normals(seed: number) {
+  const uniform = prng(seed);
+  return () => Math.sqrt(-2 * Math.log(1 - uniform())) * Math.cos(2 * Math.PI * uniform());
+}
+
+describe('95% confidence intervals over seeds', () => {
+  it('uses t quantiles whose CDF is 0.975 (checked by integrating the density)', () => {
+    for (const nu of [1, 2, 3, 5, 10, 30]) expect(tCdf(tQuantile975(nu), nu)).toBeCloseTo(0.975, 3);
+    expect(tQuantile975(200)).toBe(1.96);
+    expect(() => tQuantile975(0)).toThrow(/positive integer/);
+  });
+
+  it('covers the true mean about 95% of the time with 3 seeds', () => {
+    const next = normals(7);
+    let covered = 0;
+    const trials = 4000;
+    for (let i = 0; i < trials; i++) {
+      const { mean, halfWidth } = meanWithInterval([next(), next(), next()].map((z) => 0.4 + 0.1 * z));
+      if (Math.abs(mean - 0.4) <= halfWidth) covered++;
+    }
+    // Binomial standard error at 95% over 4000 trials is 0.34 points.
+    expect(covered / trials).toBeGreaterThan(0.935);
+    expect(covered / trials).toBeLessThan(0.965);
+  });
+
+  it('reports the mean, the n - 1 standard deviation, and no interval for one value', () => {
+    const result = meanWithInterval([0.2, 0.4, 0.9]);
+    expect(result.mean).toBeCloseTo(0.5, 12);
+    expect(result.sd).toBeCloseTo(Math.sqrt((0.09 + 0.01 + 0.16) / 2), 12);
+    expect(result.halfWidth).toBeCloseTo((4.303 * result.sd) / Math.sqrt(3), 12);
+    expect(Number.isNaN(meanWithInterval([3]).halfWidth)).toBe(true);
+    expect(sampleVariance([1, 2, 3, 4])).toBeCloseTo(5 / 3, 12);
+    expect(() => meanWithInterval([])).toThrow(/no values/);
+  });
+});
