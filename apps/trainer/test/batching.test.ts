@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { epochStream, lengthGroupedBatches } from '../src/util/batching.js';
+import { epochStream, lengthGroupedBatches, streamBatches } from '../src/util/batching.js';
 
 describe('SFT batching', () => {
   it('serves every item once per epoch, in a seeded order that depends only on the position', () => {
@@ -8,6 +8,13 @@ describe('SFT batching', () => {
     for (const epoch of epochs) expect([...epoch].sort((a, b) => a - b)).toEqual([...Array(10).keys()]);
     expect(epochs[0]).not.toEqual(epochs[1]);
     expect(epochStream(10, 4, 'test')(17)).toBe(stream(17));
+  });
+
+  it('plain batches are consecutive stretches of the stream, so short and long items mix', () => {
+    const stream = epochStream(12, 5, 'sft');
+    const batchAt = streamBatches(stream, 4);
+    expect([0, 1, 2].flatMap(batchAt)).toEqual(Array.from({ length: 12 }, (_, k) => stream(k)));
+    expect(batchAt(3)).toEqual([12, 13, 14, 15].map(stream));
   });
 
   it('groups similar lengths into batches without losing or repeating items, and pads less', () => {
@@ -19,9 +26,7 @@ describe('SFT batching', () => {
     expect(batches.flat().sort((a, b) => a - b)).toEqual([...Array(64).keys()]);
     const padded = (groups: number[][]) =>
       groups.reduce((sum, batch) => sum + batch.length * Math.max(...batch.map((i) => lengths[i]!)), 0);
-    const plain = Array.from({ length: 16 }, (_, b) =>
-      Array.from({ length: batchSize }, (_, j) => stream(b * batchSize + j)),
-    );
+    const plain = Array.from({ length: 16 }, (_, b) => streamBatches(stream, batchSize)(b));
     expect(padded(batches)).toBeLessThan(padded(plain));
     // Within one group of 8 batches, the batches are contiguous ranges of the sorted lengths.
     const spans = batches.slice(0, 8).map((batch) => {

@@ -60,6 +60,10 @@ export const trainerSchema = {
     steps: int('optimizer steps', 300, { min: 0 }),
     minutes: num('wall-clock budget; 0 = no limit (steps still apply)', 0, { min: 0 }),
     batchSize: int('sequences per step', 16, { min: 1 }),
+    groupByLength: bool(
+      'length-grouped batches (less padding); off when strategies differ in length, or batches of only short traces swing the policy',
+      false,
+    ),
     lr: num('peak learning rate', 1e-3, { above: 0 }),
     warmupFraction: num('linear warm-up share of the steps', 0.1, { min: 0, max: 1 }),
     minLrRatio: num('cosine floor as a share of the peak', 0.1, { min: 0, max: 1 }),

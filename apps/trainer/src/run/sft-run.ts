@@ -11,7 +11,7 @@ import { ConfigError } from '../config/schema-dsl.js';
 import type { MetricsWriter, SftStepMetrics } from '../report/metrics.js';
 import { ProgressBar } from '../report/progress.js';
 import { SftTrainer } from '../sft/sft-trainer.js';
-import { epochStream, lengthGroupedBatches } from '../util/batching.js';
+import { epochStream, lengthGroupedBatches, streamBatches } from '../util/batching.js';
 import { deriveSeed } from '../util/seeds.js';
 import type { Session } from './session.js';
 
@@ -95,8 +95,8 @@ export function sftTrainer(session: Session): SftTrainer {
 }
 
 /**
- * SFT steps over `examples` in seeded epoch permutations, length-grouped to limit padding (step k's batch depends
- * only on the seed and k), one metrics line per step. Returns the trainer so a caller can continue it.
+ * SFT steps over `examples` in seeded epoch permutations, optionally length-grouped to limit padding (step k's
+ * batch depends only on the seed and k), one metrics line per step. Returns the trainer so a caller can continue it.
  */
 export async function runSft(
   session: Session,
@@ -111,13 +111,16 @@ export async function runSft(
   const bar = options.quiet === true ? null : new ProgressBar({ label: 'sft', total: options.steps });
   const deadline =
     options.minutes > 0 ? performance.now() + options.minutes * 60_000 : Number.POSITIVE_INFINITY;
-  const batchAt = lengthGroupedBatches(
-    epochStream(examples.length, config.seed, 'sft-order'),
-    (item) => examples[item]!.inputIds.length,
-    batchSize,
-    LENGTH_GROUP_BATCHES,
-    config.seed,
-  );
+  const stream = epochStream(examples.length, config.seed, 'sft-order');
+  const batchAt = config.sft.groupByLength
+    ? lengthGroupedBatches(
+        stream,
+        (item) => examples[item]!.inputIds.length,
+        batchSize,
+        LENGTH_GROUP_BATCHES,
+        config.seed,
+      )
+    : streamBatches(stream, batchSize);
   for (let i = 0; i < options.steps && performance.now() < deadline; i++) {
     const started = performance.now();
     const batch = batchAt(trainer.steps).map((item) => examples[item]!);

@@ -18,6 +18,14 @@ export function epochStream(n: number, seed: number, purpose: string): (position
   };
 }
 
+/** Consecutive batches of the stream: batch b holds positions [b * batchSize, (b + 1) * batchSize). */
+export function streamBatches(
+  stream: (position: number) => number,
+  batchSize: number,
+): (batch: number) => number[] {
+  return (batch) => Array.from({ length: batchSize }, (_, j) => stream(batch * batchSize + j));
+}
+
 /**
  * Length-grouped batching (the group_by_length of Hugging Face's Trainer): every `groupBatches` consecutive
  * batches take their items from one stretch of the stream, sorted by length and cut into batches served in a
