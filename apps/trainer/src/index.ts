@@ -57,6 +57,13 @@ export {
   type TensorLocation,
 } from './model/safetensors.js';
 export { createTinyPolicy, initPolicy, loadPolicy, TransformerPolicy } from './model/transformer-policy.js';
+export { entropyFromTopLogprobs } from './remote/entropy-estimate.js';
+export {
+  RemotePolicyError,
+  RemoteServersUnavailableError,
+  type ServerFailure,
+} from './remote/remote-error.js';
+export { type RemoteApi, RemotePolicy, type RemotePolicyOptions } from './remote/remote-policy.js';
 export { type InferenceServer, type ServeOptions, startServer } from './remote/serve.js';
 export {
   type BatchSettings,
@@ -73,6 +80,7 @@ export type {
 export type { GenerateFinishReason, GenerateResponse, TokenLogprob } from './remote/serve-generate.js';
 export { openServedModel, type ServedModel, type ServedModelOptions } from './remote/serve-model.js';
 export type { UpdateWeightsResponse } from './remote/serve-weights.js';
+export type { RemoteServerStats } from './remote/server-pool.js';
 export { renderReport, reportSpecs, writeReport } from './report/html-report.js';
 export {
   type EvalMetrics,

@@ -1,0 +1,275 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  RemotePolicy,
+  RemotePolicyError,
+  type RemotePolicyOptions,
+  RemoteServersUnavailableError,
+  type SamplingParams,
+} from '../../src/index.js';
+import {
+  FakeEngine,
+  type FakeEngineOptions,
+  fakeGenerate,
+  MODEL_NAME,
+  VOCAB,
+} from './remote-policy-fakes.js';
+
+// RemotePolicy when servers fail: transient failures are survived on other servers with every sample answered
+// exactly once; all servers down ends in one clear error; malformed answers fail at once, naming URL and field.
+
+const engines: FakeEngine[] = [];
+const policies: RemotePolicy[] = [];
+
+async function startEngine(options: FakeEngineOptions): Promise<FakeEngine> {
+  const engine = await FakeEngine.start(options);
+  engines.push(engine);
+  return engine;
+}
+
+function remotePolicy(
+  api: 'openai' | 'sglang',
+  endpoints: string[],
+  options: Partial<RemotePolicyOptions> = {},
+) {
+  const policy = new RemotePolicy({
+    endpoints,
+    api,
+    model: MODEL_NAME,
+    vocabSize: VOCAB,
+    maxSequenceLength: 256,
+    ...options,
+  });
+  policies.push(policy);
+  return policy;
+}
+
+afterEach(async () => {
+  await Promise.all(policies.splice(0).map((policy) => policy.close()));
+  await Promise.all(engines.splice(0).map((engine) => engine.close()));
+});
+
+/** A loopback URL nothing listens on. */
+async function refusedUrl(): Promise<string> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return `http://127.0.0.1:${port}`;
+}
+
+const greedy: SamplingParams = { maxNewTokens: 5, temperature: 0, stopStrings: ['xyz'] };
+const promptKey = (body: Record<string, unknown>) => JSON.stringify(body.prompt ?? body.input_ids);
+
+describe.each(['openai', 'sglang'] as const)('RemotePolicy failures over %s', (api) => {
+  it('survives servers that close connections, answer 503 or hang, losing and duplicating no sample', async () => {
+    const closer = await startEngine({ api, misbehave: 'close' });
+    const overloaded = await startEngine({ api, misbehave: '503' });
+    const hanging = await startEngine({ api, misbehave: 'hang' });
+    const healthy = await startEngine({ api });
+    const servers = [closer, overloaded, hanging, healthy];
+    const policy = remotePolicy(
+      api,
+      servers.map((server) => server.url),
+      { timeoutMs: 400, cooldownMs: 60_000, maxAttempts: 4 },
+    );
+    const prompts = Array.from({ length: 16 }, (_, i) => Int32Array.from([i, (5 * i) % 30]));
+    const results = await policy.generate(prompts, greedy);
+
+    expect(results).toHaveLength(prompts.length);
+    results.forEach((result, i) => {
+      const expected = fakeGenerate(Array.from(prompts[i]!), {
+        maxNewTokens: greedy.maxNewTokens,
+        temperature: 0,
+        seed: undefined,
+        stopTokenIds: [],
+        stopStrings: greedy.stopStrings ?? [],
+        topLogprobs: 0,
+      });
+      expect(Array.from(result.tokens)).toEqual(expected.ids);
+    });
+    // Only the healthy server answers, and it answered each prompt exactly once.
+    expect(healthy.answered.map(promptKey).sort()).toEqual(
+      prompts.map((prompt) => JSON.stringify(Array.from(prompt))).sort(),
+    );
+    const stats = policy.stats();
+    expect(stats.map((server) => server.url)).toEqual(servers.map((server) => server.url));
+    for (const failing of stats.slice(0, 3)) {
+      expect(failing.failures).toBeGreaterThan(0);
+      expect(failing.failures).toBe(failing.requests);
+      expect(failing.coolingDown).toBe(true);
+    }
+    expect(stats[0]!.lastFailure).toContain(closer.url);
+    expect(stats[1]!.lastFailure).toContain('HTTP 503');
+    expect(stats[2]!.lastFailure).toContain('no answer within 400 ms');
+    expect(stats[3]).toMatchObject({ failures: 0, lastFailure: null, inFlight: 0, requests: prompts.length });
+    // Every failure was retried once, and no sample was retried without a failure.
+    const sum = (key: 'retries' | 'failures') => stats.reduce((total, server) => total + server[key], 0);
+    expect(sum('retries')).toBe(sum('failures'));
+  });
+
+  it('throws after maxAttempts when every server is down, listing each server last failure', async () => {
+    const overloaded = await startEngine({ api, misbehave: '503' });
+    const refused = await refusedUrl();
+    const policy = remotePolicy(api, [refused, overloaded.url], {
+      maxAttempts: 3,
+      retryDelayMs: 5,
+      cooldownMs: 5,
+    });
+    const failure = await policy.generate([Int32Array.from([1, 2])], greedy).catch((error: Error) => error);
+    expect(failure).toBeInstanceOf(RemoteServersUnavailableError);
+    const { message } = failure as Error;
+    expect(message).toContain('in 3 attempts');
+    expect(message).toContain(`${refused} -> `);
+    expect(message).toContain('ECONNREFUSED');
+    expect(message).toContain(`${overloaded.url} -> `);
+    expect(message).toContain('HTTP 503');
+    const stats = policy.stats();
+    expect(stats.reduce((total, server) => total + server.requests, 0)).toBe(3);
+    expect(stats.reduce((total, server) => total + server.failures, 0)).toBe(3);
+  });
+
+  it('times out a hanging server even while garbage is collected (no timer lost to GC)', async () => {
+    // AbortSignal.any([AbortSignal.timeout(ms)]) loses its timer to GC on Node 20 (nodejs/node#57736).
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const hanging = await startEngine({ api, misbehave: 'hang' });
+    const policy = remotePolicy(api, [hanging.url], {
+      timeoutMs: 200,
+      maxAttempts: 2,
+      retryDelayMs: 1,
+      cooldownMs: 1,
+    });
+    const collecting = setInterval(gc, 10);
+    const prompts = Array.from({ length: 8 }, (_, i) => Int32Array.from([i]));
+    const failure = await policy.generate(prompts, greedy).catch((error: Error) => error);
+    clearInterval(collecting);
+    expect(failure).toBeInstanceOf(RemoteServersUnavailableError);
+    expect((failure as Error).message).toContain('no answer within 200 ms');
+  });
+
+  it('fails requests in flight and later calls once closed', async () => {
+    const hanging = await startEngine({ api, misbehave: 'hang' });
+    const policy = remotePolicy(api, [hanging.url]);
+    const pending = policy.generate([Int32Array.from([1, 2])], greedy).catch((error: Error) => error);
+    while (hanging.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    await policy.close();
+    expect(await pending).toBeInstanceOf(RemotePolicyError);
+    await expect(policy.generate([Int32Array.from([1, 2])], greedy)).rejects.toThrow(/closed/);
+  });
+});
+
+type Json = Record<string, unknown>;
+const choice = (answer: Json) => (answer.choices as Json[])[0]!;
+const logprobs = (answer: Json) => choice(answer).logprobs as Json;
+const meta = (answer: Json) => answer.meta_info as Json;
+
+const malformed: [string, 'openai' | 'sglang', (answer: Json) => unknown, string][] = [
+  [
+    'missing token_ids',
+    'openai',
+    (answer) => {
+      delete choice(answer).token_ids;
+      return answer;
+    },
+    'choices[0].token_ids missing — start vLLM >= 0.10.2 and send return_token_ids',
+  ],
+  [
+    'a log-prob count that disagrees',
+    'openai',
+    (answer) => {
+      (logprobs(answer).token_logprobs as number[]).pop();
+      return answer;
+    },
+    'choices[0].logprobs.token_logprobs has 2 entries but token_ids has 3',
+  ],
+  ['a body that is not JSON', 'openai', () => '<html>Bad Gateway</html>', 'the body is not JSON'],
+  [
+    'an id outside the vocabulary',
+    'openai',
+    (answer) => {
+      (choice(answer).token_ids as number[])[1] = VOCAB;
+      return answer;
+    },
+    `choices[0].token_ids[1] is ${VOCAB}, outside the vocabulary [0, ${VOCAB})`,
+  ],
+  [
+    'alternatives keyed by text instead of token ids',
+    'openai',
+    (answer) => {
+      (logprobs(answer).top_logprobs as Json[])[0] = { d: -0.1 };
+      return answer;
+    },
+    'choices[0].logprobs.top_logprobs[0] key "d" is not "token_id:N" — send return_tokens_as_token_ids',
+  ],
+  [
+    'missing output_ids',
+    'sglang',
+    (answer) => {
+      delete answer.output_ids;
+      return answer;
+    },
+    'output_ids missing',
+  ],
+  [
+    'a log-prob count that disagrees',
+    'sglang',
+    (answer) => {
+      (meta(answer).output_token_logprobs as unknown[]).pop();
+      return answer;
+    },
+    'meta_info.output_token_logprobs has 2 entries but output_ids has 3',
+  ],
+  [
+    'an id outside the vocabulary',
+    'sglang',
+    (answer) => {
+      (answer.output_ids as number[])[0] = VOCAB + 5;
+      return answer;
+    },
+    `output_ids[0] is ${VOCAB + 5}, outside the vocabulary`,
+  ],
+  [
+    'a log-prob that is not a number',
+    'sglang',
+    (answer) => {
+      (meta(answer).output_token_logprobs as unknown[][])[2]![0] = '-0.5';
+      return answer;
+    },
+    'meta_info.output_token_logprobs[2][0] must be a finite number, got string "-0.5"',
+  ],
+  ['a body that is not JSON', 'sglang', () => 'upstream connect error', 'the body is not JSON'],
+];
+
+describe('RemotePolicy on malformed answers', () => {
+  it.each(malformed)(
+    'fails at once on %s (%s), naming the URL and the field',
+    async (_, api, mutate, detail) => {
+      const engine = await startEngine({ api, mutate: (answer) => mutate(answer) });
+      const other = await startEngine({ api, mutate: (answer) => mutate(answer) });
+      const policy = remotePolicy(api, [engine.url, other.url]);
+      // [5, 2] greedily continues 3 4 5 then stops on the stop string "ef": three tokens.
+      const failure = await policy
+        .generate([Int32Array.from([5, 2])], { maxNewTokens: 5, temperature: 0, stopStrings: ['ef'] })
+        .catch((error: Error) => error);
+      expect(failure).toBeInstanceOf(RemotePolicyError);
+      expect(failure).not.toBeInstanceOf(RemoteServersUnavailableError);
+      const path = api === 'openai' ? '/v1/completions' : '/generate';
+      expect((failure as Error).message).toContain(`${engine.url}${path}: ${detail}`);
+      // Not retried, neither there nor on the other server.
+      expect(engine.requests.length + other.requests.length).toBe(1);
+    },
+  );
+
+  it('does not retry an HTTP 4xx (here: a model the server does not serve)', async () => {
+    const engine = await startEngine({ api: 'openai' });
+    const policy = remotePolicy('openai', [engine.url], { model: 'not-served' });
+    await expect(policy.generate([Int32Array.from([1])], greedy)).rejects.toThrow(
+      `${engine.url}/v1/completions: HTTP 404: {"error":{"message":"The model not-served does not exist."}}`,
+    );
+    expect(engine.requests).toHaveLength(1);
+  });
+});
