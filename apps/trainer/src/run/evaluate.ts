@@ -1,4 +1,5 @@
 import { passAtK } from '@taorl/eval';
+import type { RolloutPolicy } from '../model/policy.js';
 import type { EvalMetrics } from '../report/metrics.js';
 import { ProgressBar } from '../report/progress.js';
 import { gradeTrajectories, type Problem } from '../rl/rewards.js';
@@ -13,6 +14,8 @@ export interface EvaluateOptions {
   step: number;
   /** Rollouts generated together. */
   batchSize?: number;
+  /** The policy that answers (default: the session's local policy), e.g. a RemotePolicy over servers. */
+  policy?: RolloutPolicy;
   quiet?: boolean;
 }
 
@@ -25,7 +28,8 @@ export async function evaluate(
   problems: readonly Problem[],
   options: EvaluateOptions,
 ): Promise<EvalMetrics> {
-  const { config, policy, tokenizer, tools } = session;
+  const { config, tokenizer, tools } = session;
+  const policy = options.policy ?? session.policy;
   const k = config.eval.samples;
   const batchSize = options.batchSize ?? 64;
   const started = performance.now();

@@ -1,8 +1,11 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { ByteTokenizer, type ChatMessage, ChatTemplate, HfTokenizer, type Tokenizer } from '@taorl/data';
 import { type BackendChoice, initBackend } from '@taorl/grpo';
 import { createSandbox, type Sandbox } from '@taorl/sandbox';
 import { ConfigError } from '../config/schema-dsl.js';
 import type { TrainerConfig } from '../config/trainer-config.js';
+import { parseHfConfig } from '../model/config.js';
 import { createTinyPolicy, loadPolicy, type TransformerPolicy } from '../model/transformer-policy.js';
 import { sandboxToolEnvironment } from '../rollout/sandbox-tools.js';
 import type { ToolEnvironment } from '../rollout/tool-environment.js';
@@ -16,7 +19,10 @@ export interface Session {
   backend: string;
   tokenizer: Tokenizer;
   template: ChatTemplate;
-  policy: TransformerPolicy;
+  /** The local policy (throws when the session was opened with `localPolicy: false`). */
+  readonly policy: TransformerPolicy;
+  /** Longest prompt + response the model takes (its RoPE table size). */
+  contextLength: number;
   sandbox: Sandbox;
   tools: ToolEnvironment;
   components: RlComponents;
@@ -34,33 +40,58 @@ const backendChoice: Record<TrainerConfig['backend'], BackendChoice> = {
 /** Longest prompt + response of the embedded model (the RoPE table size). */
 const EMBEDDED_CONTEXT = 512;
 
+export interface SessionOptions {
+  /**
+   * Load the local policy's weights (default true). False for commands whose answers come from inference servers
+   * (`taorl eval --endpoint`): the tokenizer and template still load, `policy` then throws when used.
+   */
+  localPolicy?: boolean;
+}
+
+/** The model's context length from its config.json, without loading its weights. */
+function configuredContext(dir: string): number {
+  const path = join(dir, 'config.json');
+  return parseHfConfig(JSON.parse(readFileSync(path, 'utf8')), path).maxPositionEmbeddings;
+}
+
 /** Opens everything a command needs. Plug-in names are resolved first, so typos fail before anything starts. */
-export async function openSession(config: TrainerConfig, source: string): Promise<Session> {
+export async function openSession(
+  config: TrainerConfig,
+  source: string,
+  options: SessionOptions = {},
+): Promise<Session> {
   const components = rlComponents(config, source);
   const report = await initBackend({ prefer: backendChoice[config.backend] });
+  const withPolicy = options.localPolicy !== false;
   let tokenizer: Tokenizer;
   let template: ChatTemplate;
-  let policy: TransformerPolicy;
+  let policy: TransformerPolicy | null = null;
+  let contextLength = EMBEDDED_CONTEXT;
   if (config.model.source === 'hf') {
     const path = config.model.path;
     if (path === undefined) throw new ConfigError(source, 'model.path', 'required when model.source is hf');
     const hf = await HfTokenizer.fromDir(path);
     tokenizer = hf;
     template = ChatTemplate.fromTokenizerConfig(hf.config);
-    policy = await loadPolicy(path);
+    if (withPolicy) policy = await loadPolicy(path);
+    else contextLength = configuredContext(path);
   } else {
     tokenizer = new ByteTokenizer();
     template = ChatTemplate.embedded();
-    policy =
-      config.model.path === undefined
-        ? createTinyPolicy({
-            vocabSize: tokenizer.vocabSize,
-            maxPositionEmbeddings: EMBEDDED_CONTEXT,
-            tokenShift: config.model.tokenShift,
-            seed: config.seed,
-          })
-        : await loadPolicy(config.model.path);
+    const path = config.model.path;
+    if (withPolicy) {
+      policy =
+        path === undefined
+          ? createTinyPolicy({
+              vocabSize: tokenizer.vocabSize,
+              maxPositionEmbeddings: EMBEDDED_CONTEXT,
+              tokenShift: config.model.tokenShift,
+              seed: config.seed,
+            })
+          : await loadPolicy(path);
+    } else if (path !== undefined) contextLength = configuredContext(path);
   }
+  if (policy !== null) contextLength = policy.maxSequenceLength;
   const { sandbox: sandboxSpec } = config.tool;
   const sandbox = await createSandbox({ ...sandboxSpec.options, backend: sandboxSpec.name }).catch(
     (error: Error) => {
@@ -68,19 +99,27 @@ export async function openSession(config: TrainerConfig, source: string): Promis
     },
   );
   const tools = sandboxToolEnvironment(components.format, sandbox, config.tool);
+  const local = policy;
   return {
     config,
     source,
     backend: report.tfBackend,
     tokenizer,
     template,
-    policy,
+    get policy(): TransformerPolicy {
+      if (local === null)
+        throw new Error(
+          'this command runs without local weights (inference servers answer): no session.policy',
+        );
+      return local;
+    },
+    contextLength,
     sandbox,
     tools,
     components,
     promptIds: (messages) => tokenizer.encode(template.render(messages, { addGenerationPrompt: true })),
     async close() {
-      policy.dispose();
+      local?.dispose();
       await sandbox.close();
     },
   };

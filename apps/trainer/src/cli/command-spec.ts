@@ -1,0 +1,74 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { ConfigError } from '../config/schema-dsl.js';
+import type { TrainerConfig } from '../config/trainer-config.js';
+import { MetricsWriter } from '../report/metrics.js';
+import { openSession, type Session } from '../run/session.js';
+import { commandUsage, type FlagSpec, parseCommand } from './command-args.js';
+import { presetPath } from './presets.js';
+import type { CliCommand, CliIO } from './run-cli.js';
+
+/** A trainer command: its flags, its default preset, and what it does with an open session. */
+export interface CommandSpec {
+  name: string;
+  summary: string;
+  flags: Record<string, FlagSpec>;
+  /** The preset used when --config is omitted. */
+  preset?: string;
+  /** Checks the command's flags before the session (model, sandbox) opens. */
+  checkFlags?(flags: Record<string, string | boolean | undefined>): void;
+  /** Whether the session loads the local policy's weights (default true). */
+  localPolicy?(flags: Record<string, string | boolean | undefined>): boolean;
+  run(session: Session, flags: Record<string, string | boolean | undefined>, io: CliIO): Promise<void>;
+}
+
+export const percent = (x: number) => `${(100 * x).toFixed(1)}%`;
+
+export function metricsWriter(config: TrainerConfig): MetricsWriter {
+  mkdirSync(config.outDir, { recursive: true });
+  const writer = new MetricsWriter(join(config.outDir, 'metrics.jsonl'));
+  writer.truncateAfter(() => false);
+  return writer;
+}
+
+export function integerFlag(
+  flags: Record<string, string | boolean | undefined>,
+  name: string,
+  fallback: number,
+): number {
+  const raw = flags[name];
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1)
+    throw new ConfigError(`--${name}`, name, `expected a positive integer, got ${String(raw)}`);
+  return value;
+}
+
+/** Wraps a spec as a CLI command: flags and config parsed, session opened and always closed. */
+export function define(spec: CommandSpec): CliCommand {
+  return {
+    summary: spec.summary,
+    async run(args, io) {
+      const usage = commandUsage(spec.name, spec.summary, spec.flags);
+      const parsed = parseCommand(
+        args,
+        spec.flags,
+        spec.preset === undefined ? undefined : presetPath(spec.preset),
+      );
+      if (parsed.help) {
+        io.out(usage);
+        return 0;
+      }
+      spec.checkFlags?.(parsed.flags);
+      const session = await openSession(parsed.config, parsed.source, {
+        localPolicy: spec.localPolicy?.(parsed.flags) ?? true,
+      });
+      try {
+        await spec.run(session, parsed.flags, io);
+      } finally {
+        await session.close();
+      }
+      return 0;
+    },
+  };
+}

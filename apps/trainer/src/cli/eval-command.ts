@@ -1,0 +1,190 @@
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { BenchmarkFormatError, benchmarkNames, createGraderPool } from '@taorl/eval';
+import { benchmarkTable, writeBenchmarkReports } from '../bench-eval/benchmark-reports.js';
+import { defaultBenchmarkDir, resolveBenchmarkNames } from '../bench-eval/benchmark-set.js';
+import { evaluateBenchmarks } from '../bench-eval/evaluate-benchmarks.js';
+import { BenchmarkResultsError } from '../bench-eval/results-file.js';
+import { writeFileAtomic } from '../checkpoint/atomic-write.js';
+import type { RolloutPolicy } from '../model/policy.js';
+import { RemotePolicy } from '../remote/remote-policy.js';
+import { evaluate } from '../run/evaluate.js';
+import { problemSource } from '../run/problems.js';
+import type { Session } from '../run/session.js';
+import { UsageError } from './command-args.js';
+import { type CommandSpec, integerFlag, percent } from './command-spec.js';
+import type { CliIO } from './run-cli.js';
+
+/** Flags that only mean something with --bench. */
+const benchOnlyFlags = ['k', 'limit', 'data-dir', 'fresh', 'greedy'];
+/** Flags that only mean something with --endpoint. */
+const endpointOnlyFlags = ['api', 'served-model'];
+
+async function heldOutEval(session: Session, policy: RolloutPolicy, io: CliIO): Promise<void> {
+  const result = await evaluate(session, (await problemSource(session)).test(), {
+    label: 'held-out',
+    step: 0,
+    policy,
+  });
+  mkdirSync(session.config.outDir, { recursive: true });
+  writeFileAtomic(join(session.config.outDir, 'held-out.json'), `${JSON.stringify(result)}\n`);
+  io.out(
+    `${result.problems} problems, K=${session.config.eval.samples}: accuracy ${percent(result.accuracy)}, ` +
+      `pass@K ${percent(result.passAtK)}, tool calls ${result.toolCallsPerTrajectory.toFixed(2)}, ` +
+      `tool success ${percent(result.toolSuccessRate)}\n` +
+      `written to ${join(session.config.outDir, 'held-out.json')}\n`,
+  );
+}
+
+/** Benchmark evaluation into <outDir>/eval: results.jsonl (resumed unless --fresh), report.{json,md,html}. */
+async function benchmarkEval(
+  session: Session,
+  answering: { policy: RolloutPolicy; model: string },
+  flags: Record<string, string | boolean | undefined>,
+  io: CliIO,
+): Promise<void> {
+  const { config } = session;
+  const outDir = join(config.outDir, 'eval');
+  const dataDir = typeof flags['data-dir'] === 'string' ? resolve(flags['data-dir']) : defaultBenchmarkDir();
+  const { policy, model } = answering;
+  const grader = createGraderPool({ size: 1 });
+  try {
+    const result = await evaluateBenchmarks(policy, session, {
+      model,
+      benchmarks: resolveBenchmarkNames(String(flags.bench)),
+      k: integerFlag(flags, 'k', config.eval.samples),
+      dataDir,
+      ...(flags.limit === undefined ? {} : { limit: integerFlag(flags, 'limit', 1) }),
+      resultsPath: join(outDir, 'results.jsonl'),
+      toolFormat: config.tool.format.name,
+      sampling:
+        flags.greedy === true
+          ? { temperature: 0 }
+          : { temperature: config.rollout.temperature, topP: config.rollout.topP, topK: config.rollout.topK },
+      maxTurns: config.rollout.maxTurns,
+      maxResponseTokens: config.rollout.maxResponseTokens,
+      seed: config.seed,
+      lanes: config.rollout.lanes,
+      fresh: flags.fresh === true,
+      grader,
+      warn: (message) => io.err(`warning: ${message}\n`),
+    });
+    const paths = await writeBenchmarkReports(outDir, result);
+    io.out(
+      `${benchmarkTable(result.reports)}\n\n${result.generated} samples generated, ${result.samples} in ` +
+        `${result.resultsPath}\nreports: ${paths.markdown}, ${paths.html}, ${paths.json}\n`,
+    );
+  } catch (error) {
+    // A wrong --data-dir or a results file that cannot be resumed is the user's to fix: no stack trace.
+    if (error instanceof BenchmarkFormatError || error instanceof BenchmarkResultsError)
+      throw new UsageError(error.message);
+    throw error;
+  } finally {
+    await grader.close();
+  }
+}
+
+/** Servers named by --endpoint (comma-separated base URLs); a malformed URL is a usage error. */
+function endpointsOf(raw: string): string[] {
+  const endpoints = raw.split(',').map((part) => part.trim());
+  for (const endpoint of endpoints) {
+    let url: URL;
+    try {
+      url = new URL(endpoint);
+    } catch {
+      throw new UsageError(`--endpoint: '${endpoint}' is not a URL (expected e.g. http://127.0.0.1:8000)`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw new UsageError(`--endpoint: '${endpoint}' must be an http(s) URL`);
+  }
+  return endpoints;
+}
+
+/** Who answers: inference servers (--endpoint) or the session's local policy. */
+function answeringPolicy(
+  session: Session,
+  flags: Record<string, string | boolean | undefined>,
+): { policy: RolloutPolicy; model: string; close(): Promise<void> } {
+  const { config } = session;
+  if (typeof flags.endpoint !== 'string') {
+    return {
+      policy: session.policy,
+      model: config.model.path ?? `embedded tiny model (seed ${config.seed})`,
+      close: async () => undefined,
+    };
+  }
+  const endpoints = endpointsOf(flags.endpoint);
+  const served = typeof flags['served-model'] === 'string' ? flags['served-model'] : undefined;
+  const remote = new RemotePolicy({
+    endpoints,
+    api: flags.api === 'sglang' ? 'sglang' : 'openai',
+    ...(served === undefined ? {} : { model: served }),
+    vocabSize: session.tokenizer.vocabSize,
+    maxSequenceLength: session.contextLength,
+  });
+  return {
+    policy: remote,
+    model: `${served ?? 'served model'} at ${endpoints.join(', ')}`,
+    close: () => remote.close(),
+  };
+}
+
+export const evalCommand: CommandSpec = {
+  name: 'eval',
+  summary:
+    'Evaluation of model.path or of served models (--endpoint): the held-out split, or math benchmarks with --bench',
+  flags: {
+    endpoint: {
+      type: 'string',
+      doc: 'vLLM/SGLang-compatible servers answer instead of local weights: base URLs, comma-separated',
+    },
+    api: {
+      type: 'string',
+      doc: 'with --endpoint: openai (vLLM /v1/completions, default) or sglang (/generate)',
+    },
+    'served-model': {
+      type: 'string',
+      doc: "with --endpoint: the served model's name (default: the first listed)",
+    },
+    bench: {
+      type: 'string',
+      doc: `benchmarks, comma-separated (${benchmarkNames.join(', ')}) or all; without it: the held-out split`,
+    },
+    k: { type: 'string', doc: 'samples per problem with --bench (default eval.samples)' },
+    limit: { type: 'string', doc: 'only the first n problems of each benchmark' },
+    'data-dir': {
+      type: 'string',
+      doc: 'benchmark folder (default ../shared/data/benchmarks beside the repository root)',
+    },
+    fresh: { type: 'boolean', doc: 'discard <outDir>/eval/results.jsonl instead of resuming it' },
+    greedy: { type: 'boolean', doc: 'with --bench: greedy decoding instead of rollout.temperature sampling' },
+  },
+  checkFlags(flags) {
+    if (flags.endpoint === undefined) {
+      const stray = endpointOnlyFlags.filter((name) => flags[name] !== undefined);
+      if (stray.length > 0) throw new UsageError(`--${stray.join(', --')} need(s) --endpoint`);
+    } else endpointsOf(String(flags.endpoint));
+    if (flags.api !== undefined && flags.api !== 'openai' && flags.api !== 'sglang')
+      throw new UsageError(`--api: expected openai or sglang, got '${String(flags.api)}'`);
+    if (flags.bench === undefined) {
+      const stray = benchOnlyFlags.filter((name) => flags[name] !== undefined);
+      if (stray.length > 0) throw new UsageError(`--${stray.join(', --')} need(s) --bench`);
+      return;
+    }
+    try {
+      resolveBenchmarkNames(String(flags.bench));
+    } catch (error) {
+      throw new UsageError(`--bench: ${(error as Error).message}`);
+    }
+  },
+  localPolicy: (flags) => flags.endpoint === undefined,
+  async run(session, flags, io) {
+    const answering = answeringPolicy(session, flags);
+    try {
+      if (flags.bench === undefined) await heldOutEval(session, answering.policy, io);
+      else await benchmarkEval(session, answering, flags, io);
+    } finally {
+      await answering.close();
+    }
+  },
+};
