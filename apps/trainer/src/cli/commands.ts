@@ -12,7 +12,7 @@ import { rollout } from '../rollout/rollout-engine.js';
 import { demoTable, runDemo } from '../run/demo.js';
 import { evaluate } from '../run/evaluate.js';
 import { problemSource } from '../run/problems.js';
-import { runRl } from '../run/rl-run.js';
+import { rolloutMode, runRl } from '../run/rl-run.js';
 import { runSft, sftExamples } from '../run/sft-run.js';
 import { deriveSeed } from '../util/seeds.js';
 import { ablateCommand } from './ablate-command.js';
@@ -89,10 +89,12 @@ const rl: CommandSpec = {
       writer.write(await evaluate(session, problems.test(), { label: 'before RL', step: 0 }));
     }
     const completed = latest?.step ?? 0;
+    io.out(`RL: ${rolloutMode(config)}\n`);
     const lines = await runRl(session, problems, writer, {
       completed,
       checkpointDir: config.outDir,
       optimizerState,
+      log: (message) => io.err(`warning: ${message}\n`),
     });
     if (flags.eval === true || flags['eval-after'] === true) {
       writer.write(

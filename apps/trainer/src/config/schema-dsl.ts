@@ -35,6 +35,17 @@ export interface BooleanField {
   readonly doc: string;
 }
 
+/**
+ * A list of strings (in YAML a sequence, or one string for a list of one, which keeps `--set` short). With
+ * `format: 'http-url'` each item must be an http(s) URL with a host.
+ */
+export interface StringListField {
+  readonly kind: 'stringList';
+  readonly default: readonly string[];
+  readonly format?: 'http-url';
+  readonly doc: string;
+}
+
 /** A plug-in chosen by name, with the options its registry factory validates. */
 export interface PluginSpec {
   name: string;
@@ -69,6 +80,7 @@ export type Field =
   | StringField
   | OptionalStringField
   | BooleanField
+  | StringListField
   | PluginField
   | PluginListField
   | SectionField;
@@ -83,13 +95,15 @@ export type Infer<F> = F extends NumberField
       ? string | undefined
       : F extends BooleanField
         ? boolean
-        : F extends PluginField
-          ? PluginSpec
-          : F extends PluginListField
-            ? PluginSpec[]
-            : F extends SectionField<infer S>
-              ? { [K in keyof S]: Infer<S[K]> }
-              : never;
+        : F extends StringListField
+          ? string[]
+          : F extends PluginField
+            ? PluginSpec
+            : F extends PluginListField
+              ? PluginSpec[]
+              : F extends SectionField<infer S>
+                ? { [K in keyof S]: Infer<S[K]> }
+                : never;
 
 export const num = (doc: string, value: number, bounds: Omit<NumberField, 'kind' | 'default' | 'doc'> = {}) =>
   ({ kind: 'number', default: value, doc, ...bounds }) as const satisfies NumberField;
@@ -104,6 +118,14 @@ export const str = <T extends string>(doc: string, value: T, oneOf?: readonly T[
     : { kind: 'string', default: value, doc, oneOf };
 export const optionalStr = (doc: string): OptionalStringField => ({ kind: 'optionalString', doc });
 export const bool = (doc: string, value: boolean): BooleanField => ({ kind: 'boolean', default: value, doc });
+export const strList = (
+  doc: string,
+  value: readonly string[],
+  format?: StringListField['format'],
+): StringListField =>
+  format === undefined
+    ? { kind: 'stringList', default: value, doc }
+    : { kind: 'stringList', default: value, doc, format };
 const spec = (name: string, options: Record<string, unknown> = {}): PluginSpec => ({ name, options });
 export const plugin = (doc: string, name: string, options: Record<string, unknown> = {}): PluginField => ({
   kind: 'plugin',
@@ -196,6 +218,8 @@ function validateField(field: Field, value: unknown, path: string, source: strin
     case 'boolean':
       if (value === undefined) return field.default;
       return typeof value === 'boolean' ? value : fail(`expected true or false, got ${describe(value)}`);
+    case 'stringList':
+      return value === undefined ? [...field.default] : validateStringList(field, value, path, source);
     case 'plugin':
       return value === undefined ? structuredClone(field.default) : validatePlugin(value, path, source);
     case 'pluginList':
@@ -204,6 +228,36 @@ function validateField(field: Field, value: unknown, path: string, source: strin
       return value.map((item, index) => validatePlugin(item, `${path}[${index}]`, source));
     case 'section':
       return validateSection(field.fields, value, path, source);
+  }
+}
+
+function validateStringList(field: StringListField, value: unknown, path: string, source: string): string[] {
+  const items = typeof value === 'string' ? [value] : value;
+  if (!Array.isArray(items)) {
+    throw new ConfigError(source, path, `expected a list of strings, got ${describe(value)}`);
+  }
+  return items.map((item, index) => {
+    const where = `${path}[${index}]`;
+    if (typeof item !== 'string') {
+      throw new ConfigError(source, where, `expected a string, got ${describe(item)}`);
+    }
+    if (field.format === 'http-url' && !isHttpUrl(item)) {
+      throw new ConfigError(
+        source,
+        where,
+        `expected an http(s) URL such as http://10.0.0.5:8000, got ${JSON.stringify(item)}`,
+      );
+    }
+    return item;
+  });
+}
+
+function isHttpUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+  } catch {
+    return false;
   }
 }
 

@@ -9,6 +9,7 @@ import {
   type SectionField,
   section,
   str,
+  strList,
 } from './schema-dsl.js';
 
 /**
@@ -60,6 +61,11 @@ export const trainerSchema = {
     steps: int('optimizer steps', 300, { min: 0 }),
     minutes: num('wall-clock budget; 0 = no limit (steps still apply)', 0, { min: 0 }),
     batchSize: int('sequences per step', 16, { min: 1 }),
+    workers: int(
+      'data-parallel gradient shards per step, computed at once: the main thread and workers - 1 worker threads, each with its own single-threaded wasm backend (2 on a 2-core machine)',
+      1,
+      { min: 1 },
+    ),
     groupByLength: bool(
       'length-grouped batches (less padding); off when strategies differ in length, or batches of only short traces swing the policy',
       false,
@@ -91,6 +97,46 @@ export const trainerSchema = {
     microBatch: int('sequences per gradient micro-batch', 16, { min: 1 }),
     checkpointEvery: int('steps between checkpoints (0 = only at the end)', 10, { min: 0 }),
   }),
+  remote: section(
+    'remote mode: RL rollouts from vLLM / SGLang-compatible servers (or taorl serve), training local; the trained ' +
+      'weights are pushed to every server with POST /update_weights_from_disk',
+    {
+      endpoints: strList(
+        'base URLs of inference servers running the model.path architecture and tokenizer, e.g. ' +
+          '[http://10.0.0.5:8000]; [] = rollouts from the local policy',
+        [],
+        'http-url',
+      ),
+      api: str(
+        "openai: POST /v1/completions (vLLM); sglang: POST /generate (SGLang's native API)",
+        'openai',
+        ['openai', 'sglang'] as const,
+      ),
+      model: optionalStr('the served model name for api openai; default: the first model of GET /v1/models'),
+      reloadEvery: int(
+        'RL steps between weight pushes to the servers (1 = every step, rollouts never lag the trainer)',
+        1,
+        { min: 1 },
+      ),
+      weightsDir: optionalStr(
+        'folder of the pushed weights (step-<n> Hugging Face folders, the last 2 kept); every server must read ' +
+          'it at the same absolute path; default <outDir>/served-weights',
+      ),
+      // The numeric defaults are RemotePolicy's.
+      timeoutMs: int('per request: a generation, or a weight reload on one server', 120_000, { min: 1 }),
+      maxAttempts: int(
+        'attempts per sample across servers on transient failures (connection, timeout, HTTP 5xx / 429)',
+        4,
+        { min: 1 },
+      ),
+      maxConcurrentPerServer: int('requests in flight per server at most', 16, { min: 1 }),
+      topLogprobs: int(
+        'top log-probs per token asked for the entropy estimate (0 = none: the sampled token surprisal)',
+        5,
+        { min: 0 },
+      ),
+    },
+  ),
   eval: section('held-out evaluation', {
     samples: int('samples per problem (K of Avg@K / Pass@K)', 1, { min: 1 }),
     greedy: bool('greedy decoding (otherwise rollout.temperature)', true),

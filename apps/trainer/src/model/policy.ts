@@ -62,6 +62,11 @@ export interface RolloutPolicy {
   /** Longest prefix + generation the model accepts (RoPE table size). */
   readonly maxSequenceLength: number;
   /**
+   * True when overlapping `generate` calls run in parallel (inference servers batch concurrent requests), so the
+   * rollout engine's lanes may call at once. Absent or false: one model, calls are made one at a time.
+   */
+  readonly concurrentGenerate?: boolean;
+  /**
    * Batched sampling. prompts[i] is the full prefix of sequence i (lengths may differ); each sequence stops on its
    * own (stop id, stop string, or maxNewTokens) while the others continue.
    */

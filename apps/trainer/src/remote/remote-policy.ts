@@ -52,6 +52,8 @@ const APIS: Record<RemoteApi, WireApi> = { openai: openAiCompletions, sglang: sg
 export class RemotePolicy implements RolloutPolicy {
   readonly vocabSize: number;
   readonly maxSequenceLength: number;
+  /** Each sample is its own request, balanced over the servers: overlapping calls run in parallel. */
+  readonly concurrentGenerate = true;
   private readonly api: WireApi;
   private readonly endpoints: string[];
   private readonly topLogprobs: number;

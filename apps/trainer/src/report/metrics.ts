@@ -12,7 +12,38 @@ export interface TimeSplit {
   scoringMs: number;
   /** Forward, backward and optimizer step. */
   trainingMs: number;
+  /** Remote mode: saving the weights and the servers reloading them (0 on steps without a push). */
+  weightSyncMs?: number;
   totalMs: number;
+}
+
+/**
+ * What the rollout entropies (`entropy`, and the entropy shaper's input) are:
+ * - 'exact': the full distribution's entropy, from the local policy;
+ * - 'top-k estimate': from a server's top-k log-probs, the remaining mass spread uniformly over the other ids
+ *   (`entropyFromTopLogprobs`), an upper bound of the exact entropy, tightest where the top k hold most mass;
+ * - 'surprisal': -log p(sampled token) from a server asked for no alternatives, right on average but noisy per
+ *   token.
+ * How the `tao` shaper degrades: it selects the top q_H of the post-tool tokens by entropy and scales the bonus by
+ * H / mean(H over the selected). A top-k estimate shifts values up, most where the distribution is flat, so the
+ * order is mostly kept and the same tokens are selected, but the shift pulls H / mean towards 1 (a flatter bonus
+ * within the selection). Surprisal ranks by a single sample: the selection is partly chance, and picking the
+ * highest values favours lucky draws, so the selection mean is biased up.
+ */
+export type EntropySource = 'exact' | 'top-k estimate' | 'surprisal';
+
+/** One inference server's part in a step's rollouts (remote mode): counts for this step only, not cumulative. */
+export interface ServerStepStats {
+  /** Base URL. */
+  url: string;
+  /** Requests sent (first attempts and retries). */
+  requests: number;
+  /** Of those, retries of a sample that failed before (here or on another server). */
+  retries: number;
+  /** Its transient failures (connection, timeout, HTTP 5xx / 429). */
+  failures: number;
+  /** Set when it left the run after this step: it could not be reached to reload the weights. */
+  dropped?: string;
 }
 
 /** One RL step's metrics line (metrics.jsonl): the rollout statistics, then the filter, shaping and update ones. */
@@ -33,6 +64,16 @@ export interface RlStepMetrics extends Omit<RolloutStats, 'policyTokens'> {
   /** Generated policy tokens per second of step time. */
   tokensPerSecond: number;
   time: TimeSplit;
+  /**
+   * The weights the step's rollouts sampled from, as the RL steps of training they hold (0 = the weights the run
+   * started from; a resumed run counts the steps before it). Local rollouts: the steps done so far.
+   */
+  policyVersion?: number;
+  /** RL steps applied by the trainer since those weights (0 locally, and remotely with reloadEvery 1). */
+  policyLag?: number;
+  entropySource?: EntropySource;
+  /** Remote mode: each server's requests for this step's rollouts. */
+  servers?: ServerStepStats[];
 }
 
 /** One SFT step's metrics line. */

@@ -7,11 +7,12 @@ import {
 } from '@taorl/advantage';
 import { groupTrajectories, type Tokenizer, type Trajectory } from '@taorl/data';
 import type { Filter } from '@taorl/filter';
-import type { Policy } from '../model/policy.js';
-import type { RlStepMetrics } from '../report/metrics.js';
+import type { RolloutPolicy } from '../model/policy.js';
+import type { RlStepMetrics, ServerStepStats } from '../report/metrics.js';
 import { type RolloutOptions, rollout } from '../rollout/rollout-engine.js';
 import type { ToolEnvironment } from '../rollout/tool-environment.js';
 import { deriveSeed } from '../util/seeds.js';
+import type { DroppedServer, PolicySync, ServerCounters } from './policy-sync.js';
 import { gradeTrajectories, type Problem } from './rewards.js';
 import { rolloutStats } from './rollout-stats.js';
 
@@ -32,7 +33,10 @@ export type PolicyUpdate = (
 
 /** Everything one RL step composes, each part chosen by name in the config. */
 export interface RlStepContext {
-  policy: Policy;
+  /** The policy rollouts sample from: the trained policy, or inference servers given its weights (remote mode). */
+  policy: RolloutPolicy;
+  /** Keeps `policy` on the trained weights (`update` trains them); call its `start` before the first step. */
+  sync: PolicySync;
   tokenizer: Tokenizer;
   tools: ToolEnvironment;
   /** `count` problems for refill batch `batch` of step `step` (deterministic in both). */
@@ -53,13 +57,35 @@ export interface RlStepContext {
 
 const elapsed = (since: number) => performance.now() - since;
 
+/** Each server's share of the step: the counters' growth between two snapshots; marks the servers that left. */
+function serverStepStats(
+  before: readonly ServerCounters[],
+  after: readonly ServerCounters[],
+  dropped: readonly DroppedServer[],
+): ServerStepStats[] {
+  return after.map(({ url, requests, retries, failures }) => {
+    const start = before.find((server) => server.url === url);
+    const reason = dropped.find((server) => server.url === url)?.reason;
+    return {
+      url,
+      requests: requests - (start?.requests ?? 0),
+      retries: retries - (start?.retries ?? 0),
+      failures: failures - (start?.failures ?? 0),
+      ...(reason === undefined ? {} : { dropped: reason }),
+    };
+  });
+}
+
 /**
  * One TAO-RL step, stage by stage as in ARCHITECTURE.md: roll out groups, grade, shape rewards, filter (C1, C2),
- * refill while too few groups survive (bounded), compute advantages with the entropy shaper, update the policy.
+ * refill while too few groups survive (bounded), compute advantages with the entropy shaper, update the policy,
+ * bring the rollout policy up to date.
  */
 export async function rlStep(ctx: RlStepContext, step: number): Promise<RlStepMetrics> {
   const started = performance.now();
-  const time = { generationMs: 0, sandboxMs: 0, scoringMs: 0, trainingMs: 0, totalMs: 0 };
+  const time = { generationMs: 0, sandboxMs: 0, scoringMs: 0, trainingMs: 0, weightSyncMs: 0, totalMs: 0 };
+  const rolloutVersion = ctx.sync.version();
+  const countersBefore = ctx.sync.serverCounters?.() ?? [];
   const generated: Trajectory[] = [];
   const kept: Trajectory[] = [];
   const filterDrops: Record<string, number> = {};
@@ -100,6 +126,7 @@ export async function rlStep(ctx: RlStepContext, step: number): Promise<RlStepMe
     genBatches++;
     time.scoringMs += elapsed(scoring);
   }
+  const countersAfter = ctx.sync.serverCounters?.();
 
   // 4. Advantages: group-relative, broadcast to policy tokens, entropy bonus after successful tool calls.
   const scoring = performance.now();
@@ -119,6 +146,11 @@ export async function rlStep(ctx: RlStepContext, step: number): Promise<RlStepMe
       ? { loss: 0, clipFracLow: 0, clipFracHigh: 0, approxKl: 0, gradNorm: 0 }
       : await ctx.update(batch, advantages.tokens.perTrajectory);
   time.trainingMs = elapsed(training);
+
+  // 6. Weight sync: the rollout policy catches up with the trained weights (remote: a push every reloadEvery steps).
+  const syncing = performance.now();
+  const dropped = await ctx.sync.trained();
+  time.weightSyncMs = elapsed(syncing);
   time.totalMs = elapsed(started);
 
   const { policyTokens, ...stats } = rolloutStats(generated);
@@ -135,5 +167,10 @@ export async function rlStep(ctx: RlStepContext, step: number): Promise<RlStepMe
     ...update,
     tokensPerSecond: policyTokens / (time.totalMs / 1000),
     time,
+    ...rolloutVersion,
+    entropySource: ctx.sync.entropySource,
+    ...(countersAfter === undefined
+      ? {}
+      : { servers: serverStepStats(countersBefore, countersAfter, dropped) }),
   };
 }

@@ -20,7 +20,8 @@ export interface RolloutOptions {
   seed: number;
   /**
    * The batch is split into this many lanes that take turns on the model: while one lane's tool calls run in the
-   * sandbox, another lane generates. 1 = turn-synchronous.
+   * sandbox, another lane generates. 1 = turn-synchronous. With a policy that declares `concurrentGenerate`
+   * (inference servers) the lanes do not take turns: each generates as soon as its tool calls are back.
    */
   lanes: number;
 }
@@ -28,7 +29,10 @@ export interface RolloutOptions {
 /** Where the rollout's wall time went. */
 export interface RolloutTiming {
   wallMs: number;
-  /** Inside policy.generate (calls are serialised, so this is wall time). */
+  /**
+   * Wall time with at least one policy.generate call in flight. Calls are serialised for one local model; with
+   * `concurrentGenerate` they overlap, and overlapping time counts once.
+   */
   generationMs: number;
   /** Waiting for tool calls with nothing to generate: wallMs - generationMs. */
   sandboxMs: number;
@@ -106,22 +110,32 @@ class SequenceState {
   }
 }
 
-/** Runs async work one at a time (one model), accumulating the time spent inside it. */
-class SerialModel {
+/**
+ * Runs model calls one at a time (one local model) or as they come (`concurrent`: servers batch them), and
+ * accumulates the wall time during which at least one call is in flight.
+ */
+class ModelCalls {
   busyMs = 0;
   private tail: Promise<unknown> = Promise.resolve();
+  private inFlight = 0;
+  private busySince = 0;
+
+  constructor(private readonly concurrent: boolean) {}
 
   run<T>(work: () => Promise<T>): Promise<T> {
-    const next = this.tail.then(async () => {
-      const started = performance.now();
-      try {
-        return await work();
-      } finally {
-        this.busyMs += performance.now() - started;
-      }
-    });
+    if (this.concurrent) return this.timed(work);
+    const next = this.tail.then(() => this.timed(work));
     this.tail = next.catch(() => undefined);
     return next;
+  }
+
+  private async timed<T>(work: () => Promise<T>): Promise<T> {
+    if (this.inFlight++ === 0) this.busySince = performance.now();
+    try {
+      return await work();
+    } finally {
+      if (--this.inFlight === 0) this.busyMs += performance.now() - this.busySince;
+    }
   }
 }
 
@@ -139,7 +153,7 @@ export async function rollout(
   options: RolloutOptions,
 ): Promise<RolloutResult> {
   const started = performance.now();
-  const model = new SerialModel();
+  const model = new ModelCalls(policy.concurrentGenerate === true);
   const sequences = prompts.map((prompt) => new SequenceState(prompt));
   let sandboxBusyMs = 0;
   let generatedTokens = 0;

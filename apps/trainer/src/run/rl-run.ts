@@ -1,8 +1,12 @@
+import { join } from 'node:path';
 import type { AdamWState, GrpoUpdater } from '@taorl/grpo';
 import { saveTrainCheckpoint } from '../checkpoint/train-checkpoint.js';
+import type { TrainerConfig } from '../config/trainer-config.js';
+import { RemoteRollouts } from '../remote/remote-rollouts.js';
 import type { MetricsWriter, RlStepMetrics } from '../report/metrics.js';
 import { ProgressBar } from '../report/progress.js';
 import { grpoUpdate } from '../rl/grpo-update.js';
+import { localPolicySync } from '../rl/policy-sync.js';
 import { type RlStepContext, rlStep } from '../rl/rl-step.js';
 import type { ProblemSource } from './problems.js';
 import type { Session } from './session.js';
@@ -17,15 +21,41 @@ export interface RlRunOptions {
   /** The optimizer state of the checkpoint a resumed run continues from. */
   optimizerState?: AdamWState | null;
   quiet?: boolean;
+  /** Notices during the run (a remote server leaving it); default: standard error. */
+  log?: (message: string) => void;
 }
 
-/** The RL context of a session: every stage's plug-in from the config. */
+const toStderr = (message: string) => {
+  process.stderr.write(`${message}\n`);
+};
+
+/** The folder remote mode pushes weights to: remote.weightsDir, or <outDir>/served-weights. */
+function weightsDir(config: TrainerConfig): string {
+  return config.remote.weightsDir ?? join(config.outDir, 'served-weights');
+}
+
+/** Where the RL rollouts of a config come from, in words (the rl command prints it). */
+export function rolloutMode(config: TrainerConfig): string {
+  const { remote } = config;
+  if (remote.endpoints.length === 0) return 'local rollouts: the trained policy samples them';
+  return (
+    `remote rollouts from ${remote.endpoints.join(', ')} (${remote.api} API), training local; weights pushed ` +
+    `to ${weightsDir(config)} every ${remote.reloadEvery} step(s)`
+  );
+}
+
+/**
+ * The RL context of a session: every stage's plug-in from the config, rollouts from the local policy or (remote
+ * mode, remote.endpoints set) from inference servers that get the trained weights. Call `context.sync.start`
+ * before the first step and `context.sync.close` at the end (`runRl` does).
+ */
 export function rlContext(
   session: Session,
   problems: ProblemSource,
+  log: (message: string) => void = toStderr,
 ): { context: RlStepContext; updater: GrpoUpdater } {
   const { config, components, policy, tokenizer, tools } = session;
-  const { rl, rollout } = config;
+  const { rl, rollout, remote } = config;
   const { update, updater } = grpoUpdate(policy, tokenizer, {
     learningRate: rl.lr,
     maxGradNorm: rl.gradClip,
@@ -33,8 +63,25 @@ export function rlContext(
     microBatchRows: rl.microBatch,
     temperature: rollout.temperature,
   });
+  const servers =
+    remote.endpoints.length === 0
+      ? null
+      : new RemoteRollouts(
+          policy,
+          {
+            endpoints: remote.endpoints,
+            api: remote.api,
+            ...(remote.model === undefined ? {} : { model: remote.model }),
+            topLogprobs: remote.topLogprobs,
+            maxConcurrentPerServer: remote.maxConcurrentPerServer,
+            timeoutMs: remote.timeoutMs,
+            maxAttempts: remote.maxAttempts,
+          },
+          { weightsDir: weightsDir(config), reloadEvery: remote.reloadEvery, log },
+        );
   const context: RlStepContext = {
-    policy,
+    policy: servers ?? policy,
+    sync: servers ?? localPolicySync(),
     tokenizer,
     tools,
     problems: problems.train,
@@ -67,14 +114,15 @@ export async function runRl(
   options: RlRunOptions = {},
 ): Promise<RlStepMetrics[]> {
   const { rl } = session.config;
-  const { context, updater } = rlContext(session, problems);
-  if (options.optimizerState) updater.importOptimizerState(options.optimizerState);
+  const { context, updater } = rlContext(session, problems, options.log);
   const completed = options.completed ?? 0;
   const bar = options.quiet === true ? null : new ProgressBar({ label: 'rl', total: rl.steps - completed });
   const deadline = rl.minutes > 0 ? performance.now() + rl.minutes * 60_000 : Number.POSITIVE_INFINITY;
   const lines: RlStepMetrics[] = [];
   const { checkpointDir } = options;
   try {
+    if (options.optimizerState) updater.importOptimizerState(options.optimizerState);
+    await context.sync.start(completed);
     for (let i = completed + 1; i <= rl.steps && performance.now() < deadline; i++) {
       const metrics = await rlStep(context, (options.firstStep ?? 0) + i);
       writer.write(metrics);
@@ -92,6 +140,7 @@ export async function runRl(
     }
   } finally {
     updater.dispose();
+    await context.sync.close();
   }
   bar?.finish();
   return lines;
