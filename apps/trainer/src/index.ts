@@ -1,3 +1,6 @@
+export { type MeanWithInterval, meanWithInterval } from './ablate/confidence.js';
+export { type AblationOptions, type AblationResult, runAblation } from './ablate/run-ablation.js';
+export { type AblationVariant, ablationVariants, selectVariants } from './ablate/variants.js';
 export { benchmarkPromptIds, toolSystemPrompt } from './bench-eval/benchmark-prompt.js';
 export {
   type BenchmarkReportPaths,
@@ -64,6 +67,7 @@ export {
   type ServerFailure,
 } from './remote/remote-error.js';
 export { type RemoteApi, RemotePolicy, type RemotePolicyOptions } from './remote/remote-policy.js';
+export { RemoteRollouts } from './remote/remote-rollouts.js';
 export { type InferenceServer, type ServeOptions, startServer } from './remote/serve.js';
 export {
   type BatchSettings,
@@ -81,17 +85,21 @@ export type { GenerateFinishReason, GenerateResponse, TokenLogprob } from './rem
 export { openServedModel, type ServedModel, type ServedModelOptions } from './remote/serve-model.js';
 export type { UpdateWeightsResponse } from './remote/serve-weights.js';
 export type { RemoteServerStats } from './remote/server-pool.js';
+export { WeightReloadError } from './remote/weight-sync.js';
 export { renderReport, reportSpecs, writeReport } from './report/html-report.js';
 export {
+  type EntropySource,
   type EvalMetrics,
   type MetricsLine,
   MetricsWriter,
   type RlStepMetrics,
   readMetrics,
+  type ServerStepStats,
   type SftStepMetrics,
   type TimeSplit,
 } from './report/metrics.js';
 export { formatDuration, ProgressBar, type ProgressOptions, type ProgressSink } from './report/progress.js';
+export { localPolicySync, type PolicySync } from './rl/policy-sync.js';
 export { finalAssistantText, gradeTrajectories, type Problem } from './rl/rewards.js';
 export { type PolicyUpdate, type RlStepContext, rlStep, type UpdateStats } from './rl/rl-step.js';
 export { type RolloutStats, rolloutStats } from './rl/rollout-stats.js';
@@ -107,6 +115,6 @@ export { type SandboxToolOptions, sandboxToolEnvironment } from './rollout/sandb
 export type { ToolEnvironment, ToolOutcome } from './rollout/tool-environment.js';
 export { type EvaluateOptions, evaluate } from './run/evaluate.js';
 export { type ProblemSource, problemSource } from './run/problems.js';
-export { type RlRunOptions, rlContext, runRl } from './run/rl-run.js';
+export { type RlRunOptions, rlContext, rolloutMode, runRl } from './run/rl-run.js';
 export { openSession, type Session } from './run/session.js';
 export { deriveSeed, permutation, prng } from './util/seeds.js';
