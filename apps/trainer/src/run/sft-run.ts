@@ -91,6 +91,7 @@ export function sftTrainer(session: Session): SftTrainer {
     },
     maxGradNorm: session.config.rl.gradClip,
     padId: session.tokenizer.padTokenId,
+    workers: sft.workers,
   });
 }
 

@@ -1,21 +1,25 @@
 import type { SftExample } from '@taorl/data';
-import {
-  AdamW,
-  clipScale,
-  globalGradientNorm,
-  type LearningRateSchedule,
-  learningRateAt,
-  sftLoss,
-  tokenLogProbsAndEntropy,
-} from '@taorl/grpo';
+import { AdamW, clipScale, globalGradientNorm, type LearningRateSchedule, learningRateAt } from '@taorl/grpo';
 import * as tf from '@tensorflow/tfjs';
 import type { Policy } from '../model/policy.js';
+import { TransformerPolicy } from '../model/transformer-policy.js';
+import { balancedShards } from './batch-shards.js';
+import type { ShardReply } from './gradient-protocol.js';
+import { GradientWorkers } from './gradient-workers.js';
+import { shardGradient } from './shard-gradient.js';
+import { lossTokenCount, type WeightedTokenBatch, weightedTokenBatch } from './token-batch.js';
 
 export interface SftTrainerOptions {
   learningRate: number;
   schedule: LearningRateSchedule;
   maxGradNorm: number;
   padId: number;
+  /**
+   * Data parallelism (default 1): each step's batch is split into this many shards of about equal padded size,
+   * whose gradients are computed at once, one on the main thread and each other one on a worker thread with its
+   * own replica of the policy. Needs a `TransformerPolicy`.
+   */
+  workers?: number;
 }
 
 export interface SftStepStats {
@@ -27,30 +31,25 @@ export interface SftStepStats {
   tokens: number;
 }
 
-/** Inputs, next-token targets and the targets' loss mask of a right-padded batch. */
-function targetAligned(sequences: readonly SftExample[], padId: number) {
-  const batch = sequences;
-  const width = Math.max(...sequences.map((s) => s.inputIds.length)) - 1;
-  const inputs = new Int32Array(batch.length * width).fill(padId);
-  const targets = new Int32Array(batch.length * width).fill(padId);
-  const mask = new Float32Array(batch.length * width);
-  sequences.forEach((s, row) => {
-    const n = s.inputIds.length - 1;
-    inputs.set(s.inputIds.subarray(0, n), row * width);
-    targets.set(s.inputIds.subarray(1), row * width);
-    for (let t = 0; t < n; t++) mask[row * width + t] = s.lossMask[t + 1]!;
-  });
-  return { inputs, targets, mask, shape: [batch.length, width] as [number, number] };
+/** A full batch's token-mean loss and its gradient per variable (null where the loss does not reach one). */
+interface BatchGradient {
+  loss: number;
+  gradients: (tf.Tensor | null)[];
 }
 
 /**
  * Supervised fine-tuning on end-to-end trajectories (ALGORITHMS.md section 6): token-mean cross-entropy on tokens
  * with lossMask 1 only (assistant text and code, never the prompt or tool output), global grad-norm clip, AdamW
  * with a warm-up + cosine schedule, all from @taorl/grpo.
+ *
+ * With `workers` > 1 the gradient is data-parallel: every shard's loss is weighted by the whole batch's loss-token
+ * count, so the shards' gradients add up to exactly the full batch's token-mean gradient (up to float summation
+ * order), and the clip and the optimizer step see the same gradient as with one worker.
  */
 export class SftTrainer {
   private readonly optimizer: AdamW;
   private readonly variables: tf.Variable[];
+  private readonly workers: GradientWorkers | null = null;
 
   constructor(
     private readonly policy: Policy,
@@ -58,6 +57,18 @@ export class SftTrainer {
   ) {
     this.variables = policy.trainableVariables();
     this.optimizer = new AdamW(this.variables);
+    const workers = options.workers ?? 1;
+    if (!Number.isInteger(workers) || workers < 1) {
+      throw new RangeError(`SftTrainer: workers must be a positive integer, got ${workers}`);
+    }
+    if (workers > 1) {
+      if (!(policy instanceof TransformerPolicy)) {
+        throw new Error(
+          'SftTrainer: workers > 1 needs a TransformerPolicy, whose config and weights start the replicas',
+        );
+      }
+      this.workers = new GradientWorkers(policy, workers - 1);
+    }
   }
 
   get steps(): number {
@@ -66,16 +77,16 @@ export class SftTrainer {
 
   /** One optimizer step on a batch of token sequences with their loss masks (1 = train on this token). */
   async step(batch: readonly SftExample[]): Promise<SftStepStats> {
-    const { inputs, targets, mask, shape } = targetAligned(batch, this.options.padId);
-    const tokens = mask.reduce((sum, m) => sum + m, 0);
-    const { value, grads } = tf.variableGrads(() => {
-      const logits = this.policy.logits(tf.tensor2d(inputs, shape, 'int32'));
-      const { logProbs } = tokenLogProbsAndEntropy(logits, tf.tensor2d(targets, shape, 'int32'));
-      return sftLoss({ logProbs, lossMask: tf.tensor2d(mask, shape) });
-    }, this.variables);
-    const gradients = this.variables.map((variable) => grads[variable.name] ?? null);
+    const tokens = lossTokenCount(batch);
+    const shards =
+      this.workers === null
+        ? [batch]
+        : balancedShards(batch, (example) => example.inputIds.length, this.workers.count + 1);
+    const { loss, gradients } = await this.batchGradient(
+      shards.map((shard) => weightedTokenBatch(shard, this.options.padId, tokens)),
+    );
     const norm = globalGradientNorm(gradients);
-    const [loss, gradNorm] = [(await value.data())[0]!, (await norm.data())[0]!];
+    const gradNorm = (await norm.data())[0]!;
     const learningRate = learningRateAt(
       this.options.learningRate,
       this.options.schedule,
@@ -86,12 +97,51 @@ export class SftTrainer {
       const clipped = gradients.map((g) => (g === null ? null : tf.mul(g, scale)));
       this.optimizer.apply(clipped, learningRate);
       tf.dispose(clipped.filter((g): g is tf.Tensor => g !== null));
+      this.workers?.sendWeights();
     }
-    tf.dispose([value, norm, ...Object.values(grads)]);
+    tf.dispose([norm, ...gradients.filter((g): g is tf.Tensor => g !== null)]);
     return { loss, gradNorm, learningRate, tokens };
   }
 
-  dispose(): void {
+  /** Frees the optimizer state and terminates the gradient workers; resolves once their threads have exited. */
+  dispose(): Promise<void> {
     this.optimizer.dispose();
+    return this.workers?.dispose() ?? Promise.resolve();
+  }
+
+  /** The first shard's gradient on this thread while the worker threads compute the others, then their sum. */
+  private async batchGradient(batches: readonly WeightedTokenBatch[]): Promise<BatchGradient> {
+    const [own, ...others] = batches as [WeightedTokenBatch, ...WeightedTokenBatch[]];
+    // Settled into a value at once, so a worker failing while this thread computes is never an unhandled rejection.
+    const remote: Promise<{ replies: ShardReply[] } | { error: Error }> =
+      others.length === 0 || this.workers === null
+        ? Promise.resolve({ replies: [] })
+        : this.workers.shards(others).then(
+            (replies) => ({ replies }),
+            (error: Error) => ({ error }),
+          );
+    let local: ReturnType<typeof shardGradient>;
+    try {
+      local = shardGradient(this.policy, this.variables, own);
+    } catch (error) {
+      await remote;
+      throw error;
+    }
+    const localLoss = (await local.loss.data())[0]!;
+    local.loss.dispose();
+    const settled = await remote;
+    if ('error' in settled) {
+      tf.dispose(local.gradients.filter((g): g is tf.Tensor => g !== null));
+      throw settled.error;
+    }
+    const gradients = local.gradients.map((g, i) => {
+      if (g === null || settled.replies.length === 0) return g;
+      const sum = tf.tidy(() =>
+        tf.addN([g, ...settled.replies.map((reply) => tf.tensor(reply.gradients[i]!, g.shape))]),
+      );
+      g.dispose();
+      return sum;
+    });
+    return { loss: settled.replies.reduce((sum, reply) => sum + reply.loss, localLoss), gradients };
   }
 }

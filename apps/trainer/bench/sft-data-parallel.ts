@@ -1,0 +1,94 @@
+/**
+ * Data-parallel SFT (sft.workers): steps per second with 1 and with 2 gradient shards on the demo's model and data
+ * (the tiny model, batches of 16 real arith-tool traces), measured in the same run. Both trainers start from the
+ * same weights and take the same batches, interleaved (their order alternating each round), so both see the same
+ * machine load; the weights they end with are compared as a check that both computed the same steps. The first
+ * step of each is timed apart: it includes starting the worker thread.
+ *
+ * `grouped` takes length-grouped batches (sft.groupByLength) instead of random ones: their sequences are of
+ * similar length, so sharding saves no padding and the ratio is the parallelism alone.
+ *
+ *   cd /work/main && pnpm bench apps/trainer/bench/sft-data-parallel.ts [rounds=12] [random|grouped]
+ */
+import { parseConfig } from '../src/index.js';
+import { TransformerPolicy } from '../src/model/transformer-policy.js';
+import { openSession } from '../src/run/session.js';
+import { arithSftTraces, sftExampleOf, sftTrainer } from '../src/run/sft-run.js';
+import { balancedShards } from '../src/sft/batch-shards.js';
+import { epochStream, lengthGroupedBatches, streamBatches } from '../src/util/batching.js';
+
+const rounds = Number(process.argv[2] ?? 12);
+const grouped = process.argv[3] === 'grouped';
+const config = parseConfig(
+  [
+    'seed: 1',
+    'backend: wasm',
+    'outDir: /tmp/taorl-bench',
+    'tool: {sandbox: {name: local, workers: 2, preload: []}, observationChars: 256}',
+    'sft: {batchSize: 16, steps: 780, lr: 3.0e-3, warmupFraction: 0.05}',
+  ].join('\n'),
+  'bench',
+);
+const session = await openSession(config, 'bench');
+const examples = (await arithSftTraces(session, 512, true)).map(sftExampleOf);
+const meanTokens = examples.reduce((s, e) => s + e.inputIds.length, 0) / examples.length;
+
+const trainerWith = (workers: number, policy: TransformerPolicy) =>
+  sftTrainer({ ...session, policy, config: { ...config, sft: { ...config.sft, workers } } });
+const policies = { 1: session.policy, 2: new TransformerPolicy(session.policy.toCheckpoint()) };
+const trainers = { 1: trainerWith(1, policies[1]), 2: trainerWith(2, policies[2]) };
+const stream = epochStream(examples.length, config.seed, 'bench');
+const { batchSize } = config.sft;
+const batchAt = grouped
+  ? lengthGroupedBatches(stream, (item) => examples[item]!.inputIds.length, batchSize, 8, config.seed)
+  : streamBatches(stream, batchSize);
+
+// Padded tokens a step computes: one batch padded to its longest trace, or each shard padded to its own longest.
+const padded = { full: [] as number[], largestShard: [] as number[], shards: [] as number[] };
+const paddedTokens = (lengths: number[]) => lengths.length * Math.max(...lengths);
+
+const firstStepMs = { 1: 0, 2: 0 };
+const stepMs = { 1: [] as number[], 2: [] as number[] };
+for (let round = 0; round <= rounds; round++) {
+  const batch = batchAt(round).map((item) => examples[item]!);
+  const lengths = batch.map((example) => example.inputIds.length);
+  const shardSizes = balancedShards(lengths, (length) => length, 2).map(paddedTokens);
+  padded.full.push(paddedTokens(lengths));
+  padded.largestShard.push(Math.max(...shardSizes));
+  padded.shards.push(shardSizes.reduce((s, x) => s + x, 0));
+  for (const workers of round % 2 === 0 ? ([1, 2] as const) : ([2, 1] as const)) {
+    const started = performance.now();
+    await trainers[workers].step(batch);
+    const ms = performance.now() - started;
+    if (round === 0) firstStepMs[workers] = ms;
+    else stepMs[workers].push(ms);
+  }
+}
+await Promise.all([trainers[1].dispose(), trainers[2].dispose()]);
+
+const flat = (policy: TransformerPolicy) =>
+  policy.trainableVariables().flatMap((v) => Array.from(v.dataSync() as Float32Array));
+const [w1, w2] = [flat(policies[1]), flat(policies[2])];
+const norm = (xs: number[]) => Math.sqrt(xs.reduce((s, x) => s + x * x, 0));
+const weightDifference = norm(w1.map((w, i) => w - w2[i]!)) / norm(w1);
+policies[2].dispose();
+await session.close();
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
+console.log(
+  `backend ${session.backend}; ${examples.length} traces, mean ${meanTokens.toFixed(0)} tokens; ${grouped ? 'length-grouped' : 'random'} batches of ${batchSize}; ${rounds} timed steps each`,
+);
+for (const workers of [1, 2] as const) {
+  const ms = stepMs[workers];
+  console.log(
+    `sft.workers=${workers}: median ${median(ms).toFixed(0)} ms/step, mean ${mean(ms).toFixed(0)} ms = ${(1000 / mean(ms)).toFixed(2)} steps/s; first step ${firstStepMs[workers].toFixed(0)} ms`,
+  );
+}
+console.log(
+  `speed-up (steps/s, 2 vs 1 worker): ${(mean(stepMs[1]) / mean(stepMs[2])).toFixed(2)}x by the mean, ${(median(stepMs[1]) / median(stepMs[2])).toFixed(2)}x by the median`,
+);
+console.log(
+  `padded tokens per step (mean): whole batch ${mean(padded.full).toFixed(0)}; 2 shards ${mean(padded.shards).toFixed(0)} in all, the larger ${mean(padded.largestShard).toFixed(0)}`,
+);
+console.log(`relative weight difference after ${rounds + 1} steps: ${weightDifference.toExponential(1)}`);

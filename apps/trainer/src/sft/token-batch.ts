@@ -1,0 +1,49 @@
+import type { SftExample } from '@taorl/data';
+
+/**
+ * A right-padded batch ready for the loss: inputs, next-token targets, the targets' loss mask and each target's
+ * aggregation weight, row-major over `shape` ([rows, width]). Plain typed arrays, so a batch can be posted to a
+ * worker thread as it is.
+ */
+export interface WeightedTokenBatch {
+  inputs: Int32Array;
+  targets: Int32Array;
+  /** 1 where the target token is trained on. */
+  mask: Float32Array;
+  /** The token-mean weight of each target: mask / (loss tokens of the whole step's batch). */
+  weights: Float32Array;
+  shape: [number, number];
+}
+
+/** Tokens with lossMask 1 that the model predicts (every position but the first). */
+export function lossTokenCount(examples: readonly SftExample[]): number {
+  let tokens = 0;
+  for (const example of examples)
+    for (let t = 1; t < example.lossMask.length; t++) tokens += example.lossMask[t]!;
+  return tokens;
+}
+
+/**
+ * Examples as a target-aligned batch whose weights divide by `totalLossTokens`, the loss tokens of the whole
+ * step's batch: a shard's weighted loss is then its share of the full batch's token-mean loss, and the shards'
+ * gradients add up to the full batch's gradient (the token-mean weights of @taorl/grpo's aggregationWeights,
+ * computed once for the whole batch).
+ */
+export function weightedTokenBatch(
+  examples: readonly SftExample[],
+  padId: number,
+  totalLossTokens: number,
+): WeightedTokenBatch {
+  const width = Math.max(...examples.map((s) => s.inputIds.length)) - 1;
+  const inputs = new Int32Array(examples.length * width).fill(padId);
+  const targets = new Int32Array(examples.length * width).fill(padId);
+  const mask = new Float32Array(examples.length * width);
+  examples.forEach((s, row) => {
+    const n = s.inputIds.length - 1;
+    inputs.set(s.inputIds.subarray(0, n), row * width);
+    targets.set(s.inputIds.subarray(1), row * width);
+    for (let t = 0; t < n; t++) mask[row * width + t] = s.lossMask[t + 1]!;
+  });
+  const weights = mask.map((m) => (totalLossTokens === 0 ? 0 : m / totalLossTokens));
+  return { inputs, targets, mask, weights, shape: [examples.length, width] };
+}
