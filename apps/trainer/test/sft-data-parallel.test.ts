@@ -79,12 +79,21 @@ interface RunResult {
   weights: Float32Array[];
 }
 
-async function train(config: ModelConfig, workers: number, batches: SftExample[][]): Promise<RunResult> {
+async function train(
+  config: ModelConfig,
+  workers: number,
+  batches: SftExample[][],
+  /** Runs between steps, e.g. to change the policy's weights outside the trainer. */
+  between: (policy: TransformerPolicy) => void = () => {},
+): Promise<RunResult> {
   const policy = startingPolicy(config);
   const trainer = new SftTrainer(policy, trainerOptions(workers));
   try {
     const stats: SftStepStats[] = [];
-    for (const batch of batches) stats.push(await trainer.step(batch));
+    for (const [i, batch] of batches.entries()) {
+      if (i > 0) between(policy);
+      stats.push(await trainer.step(batch));
+    }
     const variables = policy.trainableVariables();
     return {
       stats,
@@ -157,6 +166,20 @@ describe('data-parallel SFT (sft.workers)', () => {
     ];
     const single = await train(TINY, 1, batches);
     const parallel = await train(TINY, 3, batches);
+    expectSameRun(parallel, single, startWeights(TINY));
+  });
+
+  it('weights changed outside the trainer between steps reach the replicas (the demo restores SFT weights)', async () => {
+    const batches = [
+      examples([30, 70, 12, 50, 44], TINY.vocabSize, 11),
+      examples([25, 90, 60], TINY.vocabSize, 12),
+      examples([15, 35, 55, 75, 95], TINY.vocabSize, 13),
+    ];
+    const shrink = (policy: TransformerPolicy) => {
+      for (const variable of policy.trainableVariables()) variable.assign(tf.mul(variable, 0.9));
+    };
+    const single = await train(TINY, 1, batches, shrink);
+    const parallel = await train(TINY, 2, batches, shrink);
     expectSameRun(parallel, single, startWeights(TINY));
   });
 

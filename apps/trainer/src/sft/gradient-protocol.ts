@@ -11,7 +11,7 @@ export interface StartReplica {
   tensors: Map<string, Float32Array>;
 }
 
-/** Main thread to gradient worker after each optimizer step: every variable's new values, in variable order. */
+/** Main thread to gradient worker before each step's shard: every variable's current values, in variable order. */
 export interface ReplaceWeights {
   kind: 'weights';
   values: Float32Array[];

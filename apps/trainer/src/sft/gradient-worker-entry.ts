@@ -7,7 +7,7 @@ import { shardGradient } from './shard-gradient.js';
 
 // Worker-thread entry of SFT's data-parallel gradients (gradient-workers.ts): it starts its own tfjs backend
 // (wasm runs on one thread, so each worker adds a core), holds a replica of the policy that the main thread keeps
-// identical by sending the weights after every optimizer step, and answers each shard with its gradient. Messages
+// identical by sending the weights before every step's shard, and answers each shard with its gradient. Messages
 // are handled strictly in order, so a shard always sees the weights sent before it.
 
 if (parentPort === null) {

@@ -31,10 +31,11 @@ function workerBackend(): BackendChoice | readonly BackendChoice[] {
 
 /**
  * Worker threads that compute SFT gradient shards on replicas of a policy (see gradient-worker-entry.ts). They
- * start on the first `shards` call from the policy's weights at that moment, and stay identical to it as long as
- * `sendWeights` follows every change of its weights. A worker that fails or exits rejects the pending call with
- * its number and reason, and takes the others down with it: its replica may be out of step, so the next call
- * starts fresh workers from the policy's current weights instead.
+ * start on the first `shards` call from the policy's weights at that moment, and every later call first sends the
+ * policy's current weights, so the replicas compute on exactly the main policy's weights whatever changed them
+ * (the optimizer, or a caller restoring other weights between steps). A worker that fails or exits rejects the
+ * pending call with its number and reason, and takes the others down with it: its replica may be out of step,
+ * so the next call starts fresh workers instead.
  *
  * Idle workers do not keep the process alive (they are referenced only while a shard is in flight); `dispose`
  * terminates them.
@@ -61,7 +62,9 @@ export class GradientWorkers {
         new RangeError(`GradientWorkers: ${batches.length} shards for ${this.count} worker threads`),
       );
     }
-    const threads = this.threads ?? this.start();
+    let threads = this.threads;
+    if (threads === null) threads = this.start();
+    else this.sendWeights(threads);
     return Promise.all(
       batches.map(
         (batch, i) =>
@@ -73,14 +76,6 @@ export class GradientWorkers {
           }),
       ),
     );
-  }
-
-  /** Brings the replicas to the policy's current weights (after an optimizer step); nothing to do before start. */
-  sendWeights(): void {
-    if (this.threads === null) return;
-    // Each worker gets its own structured-clone copy, which costs what a copy plus a transfer would.
-    const values = this.policy.trainableVariables().map((variable) => variable.dataSync() as Float32Array);
-    for (const thread of this.threads) this.post(thread, { kind: 'weights', values });
   }
 
   /** Terminates the workers; a pending `shards` call rejects. Resolves once every thread has exited. */
@@ -110,6 +105,14 @@ export class GradientWorkers {
     const backend = workerBackend();
     for (const thread of threads) this.post(thread, { kind: 'start', backend, config, tensors });
     return threads;
+  }
+
+  /** The policy's current weights to every replica, which applies them before the next shard. */
+  private sendWeights(threads: readonly WorkerThread[]): void {
+    // Each worker gets its own structured-clone copy, which costs what a copy plus a transfer would (~2 MB for
+    // the tiny model, about a millisecond).
+    const values = this.policy.trainableVariables().map((variable) => variable.dataSync() as Float32Array);
+    for (const thread of threads) this.post(thread, { kind: 'weights', values });
   }
 
   private post(thread: WorkerThread, request: GradientWorkerRequest): void {

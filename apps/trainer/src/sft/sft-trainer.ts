@@ -97,7 +97,6 @@ export class SftTrainer {
       const clipped = gradients.map((g) => (g === null ? null : tf.mul(g, scale)));
       this.optimizer.apply(clipped, learningRate);
       tf.dispose(clipped.filter((g): g is tf.Tensor => g !== null));
-      this.workers?.sendWeights();
     }
     tf.dispose([norm, ...gradients.filter((g): g is tf.Tensor => g !== null)]);
     return { loss, gradNorm, learningRate, tokens };
