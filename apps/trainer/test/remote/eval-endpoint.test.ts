@@ -1,35 +1,20 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ByteTokenizer } from '@taorl/data';
-import { initBackend } from '@taorl/grpo';
-import * as tf from '@tensorflow/tfjs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type BenchmarkSampleRecord, createTinyPolicy, RemotePolicy, runCli } from '../../src/index.js';
-import { type ServeProcess, startServeProcess } from './serve-process.js';
+import { describe, expect, it } from 'vitest';
+import { type BenchmarkSampleRecord, RemotePolicy, runCli } from '../../src/index.js';
+import { serveTinyPolicyForFile, startServeProcess } from './serve-process.js';
 
 const DATA = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../../../../shared/data/benchmarks');
 const tokenizer = new ByteTokenizer();
-const root = mkdtempSync(join(tmpdir(), 'taorl-endpoint-'));
-const modelDir = join(root, 'model');
-let servers: ServeProcess[] = [];
-
-beforeAll(async () => {
-  await initBackend({ prefer: 'wasm' });
-  // Peaked distributions (weights far from their small initialisation), so greedy answers have no near-ties and
-  // the served model's answers can be compared token for token with the local model's.
-  const policy = createTinyPolicy({ vocabSize: tokenizer.vocabSize, maxPositionEmbeddings: 512, seed: 5 });
-  policy.trainableVariables().forEach((v, i) => {
-    v.assign(tf.tidy(() => tf.randomNormal(v.shape, 0, 0.5, 'float32', 500 + i)));
-  });
-  await policy.save(modelDir);
-  policy.dispose();
-  servers = await Promise.all([0, 1].map(() => startServeProcess(['--model', modelDir])));
-}, 120_000);
-
-afterAll(async () => {
-  await Promise.all(servers.map((server) => server.stop()));
+// Peaked distributions (weights far from their small initialisation), so greedy answers have no near-ties and
+// the served model's answers can be compared token for token with the local model's.
+const { root, modelDir, servers } = serveTinyPolicyForFile({
+  tempPrefix: 'taorl-endpoint-',
+  servers: 2,
+  seed: 5,
+  sharpenSeed: 500,
 });
 
 function capture() {

@@ -2,55 +2,14 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { afterEach, describe, expect, it } from 'vitest';
-import {
-  RemotePolicy,
-  RemotePolicyError,
-  type RemotePolicyOptions,
-  RemoteServersUnavailableError,
-  type SamplingParams,
-} from '../../src/index.js';
-import {
-  FakeEngine,
-  type FakeEngineOptions,
-  fakeGenerate,
-  MODEL_NAME,
-  VOCAB,
-} from './remote-policy-fakes.js';
+import { describe, expect, it } from 'vitest';
+import { RemotePolicyError, RemoteServersUnavailableError, type SamplingParams } from '../../src/index.js';
+import { fakeEngineLifecycle, fakeGenerate, VOCAB } from './remote-policy-fakes.js';
 
 // RemotePolicy when servers fail: transient failures are survived on other servers with every sample answered
 // exactly once; all servers down ends in one clear error; malformed answers fail at once, naming URL and field.
 
-const engines: FakeEngine[] = [];
-const policies: RemotePolicy[] = [];
-
-async function startEngine(options: FakeEngineOptions): Promise<FakeEngine> {
-  const engine = await FakeEngine.start(options);
-  engines.push(engine);
-  return engine;
-}
-
-function remotePolicy(
-  api: 'openai' | 'sglang',
-  endpoints: string[],
-  options: Partial<RemotePolicyOptions> = {},
-) {
-  const policy = new RemotePolicy({
-    endpoints,
-    api,
-    model: MODEL_NAME,
-    vocabSize: VOCAB,
-    maxSequenceLength: 256,
-    ...options,
-  });
-  policies.push(policy);
-  return policy;
-}
-
-afterEach(async () => {
-  await Promise.all(policies.splice(0).map((policy) => policy.close()));
-  await Promise.all(engines.splice(0).map((engine) => engine.close()));
-});
+const { startEngine, remotePolicy } = fakeEngineLifecycle();
 
 /** A loopback URL nothing listens on. */
 async function refusedUrl(): Promise<string> {
@@ -71,11 +30,7 @@ describe.each(['openai', 'sglang'] as const)('RemotePolicy failures over %s', (a
     const hanging = await startEngine({ api, misbehave: 'hang' });
     const healthy = await startEngine({ api });
     const servers = [closer, overloaded, hanging, healthy];
-    const policy = remotePolicy(
-      api,
-      servers.map((server) => server.url),
-      { timeoutMs: 400, cooldownMs: 60_000, maxAttempts: 4 },
-    );
+    const policy = remotePolicy(api, servers, { timeoutMs: 400, cooldownMs: 60_000, maxAttempts: 4 });
     const prompts = Array.from({ length: 16 }, (_, i) => Int32Array.from([i, (5 * i) % 30]));
     const results = await policy.generate(prompts, greedy);
 
@@ -114,7 +69,7 @@ describe.each(['openai', 'sglang'] as const)('RemotePolicy failures over %s', (a
   it('throws after maxAttempts when every server is down, listing each server last failure', async () => {
     const overloaded = await startEngine({ api, misbehave: '503' });
     const refused = await refusedUrl();
-    const policy = remotePolicy(api, [refused, overloaded.url], {
+    const policy = remotePolicy(api, [refused, overloaded], {
       maxAttempts: 3,
       retryDelayMs: 5,
       cooldownMs: 5,
@@ -137,7 +92,7 @@ describe.each(['openai', 'sglang'] as const)('RemotePolicy failures over %s', (a
     setFlagsFromString('--expose-gc');
     const gc = runInNewContext('gc') as () => void;
     const hanging = await startEngine({ api, misbehave: 'hang' });
-    const policy = remotePolicy(api, [hanging.url], {
+    const policy = remotePolicy(api, [hanging], {
       timeoutMs: 200,
       maxAttempts: 2,
       retryDelayMs: 1,
@@ -153,7 +108,7 @@ describe.each(['openai', 'sglang'] as const)('RemotePolicy failures over %s', (a
 
   it('fails requests in flight and later calls once closed', async () => {
     const hanging = await startEngine({ api, misbehave: 'hang' });
-    const policy = remotePolicy(api, [hanging.url]);
+    const policy = remotePolicy(api, [hanging]);
     const pending = policy.generate([Int32Array.from([1, 2])], greedy).catch((error: Error) => error);
     while (hanging.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
     await policy.close();
@@ -250,7 +205,7 @@ describe('RemotePolicy on malformed answers', () => {
     async (_, api, mutate, detail) => {
       const engine = await startEngine({ api, mutate: (answer) => mutate(answer) });
       const other = await startEngine({ api, mutate: (answer) => mutate(answer) });
-      const policy = remotePolicy(api, [engine.url, other.url]);
+      const policy = remotePolicy(api, [engine, other]);
       // [5, 2] greedily continues 3 4 5 then stops on the stop string "ef": three tokens.
       const failure = await policy
         .generate([Int32Array.from([5, 2])], { maxNewTokens: 5, temperature: 0, stopStrings: ['ef'] })
@@ -266,7 +221,7 @@ describe('RemotePolicy on malformed answers', () => {
 
   it('does not retry an HTTP 4xx (here: a model the server does not serve)', async () => {
     const engine = await startEngine({ api: 'openai' });
-    const policy = remotePolicy('openai', [engine.url], { model: 'not-served' });
+    const policy = remotePolicy('openai', [engine], { model: 'not-served' });
     await expect(policy.generate([Int32Array.from([1])], greedy)).rejects.toThrow(
       `${engine.url}/v1/completions: HTTP 404: {"error":{"message":"The model not-served does not exist."}}`,
     );

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { prng } from '../../src/index.js';
+import { afterEach } from 'vitest';
+import { prng, RemotePolicy, type RemotePolicyOptions } from '../../src/index.js';
 
 /**
  * Fake inference engines for RemotePolicy tests: real HTTP servers on loopback that answer in vLLM's
@@ -281,6 +282,50 @@ function sglangAnswer(body: Json): Json {
       completion_tokens: output.ids.length,
       output_token_logprobs: output.ids.map((id, i) => [output.logProbs[i], id, null]),
       output_top_logprobs: output.top.map((top) => top.map(([id, logProb]) => [logProb, id, null])),
+    },
+  };
+}
+
+/**
+ * Starts fake engines and RemotePolicies for a test file's tests and closes them all after each test, so a
+ * failing test leaves no server or policy behind for the next. Call once, at the top of a test file.
+ */
+export function fakeEngineLifecycle() {
+  const engines: FakeEngine[] = [];
+  const policies: RemotePolicy[] = [];
+  afterEach(async () => {
+    await Promise.all(policies.splice(0).map((policy) => policy.close()));
+    await Promise.all(engines.splice(0).map((engine) => engine.close()));
+  });
+
+  async function startEngines(count: number, options: FakeEngineOptions): Promise<FakeEngine[]> {
+    const started = await Promise.all(Array.from({ length: count }, () => FakeEngine.start(options)));
+    engines.push(...started);
+    return started;
+  }
+
+  return {
+    startEngines,
+    async startEngine(options: FakeEngineOptions): Promise<FakeEngine> {
+      const [engine] = await startEngines(1, options);
+      return engine!;
+    },
+    /** A RemotePolicy over fake engines or plain URLs (such as one nothing listens on); 'sglang' ignores `model`. */
+    remotePolicy(
+      api: 'openai' | 'sglang',
+      servers: readonly (FakeEngine | string)[],
+      options: Partial<RemotePolicyOptions> = {},
+    ): RemotePolicy {
+      const policy = new RemotePolicy({
+        endpoints: servers.map((server) => (typeof server === 'string' ? server : server.url)),
+        api,
+        model: MODEL_NAME,
+        vocabSize: VOCAB,
+        maxSequenceLength: 256,
+        ...options,
+      });
+      policies.push(policy);
+      return policy;
     },
   };
 }

@@ -1,14 +1,9 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import {
-  type GeneratedSequence,
-  RemotePolicy,
-  type RemotePolicyOptions,
-  type SamplingParams,
-} from '../../src/index.js';
+import { describe, expect, it } from 'vitest';
+import type { GeneratedSequence, RemotePolicy, SamplingParams } from '../../src/index.js';
 import {
   EOS,
-  FakeEngine,
-  type FakeEngineOptions,
+  type FakeEngine,
+  fakeEngineLifecycle,
   fakeGenerate,
   MODEL_NAME,
   VOCAB,
@@ -17,36 +12,7 @@ import {
 // RemotePolicy against fake vLLM / SGLang engines over real HTTP on loopback: what goes on the wire, what comes
 // back (tokens, log-probs, entropies, finish reasons), load spreading and the per-server concurrency limit.
 
-const engines: FakeEngine[] = [];
-const policies: RemotePolicy[] = [];
-
-async function startEngines(count: number, options: FakeEngineOptions): Promise<FakeEngine[]> {
-  const started = await Promise.all(Array.from({ length: count }, () => FakeEngine.start(options)));
-  engines.push(...started);
-  return started;
-}
-
-function remotePolicy(
-  api: 'openai' | 'sglang',
-  servers: FakeEngine[],
-  options: Partial<RemotePolicyOptions> = {},
-) {
-  const policy = new RemotePolicy({
-    endpoints: servers.map((server) => server.url),
-    api,
-    vocabSize: VOCAB,
-    maxSequenceLength: 256,
-    ...(api === 'openai' ? { model: MODEL_NAME } : {}),
-    ...options,
-  });
-  policies.push(policy);
-  return policy;
-}
-
-afterEach(async () => {
-  await Promise.all(policies.splice(0).map((policy) => policy.close()));
-  await Promise.all(engines.splice(0).map((engine) => engine.close()));
-});
+const { startEngine, startEngines, remotePolicy } = fakeEngineLifecycle();
 
 /** Each result is the fake model's answer for its own prompt under `sampling` (prompt i sampled with seed + i). */
 function expectAnswers(results: GeneratedSequence[], prompts: Int32Array[], sampling: SamplingParams) {
@@ -96,8 +62,8 @@ const greedy: SamplingParams = {
 
 describe.each(['openai', 'sglang'] as const)('RemotePolicy over %s', (api) => {
   it('round-trips tokens, log-probs and every finish reason, keeping stop ids and stop-string tokens', async () => {
-    const [engine] = await startEngines(1, { api });
-    const results = await remotePolicy(api, [engine!]).generate(prompts, greedy);
+    const engine = await startEngine({ api });
+    const results = await remotePolicy(api, [engine]).generate(prompts, greedy);
     expect(results).toHaveLength(prompts.length);
     expectAnswers(results, prompts, greedy);
     expect(results.map((result) => result.finishReason)).toEqual([
@@ -113,23 +79,27 @@ describe.each(['openai', 'sglang'] as const)('RemotePolicy over %s', (api) => {
   });
 
   it('sends every sampling knob explicitly, the stop conditions, and greedy as temperature 0', async () => {
-    const [engine] = await startEngines(1, { api });
-    await remotePolicy(api, [engine!], { topLogprobs: 3 }).generate(prompts.slice(0, 1), greedy);
-    const body = engine!.requests[0]!;
+    const engine = await startEngine({ api });
+    await remotePolicy(api, [engine], { topLogprobs: 3 }).generate(prompts.slice(0, 1), greedy);
+    const body = engine.requests[0]!;
+    // Both engines name these knobs alike.
+    const sharedKnobs = {
+      temperature: 0,
+      top_p: 1,
+      top_k: -1,
+      min_p: 0,
+      repetition_penalty: 1,
+      stop: ['ef', '```'],
+      stop_token_ids: [EOS, 20],
+      skip_special_tokens: false,
+    };
     if (api === 'openai') {
       expect(body).toMatchObject({
         model: MODEL_NAME,
         prompt: [5, 2],
         max_tokens: 6,
-        temperature: 0,
-        top_p: 1,
-        top_k: -1,
-        min_p: 0,
-        repetition_penalty: 1,
-        stop: ['ef', '```'],
-        stop_token_ids: [EOS, 20],
+        ...sharedKnobs,
         include_stop_str_in_output: true,
-        skip_special_tokens: false,
         logprobs: 3,
         return_token_ids: true,
         return_tokens_as_token_ids: true,
@@ -138,18 +108,7 @@ describe.each(['openai', 'sglang'] as const)('RemotePolicy over %s', (api) => {
     } else {
       expect(body).toMatchObject({
         input_ids: [5, 2],
-        sampling_params: {
-          max_new_tokens: 6,
-          temperature: 0,
-          top_p: 1,
-          top_k: -1,
-          min_p: 0,
-          repetition_penalty: 1,
-          stop: ['ef', '```'],
-          stop_token_ids: [EOS, 20],
-          no_stop_trim: true,
-          skip_special_tokens: false,
-        },
+        sampling_params: { max_new_tokens: 6, ...sharedKnobs, no_stop_trim: true },
         return_logprob: true,
         top_logprobs_num: 3,
         logprob_start_len: -1,
@@ -159,12 +118,12 @@ describe.each(['openai', 'sglang'] as const)('RemotePolicy over %s', (api) => {
   });
 
   it('sends seed + index per prompt and returns what each seed sampled', async () => {
-    const [engine] = await startEngines(1, { api });
+    const engine = await startEngine({ api });
     const sampling: SamplingParams = { maxNewTokens: 8, temperature: 1.5, topP: 0.9, topK: 7, seed: 1000 };
     const many = Array.from({ length: 6 }, (_, i) => Int32Array.from([i, 2 * i]));
-    const results = await remotePolicy(api, [engine!]).generate(many, sampling);
+    const results = await remotePolicy(api, [engine]).generate(many, sampling);
     expectAnswers(results, many, sampling);
-    for (const body of engine!.requests) {
+    for (const body of engine.requests) {
       const prompt = (api === 'openai' ? body.prompt : body.input_ids) as number[];
       const params = (api === 'openai' ? body : body.sampling_params) as Record<string, unknown>;
       expect(params[api === 'openai' ? 'seed' : 'sampling_seed']).toBe(1000 + prompt[0]!);
@@ -175,7 +134,7 @@ describe.each(['openai', 'sglang'] as const)('RemotePolicy over %s', (api) => {
   });
 
   it('estimates entropies from the top alternatives: exact with all ids, an upper bound with few, surprisal with none', async () => {
-    const [engine] = await startEngines(1, { api });
+    const engine = await startEngine({ api });
     const params = {
       maxNewTokens: 10,
       temperature: 1.3,
@@ -189,17 +148,17 @@ describe.each(['openai', 'sglang'] as const)('RemotePolicy over %s', (api) => {
     const expected = fakeGenerate([4, 9], params);
     const exact = expected.distributions.map(exactEntropy);
 
-    const [all] = await remotePolicy(api, [engine!], { topLogprobs: VOCAB }).generate(prompt, sampling);
+    const [all] = await remotePolicy(api, [engine], { topLogprobs: VOCAB }).generate(prompt, sampling);
     for (const [i, entropy] of all!.entropies.entries()) expect(entropy).toBeCloseTo(exact[i]!, 5);
 
-    const [few] = await remotePolicy(api, [engine!], { topLogprobs: 3 }).generate(prompt, sampling);
+    const [few] = await remotePolicy(api, [engine], { topLogprobs: 3 }).generate(prompt, sampling);
     const estimates = Array.from(few!.entropies);
     for (const [i, entropy] of estimates.entries()) expect(entropy).toBeGreaterThanOrEqual(exact[i]! - 1e-5);
     expect(estimates.some((entropy, i) => entropy - exact[i]! > 1e-3)).toBe(true);
 
-    const [none] = await remotePolicy(api, [engine!], { topLogprobs: 0 }).generate(prompt, sampling);
+    const [none] = await remotePolicy(api, [engine], { topLogprobs: 0 }).generate(prompt, sampling);
     expect(Array.from(none!.entropies)).toEqual(Array.from(none!.logProbs).map((logProb) => -logProb));
-    expect(engine!.requests.map((body) => body.logprobs ?? body.top_logprobs_num)).toEqual([VOCAB, 3, 0]);
+    expect(engine.requests.map((body) => body.logprobs ?? body.top_logprobs_num)).toEqual([VOCAB, 3, 0]);
   });
 
   it('spreads prompts evenly over three servers, each answered once, in order', async () => {
@@ -235,17 +194,17 @@ describe.each(['openai', 'sglang'] as const)('RemotePolicy over %s', (api) => {
 
 describe('RemotePolicy model discovery (openai)', () => {
   it('asks GET /v1/models once when no model is given, and uses its first id', async () => {
-    const [engine] = await startEngines(1, { api: 'openai' });
-    const policy = remotePolicy('openai', [engine!], { model: undefined });
+    const engine = await startEngine({ api: 'openai' });
+    const policy = remotePolicy('openai', [engine], { model: undefined });
     await policy.generate(prompts, greedy);
     await policy.generate(prompts, greedy);
-    expect(engine!.modelListRequests).toBe(1);
-    expect(engine!.requests.every((body) => body.model === MODEL_NAME)).toBe(true);
+    expect(engine.modelListRequests).toBe(1);
+    expect(engine.requests.every((body) => body.model === MODEL_NAME)).toBe(true);
   });
 
   it('accepts a base URL ending in /v1', async () => {
-    const [engine] = await startEngines(1, { api: 'openai' });
-    const policy = remotePolicy('openai', [engine!], { endpoints: [`${engine!.url}/v1/`] });
+    const engine = await startEngine({ api: 'openai' });
+    const policy = remotePolicy('openai', [engine], { endpoints: [`${engine.url}/v1/`] });
     const [result] = await policy.generate(prompts.slice(0, 1), greedy);
     expect(Array.from(result!.tokens)).toEqual([3, 4, 5]);
   });

@@ -1,11 +1,7 @@
-import { mkdtempSync } from 'node:fs';
 import { connect, createServer, type Server, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { initBackend } from '@taorl/grpo';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
-  createTinyPolicy,
   type GeneratedSequence,
   parseConfig,
   type RlStepMetrics,
@@ -16,29 +12,13 @@ import {
 } from '../../src/index.js';
 import { problemSource } from '../../src/run/problems.js';
 import { openSession } from '../../src/run/session.js';
-import {
-  greedy,
-  remoteConfigText,
-  servedGreedy,
-  tokenizer,
-  weightVersion,
-} from './remote-training-support.js';
-import { type ServeProcess, startServeProcess } from './serve-process.js';
+import { greedy, remoteConfigText, servedGreedy, weightVersion } from './remote-training-support.js';
+import { type ServeProcess, serveTinyPolicyForFile } from './serve-process.js';
 
-const root = mkdtempSync(join(tmpdir(), 'taorl-remote-failover-'));
-const modelDir = join(root, 'model');
-let servers: ServeProcess[] = [];
-
-beforeAll(async () => {
-  await initBackend({ prefer: 'wasm' });
-  const policy = createTinyPolicy({ vocabSize: tokenizer.vocabSize, maxPositionEmbeddings: 512, seed: 4 });
-  await policy.save(modelDir);
-  policy.dispose();
-  servers = await Promise.all([0, 1].map(() => startServeProcess(['--model', modelDir])));
-}, 120_000);
-
-afterAll(async () => {
-  await Promise.all(servers.map((server) => server.stop()));
+const { root, modelDir, servers } = serveTinyPolicyForFile({
+  tempPrefix: 'taorl-remote-failover-',
+  servers: 2,
+  seed: 4,
 });
 
 /**

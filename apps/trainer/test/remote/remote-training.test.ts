@@ -1,9 +1,7 @@
-import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { initBackend } from '@taorl/grpo';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   createTinyPolicy,
   loadPolicy,
@@ -23,23 +21,13 @@ import {
   tokenizer,
   weightVersion,
 } from './remote-training-support.js';
-import { type ServeProcess, startServeProcess } from './serve-process.js';
+import { type ServeProcess, serveTinyPolicyForFile } from './serve-process.js';
 
-const root = mkdtempSync(join(tmpdir(), 'taorl-remote-training-'));
-const modelDir = join(root, 'model');
-let server: ServeProcess;
-
-beforeAll(async () => {
-  await initBackend({ prefer: 'wasm' });
-  // The trainer and the server start from the same saved tiny policy.
-  const policy = createTinyPolicy({ vocabSize: tokenizer.vocabSize, maxPositionEmbeddings: 512, seed: 3 });
-  await policy.save(modelDir);
-  policy.dispose();
-  server = await startServeProcess(['--model', modelDir]);
-}, 120_000);
-
-afterAll(async () => {
-  await server?.stop();
+// The trainer and the server start from the same saved tiny policy.
+const { root, modelDir, servers } = serveTinyPolicyForFile({
+  tempPrefix: 'taorl-remote-training-',
+  servers: 1,
+  seed: 3,
 });
 
 function capture() {
@@ -59,6 +47,7 @@ async function closedPort(): Promise<number> {
 
 describe('RL in remote mode: rollouts from a taorl serve process, training local, weights pushed back', () => {
   it('rolls out on the server and pushes the weights after every step (reloadEvery 1)', async () => {
+    const [server] = servers as [ServeProcess];
     const outDir = join(root, 'every-step');
     const config = parseConfig(
       remoteConfigText({ outDir, modelDir, steps: 3, remote: [`endpoints: [${server.url}]`] }),
@@ -114,6 +103,7 @@ describe('RL in remote mode: rollouts from a taorl serve process, training local
   }, 120_000);
 
   it('rl command, reloadEvery 2 over SGLang /generate: versions, lag and surprisal entropies in metrics.jsonl', async () => {
+    const [server] = servers as [ServeProcess];
     const outDir = join(root, 'every-other');
     const file = join(root, 'every-other.yaml');
     writeFileSync(
@@ -149,6 +139,7 @@ describe('RL in remote mode: rollouts from a taorl serve process, training local
   }, 120_000);
 
   it('stops with an error naming the server when it refuses the weights or none can be reached', async () => {
+    const [server] = servers as [ServeProcess];
     // Weights of another shape than the served model: the server refuses them and keeps its own.
     const otherShape = join(root, 'other-shape');
     const policy = createTinyPolicy({ vocabSize: tokenizer.vocabSize, maxPositionEmbeddings: 256, seed: 3 });

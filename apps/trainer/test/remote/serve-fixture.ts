@@ -20,10 +20,15 @@ export function sharpPolicy(seed: number): TransformerPolicy {
     maxPositionEmbeddings: MAX_LENGTH,
     seed,
   });
-  policy.trainableVariables().forEach((v, i) => {
-    v.assign(tf.tidy(() => tf.randomNormal(v.shape, 0, 0.5, 'float32', seed * 1000 + i)));
-  });
+  sharpen(policy, seed * 1000);
   return policy;
+}
+
+/** Redraws every weight from N(0, 0.5), variable i seeded `weightSeed + i`: peaked distributions, no near-ties. */
+export function sharpen(policy: TransformerPolicy, weightSeed: number): void {
+  policy.trainableVariables().forEach((v, i) => {
+    v.assign(tf.tidy(() => tf.randomNormal(v.shape, 0, 0.5, 'float32', weightSeed + i)));
+  });
 }
 
 /** Wraps a policy to record every model call and to hold calls while `hold` is set, until `release()`. */
