@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { GeneratedSequence, RolloutPolicy, SamplingParams } from '../model/policy.js';
 import { JsonHttpClient } from './json-http.js';
 import { RemotePolicyError } from './remote-error.js';
@@ -111,6 +112,8 @@ export class RemotePolicy implements RolloutPolicy {
     );
     // When one sample fails for good, the others are abandoned rather than left running.
     const abandon = new AbortController();
+    // Every sample of the call listens to it: more than Node's default of 10 listeners is expected, not a leak.
+    setMaxListeners(0, abandon.signal);
     try {
       return await Promise.all(requests.map((request) => this.generateOne(request, model, abandon.signal)));
     } finally {

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { linkAbort } from './abort-link.js';
 import { RemotePolicyError, RemoteServersUnavailableError, TransientServerError } from './remote-error.js';
 
@@ -54,7 +55,12 @@ const MAX_RETRY_DELAY_MS = 10_000;
 export class ServerPool {
   private readonly servers: ServerState[];
   private readonly wakers = new Set<() => void>();
-  private readonly closing = new AbortController();
+  /** Every request in flight listens to it (so more than Node's default of 10 listeners is expected). */
+  private readonly closing = (() => {
+    const controller = new AbortController();
+    setMaxListeners(0, controller.signal);
+    return controller;
+  })();
   /** Where the next tie between equally loaded servers starts, so sequential requests rotate over servers. */
   private rotation = 0;
 
