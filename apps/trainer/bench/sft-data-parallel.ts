@@ -5,7 +5,7 @@
  * machine load; the weights they end with are compared as a check that both computed the same steps. The first
  * step of each is timed apart: it includes starting the worker thread.
  *
- * `grouped` takes length-grouped batches (sft.groupByLength) instead of random ones: their sequences are of
+ * `grouped` takes length-grouped batches (sft.batching: length) instead of random ones: their sequences are of
  * similar length, so sharding saves no padding and the ratio is the parallelism alone.
  *
  *   cd /work/main && pnpm bench apps/trainer/bench/sft-data-parallel.ts [rounds=12] [random|grouped]

@@ -37,4 +37,32 @@ describe('SFT batching', () => {
     for (let j = 1; j < spans.length; j++) expect(spans[j]![0]).toBeGreaterThanOrEqual(spans[j - 1]![1]);
     expect(lengthGroupedBatches(stream, (i) => lengths[i]!, batchSize, 8, 9)(5)).toEqual(batches[5]);
   });
+
+  it('mixed-length batches spread the shortest items over every batch and still pad less than random ones', () => {
+    // A fifth of the items are short (direct answers), the rest long: pure grouping gives them batches of their own.
+    const lengths = Array.from({ length: 192 }, (_, i) =>
+      i % 5 === 0 ? 30 + (i % 7) : 100 + ((i * 37) % 120),
+    );
+    const isShort = (i: number) => lengths[i]! < 50;
+    const stream = epochStream(192, 3, 'sft');
+    const take = (batchAt: (b: number) => number[]) => Array.from({ length: 24 }, (_, b) => batchAt(b));
+    const pure = take(lengthGroupedBatches(stream, (i) => lengths[i]!, 8, 8, 3));
+    const mixed = take(lengthGroupedBatches(stream, (i) => lengths[i]!, 8, 8, 3, 0.25));
+    const random = take(streamBatches(stream, 8));
+    expect(mixed.flat().sort((a, b) => a - b)).toEqual([...Array(192).keys()]);
+    expect(pure.some((batch) => batch.every(isShort))).toBe(true);
+    expect(mixed.some((batch) => batch.every(isShort))).toBe(false);
+    // Each batch holds 2 (= 0.25 x 8) of its group's 16 shortest items and 6 of the longer ones.
+    for (let g = 0; g < 24; g += 8) {
+      const group = mixed.slice(g, g + 8);
+      const sorted = group.flat().sort((a, b) => lengths[a]! - lengths[b]! || a - b);
+      const quarter = new Set(sorted.slice(0, 16));
+      for (const batch of group) expect(batch.filter((i) => quarter.has(i))).toHaveLength(2);
+    }
+    const padded = (batches: number[][]) =>
+      batches.reduce((sum, batch) => sum + batch.length * Math.max(...batch.map((i) => lengths[i]!)), 0);
+    expect(padded(mixed)).toBeLessThan(padded(random));
+    expect(padded(pure)).toBeLessThanOrEqual(padded(mixed));
+    expect(() => lengthGroupedBatches(stream, (i) => lengths[i]!, 4, 8, 3, 1)).toThrow(/shortShare/);
+  });
 });

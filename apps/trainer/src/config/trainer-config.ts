@@ -66,9 +66,11 @@ export const trainerSchema = {
       1,
       { min: 1 },
     ),
-    groupByLength: bool(
-      'length-grouped batches (less padding); off when strategies differ in length, or batches of only short traces swing the policy',
-      false,
+    batching: str(
+      'random: shuffled batches; length: length-grouped (least padding); mixed-length: length-grouped with a ' +
+        'quarter of each batch from the shortest items, so no batch holds only short traces',
+      'mixed-length',
+      ['random', 'length', 'mixed-length'] as const,
     ),
     lr: num('peak learning rate', 1e-3, { above: 0 }),
     warmupFraction: num('linear warm-up share of the steps', 0.1, { min: 0, max: 1 }),

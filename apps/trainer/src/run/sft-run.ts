@@ -64,6 +64,9 @@ export async function sftExamples(session: Session): Promise<SftExample[]> {
   return examples;
 }
 
+/** Share of a mixed-length batch drawn from its group's shortest items (see lengthGroupedBatches). */
+const MIXED_SHORT_SHARE = 0.25;
+
 /** Batches per length-sorted group (see lengthGroupedBatches). */
 const LENGTH_GROUP_BATCHES = 8;
 
@@ -113,15 +116,17 @@ export async function runSft(
   const deadline =
     options.minutes > 0 ? performance.now() + options.minutes * 60_000 : Number.POSITIVE_INFINITY;
   const stream = epochStream(examples.length, config.seed, 'sft-order');
-  const batchAt = config.sft.groupByLength
-    ? lengthGroupedBatches(
-        stream,
-        (item) => examples[item]!.inputIds.length,
-        batchSize,
-        LENGTH_GROUP_BATCHES,
-        config.seed,
-      )
-    : streamBatches(stream, batchSize);
+  const batchAt =
+    config.sft.batching === 'random'
+      ? streamBatches(stream, batchSize)
+      : lengthGroupedBatches(
+          stream,
+          (item) => examples[item]!.inputIds.length,
+          batchSize,
+          LENGTH_GROUP_BATCHES,
+          config.seed,
+          config.sft.batching === 'mixed-length' ? MIXED_SHORT_SHARE : 0,
+        );
   for (let i = 0; i < options.steps && performance.now() < deadline; i++) {
     const started = performance.now();
     const batch = batchAt(trainer.steps).map((item) => examples[item]!);

@@ -31,6 +31,11 @@ export function streamBatches(
  * batches take their items from one stretch of the stream, sorted by length and cut into batches served in a
  * seeded order. Padding to the longest sequence of a batch then wastes little, while each epoch still sees every
  * item once. Returns the item indices of batch b.
+ *
+ * With `shortShare` > 0, that share of every batch is drawn (seeded) from the shortest items of the stretch and
+ * the rest is a contiguous run of the longer ones. Short items pad to their batch's width, but no batch is made of
+ * the shortest items only: when length tells strategies apart (direct answers are short), pure length grouping
+ * serves batches of one strategy, and each such batch tilts the policy towards it.
  */
 export function lengthGroupedBatches(
   stream: (position: number) => number,
@@ -38,8 +43,13 @@ export function lengthGroupedBatches(
   batchSize: number,
   groupBatches: number,
   seed: number,
+  shortShare = 0,
 ): (batch: number) => number[] {
+  if (!(shortShare >= 0 && shortShare < 1))
+    throw new RangeError(`lengthGroupedBatches: shortShare must be in [0, 1), got ${shortShare}`);
   const groups = new Map<number, number[][]>();
+  const shortPerBatch = Math.round(shortShare * batchSize);
+  const longPerBatch = batchSize - shortPerBatch;
   return (batch) => {
     const group = Math.floor(batch / groupBatches);
     let batches = groups.get(group);
@@ -47,9 +57,15 @@ export function lengthGroupedBatches(
       const start = group * groupBatches * batchSize;
       const items = Array.from({ length: groupBatches * batchSize }, (_, j) => stream(start + j));
       items.sort((a, b) => lengthOf(a) - lengthOf(b) || a - b);
-      const sorted = Array.from({ length: groupBatches }, (_, j) =>
-        items.slice(j * batchSize, (j + 1) * batchSize),
+      const shortest = items.slice(0, shortPerBatch * groupBatches);
+      const dealt = permutation(shortest.length, deriveSeed(seed, 'short-items', group)).map(
+        (j) => shortest[j]!,
       );
+      const longer = items.slice(shortest.length);
+      const sorted = Array.from({ length: groupBatches }, (_, j) => [
+        ...longer.slice(j * longPerBatch, (j + 1) * longPerBatch),
+        ...dealt.slice(j * shortPerBatch, (j + 1) * shortPerBatch),
+      ]);
       batches = permutation(groupBatches, deriveSeed(seed, 'length-groups', group)).map((j) => sorted[j]!);
       groups.clear();
       groups.set(group, batches);
