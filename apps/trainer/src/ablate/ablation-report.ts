@@ -1,3 +1,5 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import type { TopLevelSpec } from 'vega-lite';
 import { writeFileAtomic } from '../checkpoint/atomic-write.js';
 import { escapeHtml, htmlPage, lineChart, renderSvg } from '../report/html-report.js';
@@ -106,37 +108,23 @@ function curveRows(variants: readonly VariantRuns[], pick: (line: RlStepMetrics)
   });
 }
 
-export function ablationCharts(variants: readonly VariantRuns[]): TopLevelSpec[] {
+/** The learning curves, mean over seeds, one series per arm; each has a file name for its SVG. */
+export function ablationCharts(variants: readonly VariantRuns[]): { name: string; spec: TopLevelSpec }[] {
+  const chart = (name: string, title: string, y: string, pick: (line: RlStepMetrics) => number) => ({
+    name,
+    spec: lineChart(title, curveRows(variants, pick), y),
+  });
   return [
-    lineChart(
-      'Training accuracy (mean over seeds)',
-      curveRows(variants, (l) => l.accuracy),
-      'accuracy',
-    ),
-    lineChart(
-      'Rollout entropy',
-      curveRows(variants, (l) => l.entropy),
-      'nats / token',
-    ),
-    lineChart(
-      'Tool calls per trajectory',
-      curveRows(variants, (l) => l.toolCallsPerTrajectory),
-      'calls',
-    ),
-    lineChart(
-      'Valid-code ratio',
-      curveRows(variants, (l) => l.validCodeRatio),
-      'share',
-    ),
-    lineChart(
-      'Gradient norm',
-      curveRows(variants, (l) => l.gradNorm),
-      'global norm',
-    ),
+    chart('train-accuracy', 'Training accuracy (mean over seeds)', 'accuracy', (l) => l.accuracy),
+    chart('entropy', 'Rollout entropy', 'nats / token', (l) => l.entropy),
+    chart('tool-calls', 'Tool calls per trajectory', 'calls', (l) => l.toolCallsPerTrajectory),
+    chart('valid-code', 'Valid-code ratio', 'share', (l) => l.validCodeRatio),
+    chart('response-tokens', 'Response length', 'tokens', (l) => l.responseTokens),
+    chart('grad-norm', 'Gradient norm', 'global norm', (l) => l.gradNorm),
   ];
 }
 
-/** Writes ablation.json, ablation.md and ablation.html (table plus learning curves) into `dir`. */
+/** Writes ablation.json, ablation.md, ablation.html (table plus learning curves) and charts/*.svg into `dir`. */
 export async function writeAblationReport(
   dir: string,
   table: AblationTable,
@@ -151,7 +139,10 @@ export async function writeAblationReport(
   };
   writeFileAtomic(paths.json, `${JSON.stringify({ note, ...table }, null, 2)}\n`);
   writeFileAtomic(paths.markdown, `${note}\n\n${markdown}\n`);
-  const svgs = await Promise.all(ablationCharts(variants).map(renderSvg));
+  const charts = ablationCharts(variants);
+  const svgs = await Promise.all(charts.map((chart) => renderSvg(chart.spec)));
+  mkdirSync(join(dir, 'charts'), { recursive: true });
+  charts.forEach((chart, i) => writeFileAtomic(join(dir, 'charts', `${chart.name}.svg`), svgs[i]!));
   writeFileAtomic(
     paths.html,
     htmlPage('taorl ablation', [

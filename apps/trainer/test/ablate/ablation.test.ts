@@ -75,6 +75,7 @@ describe('taorl ablate', () => {
     expect(rlLines('grpo')).toHaveLength(2);
     expect(result.markdown).toMatch(/\| SFT start \(no RL\) \| 2 \|/);
     expect(readFileSync(result.paths.html, 'utf8')).toContain('<svg');
+    expect(readFileSync(join(outDir, 'charts', 'train-accuracy.svg'), 'utf8')).toMatch(/^<svg/);
 
     // A second invocation resumes: SFT, 2 start evaluations and 4 RL runs are all done already.
     log.length = 0;
