@@ -72,6 +72,8 @@ export async function runDemo(session: Session, log: (text: string) => void): Pr
   const sft = await evaluate(session, test, { label: 'SFT', step: sftSteps });
   writer.write(sft);
   log(`SFT: ${sftSteps} steps in ${sftSeconds.toFixed(0)} s, held-out accuracy ${percent(sft.accuracy)}\n`);
+  // Kept so the RL arms can be rerun or ablated from the same start (`taorl ablate --from <outDir>/sft-policy`).
+  await policy.save(join(config.outDir, 'sft-policy'));
 
   const sftWeights: tf.Tensor[] = policy.trainableVariables().map((variable) => variable.clone());
   const rlStarted = performance.now();
@@ -82,6 +84,7 @@ export async function runDemo(session: Session, log: (text: string) => void): Pr
   log(
     `RL: ${rlLines.length} steps in ${rlSeconds.toFixed(0)} s, held-out accuracy ${percent(rl.accuracy)}\n`,
   );
+  await policy.save(join(config.outDir, 'rl-policy'));
 
   // The honest baseline: back to the SFT weights, and SFT for as long as RL ran (same optimizer, schedule floor).
   policy.trainableVariables().forEach((variable, i) => {

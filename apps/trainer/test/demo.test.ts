@@ -1,0 +1,43 @@
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { type EvalMetrics, readMetrics, runCli } from '../src/index.js';
+
+describe('taorl demo', () => {
+  it('runs SFT, RL and the more-SFT baseline end to end at a tiny size and prints the table', async () => {
+    const outDir = mkdtempSync(join(tmpdir(), 'taorl-demo-'));
+    const out: string[] = [];
+    const err: string[] = [];
+    const sets = [
+      'sft.steps=3',
+      'sft.minutes=0',
+      'sft.examples=16',
+      'rl.steps=2',
+      'rl.minutes=0',
+      'rl.groups=2',
+      'rl.groupSize=2',
+      'rl.maxGenBatches=1',
+      'rollout.maxResponseTokens=32',
+      'task.testSize=4',
+      'tool.sandbox={name: local, workers: 1, preload: []}',
+    ].flatMap((assignment) => ['--set', assignment]);
+    const code = await runCli(['demo', ...sets, '--out', outDir], {
+      out: (t) => out.push(t),
+      err: (t) => err.push(t),
+    });
+    expect(code, err.join('')).toBe(0);
+    const text = out.join('');
+    expect(text).toMatch(/Held-out arith-tool problems: 4 /);
+    expect(text).toMatch(/^SFT +\d+\.\d%/m);
+    expect(text).toMatch(/^SFT \+ RL \(\d+ s\) +\d+\.\d%/m);
+    expect(text).toMatch(/^SFT \+ more SFT \(same \d+ s\) +\d+\.\d%/m);
+    const evals = readMetrics(join(outDir, 'metrics.jsonl')).filter(
+      (line): line is EvalMetrics => line.phase === 'eval',
+    );
+    expect(evals.map((line) => line.label)).toEqual(['SFT', 'SFT + RL', 'SFT + more SFT']);
+    expect(evals.every((line) => line.problems === 4)).toBe(true);
+    for (const file of ['report.html', 'sft-policy/model.safetensors', 'rl-policy/config.json'])
+      expect(existsSync(join(outDir, file)), file).toBe(true);
+  }, 300_000);
+});
