@@ -3,13 +3,21 @@
  * (the tiny model, batches of 16 real arith-tool traces), measured in the same run. Both trainers start from the
  * same weights and take the same batches, interleaved (their order alternating each round), so both see the same
  * machine load; the weights they end with are compared as a check that both computed the same steps. The first
- * step of each is timed apart: it includes starting the worker thread.
+ * step of each, on the 16 longest traces, is timed apart: it includes starting the worker thread and growing each
+ * thread's wasm memory to the largest batch (a one-time cost of 1-3 s per thread that would otherwise land on
+ * whichever timed step first needs more memory).
+ *
+ * Other processes' load changes wall times, and with both cores busy an extra thread cannot show its gain. The
+ * CPU time of each thread (Linux /proc/self/task/<id>/schedstat) barely depends on that load, so the idle-machine
+ * speed-up is also estimated from it: the 1-worker step's CPU time over the larger of the 2-worker step's main
+ * thread and worker thread CPU times (an upper bound: it ignores the main thread waiting for a slower worker).
  *
  * `grouped` takes length-grouped batches (sft.batching: length) instead of random ones: their sequences are of
  * similar length, so sharding saves no padding and the ratio is the parallelism alone.
  *
  *   cd /work/main && pnpm bench apps/trainer/bench/sft-data-parallel.ts [rounds=12] [random|grouped]
  */
+import { readdirSync, readFileSync } from 'node:fs';
 import { parseConfig } from '../src/index.js';
 import { TransformerPolicy } from '../src/model/transformer-policy.js';
 import { openSession } from '../src/run/session.js';
@@ -43,26 +51,48 @@ const batchAt = grouped
   ? lengthGroupedBatches(stream, (item) => examples[item]!.inputIds.length, batchSize, 8, config.seed)
   : streamBatches(stream, batchSize);
 
+const longest = [...examples].sort((a, b) => b.inputIds.length - a.inputIds.length).slice(0, batchSize);
+
 // Padded tokens a step computes: one batch padded to its longest trace, or each shard padded to its own longest.
 const padded = { full: [] as number[], largestShard: [] as number[], shards: [] as number[] };
 const paddedTokens = (lengths: number[]) => lengths.length * Math.max(...lengths);
 
+/** Milliseconds the threads ran on a CPU (schedstat's first field, in ns). */
+const cpuMs = (threads: readonly string[]) =>
+  threads.reduce(
+    (sum, id) => sum + Number(readFileSync(`/proc/self/task/${id}/schedstat`, 'utf8').split(' ')[0]) / 1e6,
+    0,
+  );
+const mainThread = [String(process.pid)];
+const threadsBefore = new Set(readdirSync('/proc/self/task'));
+let workerThreads: string[] = [];
+const cpu = { 1: [] as number[], 2: [] as number[], worker: [] as number[] };
+
 const firstStepMs = { 1: 0, 2: 0 };
 const stepMs = { 1: [] as number[], 2: [] as number[] };
 for (let round = 0; round <= rounds; round++) {
-  const batch = batchAt(round).map((item) => examples[item]!);
+  const batch = round === 0 ? longest : batchAt(round).map((item) => examples[item]!);
   const lengths = batch.map((example) => example.inputIds.length);
   const shardSizes = balancedShards(lengths, (length) => length, 2).map(paddedTokens);
-  padded.full.push(paddedTokens(lengths));
-  padded.largestShard.push(Math.max(...shardSizes));
-  padded.shards.push(shardSizes.reduce((s, x) => s + x, 0));
+  if (round > 0) {
+    padded.full.push(paddedTokens(lengths));
+    padded.largestShard.push(Math.max(...shardSizes));
+    padded.shards.push(shardSizes.reduce((s, x) => s + x, 0));
+  }
   for (const workers of round % 2 === 0 ? ([1, 2] as const) : ([2, 1] as const)) {
+    const [mainCpu, workerCpu] = [cpuMs(mainThread), cpuMs(workerThreads)];
     const started = performance.now();
     await trainers[workers].step(batch);
     const ms = performance.now() - started;
     if (round === 0) firstStepMs[workers] = ms;
-    else stepMs[workers].push(ms);
+    else {
+      stepMs[workers].push(ms);
+      cpu[workers].push(cpuMs(mainThread) - mainCpu);
+      if (workers === 2) cpu.worker.push(cpuMs(workerThreads) - workerCpu);
+    }
   }
+  // The threads the 2-worker trainer started (its worker; any other new thread idles).
+  if (round === 0) workerThreads = readdirSync('/proc/self/task').filter((id) => !threadsBefore.has(id));
 }
 await Promise.all([trainers[1].dispose(), trainers[2].dispose()]);
 
@@ -86,7 +116,11 @@ for (const workers of [1, 2] as const) {
   );
 }
 console.log(
-  `speed-up (steps/s, 2 vs 1 worker): ${(mean(stepMs[1]) / mean(stepMs[2])).toFixed(2)}x by the mean, ${(median(stepMs[1]) / median(stepMs[2])).toFixed(2)}x by the median`,
+  `speed-up (steps/s, 2 vs 1 worker): ${(mean(stepMs[1]) / mean(stepMs[2])).toFixed(2)}x over the run; median of the per-batch ratios ${median(stepMs[1].map((ms, i) => ms / stepMs[2][i]!)).toFixed(2)}x`,
+);
+const [cpu1, cpu2, cpuWorker] = [mean(cpu[1]), mean(cpu[2]), mean(cpu.worker)];
+console.log(
+  `CPU per step (mean): 1 worker ${cpu1.toFixed(0)} ms; 2 workers: main thread ${cpu2.toFixed(0)} ms, worker thread ${cpuWorker.toFixed(0)} ms; idle-machine estimate ${(cpu1 / Math.max(cpu2, cpuWorker)).toFixed(2)}x`,
 );
 console.log(
   `padded tokens per step (mean): whole batch ${mean(padded.full).toFixed(0)}; 2 shards ${mean(padded.shards).toFixed(0)} in all, the larger ${mean(padded.largestShard).toFixed(0)}`,
