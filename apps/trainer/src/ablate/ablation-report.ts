@@ -142,7 +142,9 @@ export async function writeAblationReport(
   const charts = ablationCharts(variants);
   const svgs = await Promise.all(charts.map((chart) => renderSvg(chart.spec)));
   mkdirSync(join(dir, 'charts'), { recursive: true });
-  charts.forEach((chart, i) => writeFileAtomic(join(dir, 'charts', `${chart.name}.svg`), svgs[i]!));
+  charts.forEach((chart, i) => {
+    writeFileAtomic(join(dir, 'charts', `${chart.name}.svg`), svgs[i]!);
+  });
   writeFileAtomic(
     paths.html,
     htmlPage('taorl ablation', [
