@@ -28,7 +28,8 @@ describe('taorl demo', () => {
     });
     expect(code, err.join('')).toBe(0);
     const text = out.join('');
-    expect(text).toMatch(/Held-out arith-tool problems: 4 /);
+    expect(text).toMatch(/Held-out arith-tool problems: 4, 2 sample\(s\) each/);
+    expect(text).toMatch(/^policy +Avg@2 +Pass@2 /m);
     expect(text).toMatch(/^SFT +\d+\.\d%/m);
     expect(text).toMatch(/^SFT \+ RL \(\d+ s\) +\d+\.\d%/m);
     expect(text).toMatch(/^SFT \+ more SFT \(same \d+ s\) +\d+\.\d%/m);

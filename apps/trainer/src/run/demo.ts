@@ -15,6 +15,8 @@ export interface DemoResult {
   rl: EvalMetrics;
   /** The SFT policy trained for as long as RL ran instead (the honest baseline). */
   moreSft: EvalMetrics;
+  /** Samples per held-out problem (K). */
+  samples: number;
   sftSeconds: number;
   rlSeconds: number;
   totalSeconds: number;
@@ -23,24 +25,27 @@ export interface DemoResult {
 
 const percent = (x: number) => `${(100 * x).toFixed(1)}%`;
 
-/** The before/after table the demo prints. */
+/** The before/after table the demo prints: Avg@K and Pass@K over the held-out problems (K = eval.samples). */
 export function demoTable(result: DemoResult): string {
   const rows: [string, EvalMetrics][] = [
     ['SFT', result.sft],
     [`SFT + RL (${result.rlSeconds.toFixed(0)} s)`, result.rl],
     [`SFT + more SFT (same ${result.rlSeconds.toFixed(0)} s)`, result.moreSft],
   ];
+  const k = result.samples;
   const width = Math.max(...rows.map(([name]) => name.length));
-  const header = `${'policy'.padEnd(width)}  accuracy  tool calls  tool success  tokens`;
+  const header = `${'policy'.padEnd(width)}  ${`Avg@${k}`.padStart(8)}  ${`Pass@${k}`.padStart(8)}  tool calls  tool success  tokens`;
   const lines = rows.map(
     ([name, e]) =>
-      `${name.padEnd(width)}  ${percent(e.accuracy).padStart(8)}  ${e.toolCallsPerTrajectory.toFixed(2).padStart(10)}  ` +
-      `${percent(e.toolSuccessRate).padStart(12)}  ${e.responseTokens.toFixed(0).padStart(6)}`,
+      `${name.padEnd(width)}  ${percent(e.accuracy).padStart(8)}  ${percent(e.passAtK).padStart(8)}  ` +
+      `${e.toolCallsPerTrajectory.toFixed(2).padStart(10)}  ${percent(e.toolSuccessRate).padStart(12)}  ` +
+      `${e.responseTokens.toFixed(0).padStart(6)}`,
   );
   const n = result.sft.problems;
+  // Avg@K is a mean over problems of per-problem shares; its spread over problems bounds the standard error.
   const se = Math.sqrt((result.sft.accuracy * (1 - result.sft.accuracy)) / n);
   return [
-    `Held-out arith-tool problems: ${n} (standard error of one accuracy about ${percent(se)})`,
+    `Held-out arith-tool problems: ${n}, ${k} sample(s) each (standard error of an Avg@${k} at most about ${percent(se)})`,
     header,
     ...lines,
     '',
@@ -107,6 +112,7 @@ export async function runDemo(session: Session, log: (text: string) => void): Pr
     sft,
     rl,
     moreSft,
+    samples: config.eval.samples,
     sftSeconds,
     rlSeconds,
     totalSeconds: (performance.now() - started) / 1000,
