@@ -4,14 +4,9 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { type BenchmarkSampleRecord, runCli } from '../src/index.js';
+import { capture } from './support/capture-io.js';
 
 const DATA = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../../../shared/data/benchmarks');
-
-function capture() {
-  const out: string[] = [];
-  const err: string[] = [];
-  return { io: { out: (t: string) => out.push(t), err: (t: string) => err.push(t) }, out, err };
-}
 
 /** taorl eval --bench on the embedded tiny model (untrained) with the real sandbox and grader. */
 function benchArgs(outDir: string, ...extra: string[]): string[] {

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { ByteTokenizer } from '@taorl/data';
 import { describe, expect, it } from 'vitest';
 import { type BenchmarkSampleRecord, RemotePolicy, runCli } from '../../src/index.js';
+import { capture } from '../support/capture-io.js';
 import { serveTinyPolicyForFile, startServeProcess } from './serve-process.js';
 
 const DATA = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../../../../shared/data/benchmarks');
@@ -16,12 +17,6 @@ const { root, modelDir, servers } = serveTinyPolicyForFile({
   seed: 5,
   sharpenSeed: 500,
 });
-
-function capture() {
-  const out: string[] = [];
-  const err: string[] = [];
-  return { io: { out: (t: string) => out.push(t), err: (t: string) => err.push(t) }, out, err };
-}
 
 const records = (dir: string): BenchmarkSampleRecord[] =>
   readFileSync(join(dir, 'eval', 'results.jsonl'), 'utf8')

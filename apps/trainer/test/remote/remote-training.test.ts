@@ -14,6 +14,7 @@ import {
 } from '../../src/index.js';
 import { problemSource } from '../../src/run/problems.js';
 import { openSession } from '../../src/run/session.js';
+import { capture } from '../support/capture-io.js';
 import {
   greedy,
   remoteConfigText,
@@ -29,12 +30,6 @@ const { root, modelDir, servers } = serveTinyPolicyForFile({
   servers: 1,
   seed: 3,
 });
-
-function capture() {
-  const out: string[] = [];
-  const err: string[] = [];
-  return { io: { out: (t: string) => out.push(t), err: (t: string) => err.push(t) }, out, err };
-}
 
 /** A port nothing listens on (bound, then released). */
 async function closedPort(): Promise<number> {

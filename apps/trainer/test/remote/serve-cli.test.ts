@@ -2,15 +2,10 @@ import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../src/index.js';
 import type { CompletionResponse } from '../../src/remote/serve-completions.js';
+import { capture } from '../support/capture-io.js';
 import { get, post } from './serve-fixture.js';
 
 const cli = new URL('../../src/cli.ts', import.meta.url).pathname;
-
-function capture() {
-  const out: string[] = [];
-  const err: string[] = [];
-  return { io: { out: (t: string) => out.push(t), err: (t: string) => err.push(t) }, out, err };
-}
 
 describe('taorl serve (CLI)', () => {
   it('serves from a child process, prints the listening line with the real port, and exits 0 on SIGTERM', async () => {
