@@ -3,25 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type EvalMetrics, readMetrics, runCli } from '../src/index.js';
+import { tinyRunOverrides } from './support/tiny-run.js';
 
 describe('taorl demo', () => {
   it('runs SFT, RL and the more-SFT baseline end to end at a tiny size and prints the table', async () => {
     const outDir = mkdtempSync(join(tmpdir(), 'taorl-demo-'));
     const out: string[] = [];
     const err: string[] = [];
-    const sets = [
-      'sft.steps=3',
-      'sft.minutes=0',
-      'sft.examples=16',
-      'rl.steps=2',
-      'rl.minutes=0',
-      'rl.groups=2',
-      'rl.groupSize=2',
-      'rl.maxGenBatches=1',
-      'rollout.maxResponseTokens=32',
-      'task.testSize=4',
-      'tool.sandbox={name: local, workers: 1, preload: []}',
-    ].flatMap((assignment) => ['--set', assignment]);
+    const sets = tinyRunOverrides.flatMap((assignment) => ['--set', assignment]);
     const code = await runCli(['demo', ...sets, '--out', outDir], {
       out: (t) => out.push(t),
       err: (t) => err.push(t),

@@ -8,6 +8,7 @@ import type { CliLauncher } from '../../src/ablate/run-queue.js';
 import { selectVariants } from '../../src/ablate/variants.js';
 import { presetPath } from '../../src/cli/presets.js';
 import { type EvalMetrics, type RlStepMetrics, readMetrics, runCli } from '../../src/index.js';
+import { tinyRunOverrides } from '../support/tiny-run.js';
 
 /** Children run the trainer's sources, as the tests do. */
 const cli: CliLauncher = {
@@ -20,21 +21,8 @@ const cli: CliLauncher = {
   ],
 };
 
-/** A minute-sized ablation: tiny SFT, two RL steps of 2 groups x 2, 4 held-out problems x 2 samples. */
-const tiny = [
-  'sft.steps=2',
-  'sft.minutes=0',
-  'sft.examples=16',
-  'rl.steps=2',
-  'rl.minutes=0',
-  'rl.groups=2',
-  'rl.groupSize=2',
-  'rl.maxGenBatches=1',
-  'rollout.maxResponseTokens=32',
-  'task.testSize=4',
-  'eval.samples=2',
-  'tool.sandbox={name: local, workers: 1, preload: []}',
-];
+/** A minute-sized ablation: tiny SFT and RL, 4 held-out problems x 2 samples. */
+const tiny = [...tinyRunOverrides, 'eval.samples=2'];
 
 describe('taorl ablate', () => {
   it('runs SFT once, every arm x seed as its own process, and tabulates what the runs measured', async () => {
