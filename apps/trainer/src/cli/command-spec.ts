@@ -1,8 +1,4 @@
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { ConfigError } from '../config/schema-dsl.js';
-import type { TrainerConfig } from '../config/trainer-config.js';
-import { MetricsWriter } from '../report/metrics.js';
 import { openSession, type Session } from '../run/session.js';
 import { commandUsage, type FlagSpec, parseCommand } from './command-args.js';
 import { presetPath } from './presets.js';
@@ -23,13 +19,6 @@ export interface CommandSpec {
 }
 
 export const percent = (x: number) => `${(100 * x).toFixed(1)}%`;
-
-export function metricsWriter(config: TrainerConfig): MetricsWriter {
-  mkdirSync(config.outDir, { recursive: true });
-  const writer = new MetricsWriter(join(config.outDir, 'metrics.jsonl'));
-  writer.truncateAfter(() => false);
-  return writer;
-}
 
 export function integerFlag(
   flags: Record<string, string | boolean | undefined>,

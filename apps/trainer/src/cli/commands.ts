@@ -13,10 +13,10 @@ import { demoTable, runDemo } from '../run/demo.js';
 import { evaluate } from '../run/evaluate.js';
 import { problemSource } from '../run/problems.js';
 import { rolloutMode, runRl } from '../run/rl-run.js';
-import { runSft, sftExamples } from '../run/sft-run.js';
+import { runSft, sftExamples, sftTrainer } from '../run/sft-run.js';
 import { deriveSeed } from '../util/seeds.js';
 import { ablateCommand } from './ablate-command.js';
-import { type CommandSpec, define, integerFlag, metricsWriter } from './command-spec.js';
+import { type CommandSpec, define, integerFlag } from './command-spec.js';
 import { evalCommand } from './eval-command.js';
 import type { CliCommand } from './run-cli.js';
 import { serveCommand } from './serve-command.js';
@@ -36,16 +36,40 @@ const demo: CommandSpec = {
 const sft: CommandSpec = {
   name: 'sft',
   summary: 'Supervised fine-tuning on real end-to-end tool-use traces; saves the policy to <outDir>/policy',
-  flags: {},
-  async run(session, _flags, io) {
+  flags: {
+    resume: { type: 'boolean', doc: 'continue from <outDir>/checkpoints/latest.json (same config and seed)' },
+  },
+  async run(session, flags, io) {
     const { config } = session;
-    const writer = metricsWriter(config);
+    mkdirSync(config.outDir, { recursive: true });
+    const writer = new MetricsWriter(join(config.outDir, 'metrics.jsonl'));
+    const latest = flags.resume === true ? latestCheckpoint(config.outDir) : null;
+    const trainer = sftTrainer(session);
+    if (latest !== null) {
+      if (latest.phase !== 'sft' || latest.seed !== config.seed) {
+        throw new ConfigError(
+          session.source,
+          'seed',
+          `the checkpoint in ${config.outDir} is ${latest.phase} seed ${latest.seed}`,
+        );
+      }
+      const optimizerState = await restoreTrainCheckpoint(latest, session.policy);
+      if (optimizerState !== null) trainer.importOptimizerState(optimizerState);
+      writer.truncateAfter((line) => line.phase === 'sft' && line.step <= latest.step);
+      io.out(`Resuming after SFT step ${latest.step} from ${latest.path}\n`);
+    } else {
+      writer.truncateAfter(() => false);
+    }
     const examples = await sftExamples(session);
-    const trainer = await runSft(session, examples, writer, {
-      steps: config.sft.steps,
+    const completed = latest?.step ?? 0;
+    await runSft(session, examples, writer, {
+      steps: Math.max(0, config.sft.steps - completed),
       minutes: config.sft.minutes,
+      firstStep: completed,
+      trainer,
+      checkpointDir: config.outDir,
     });
-    trainer.dispose();
+    await trainer.dispose();
     await session.policy.save(join(config.outDir, 'policy'));
     await writeReport(join(config.outDir, 'report.html'), 'taorl sft', readMetrics(writer.path));
     io.out(

@@ -75,6 +75,7 @@ export const trainerSchema = {
     lr: num('peak learning rate', 1e-3, { above: 0 }),
     warmupFraction: num('linear warm-up share of the steps', 0.1, { min: 0, max: 1 }),
     minLrRatio: num('cosine floor as a share of the peak', 0.1, { min: 0, max: 1 }),
+    checkpointEvery: int('steps between checkpoints of `taorl sft` (0 = only at the end)', 100, { min: 0 }),
   }),
   rl: section('TAO-RL / GRPO', {
     steps: int('RL steps', 20, { min: 0 }),

@@ -7,6 +7,7 @@ import {
   toSftExample,
   trainingSequence,
 } from '@taorl/data';
+import { saveTrainCheckpoint } from '../checkpoint/train-checkpoint.js';
 import { ConfigError } from '../config/schema-dsl.js';
 import type { MetricsWriter, SftStepMetrics } from '../report/metrics.js';
 import { ProgressBar } from '../report/progress.js';
@@ -78,6 +79,8 @@ export interface SftRunOptions {
   firstStep?: number;
   /** Continue an existing trainer (keeps its optimizer state and schedule position). */
   trainer?: SftTrainer;
+  /** Save a checkpoint (weights and optimizer state) here every config.sft.checkpointEvery steps and at the end. */
+  checkpointDir?: string;
   quiet?: boolean;
 }
 
@@ -143,6 +146,16 @@ export async function runSft(
       time: { trainingMs: totalMs, totalMs },
     };
     writer.write(line);
+    const every = config.sft.checkpointEvery;
+    const last = i + 1 === options.steps || performance.now() >= deadline;
+    if (options.checkpointDir !== undefined && ((every > 0 && trainer.steps % every === 0) || last)) {
+      await saveTrainCheckpoint(
+        options.checkpointDir,
+        session.policy,
+        { phase: 'sft', step: trainer.steps, seed: config.seed },
+        trainer.exportOptimizerState(),
+      );
+    }
     bar?.tick(1, `loss ${stats.loss.toFixed(3)}`);
   }
   bar?.finish();

@@ -1,5 +1,12 @@
 import type { SftExample } from '@taorl/data';
-import { AdamW, clipScale, globalGradientNorm, type LearningRateSchedule, learningRateAt } from '@taorl/grpo';
+import {
+  AdamW,
+  type AdamWState,
+  clipScale,
+  globalGradientNorm,
+  type LearningRateSchedule,
+  learningRateAt,
+} from '@taorl/grpo';
 import * as tf from '@tensorflow/tfjs';
 import type { Policy } from '../model/policy.js';
 import { TransformerPolicy } from '../model/transformer-policy.js';
@@ -73,6 +80,16 @@ export class SftTrainer {
 
   get steps(): number {
     return this.optimizer.steps;
+  }
+
+  /** The optimizer's moments and step (the schedule position follows the step), for a checkpoint. */
+  exportOptimizerState(): AdamWState {
+    return this.optimizer.exportState();
+  }
+
+  /** Continues from a checkpoint's optimizer state: the next step is exactly the one an unbroken run takes. */
+  importOptimizerState(state: AdamWState): void {
+    this.optimizer.importState(state);
   }
 
   /** One optimizer step on a batch of token sequences with their loss masks (1 = train on this token). */
