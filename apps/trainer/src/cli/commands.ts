@@ -3,22 +3,23 @@ import { join } from 'node:path';
 import { curateByPassRate, groupTrajectories, passRates } from '@taorl/data';
 import type { AdamWState } from '@taorl/grpo';
 import { writeFileAtomic } from '../checkpoint/atomic-write.js';
-import { latestCheckpoint, restoreTrainCheckpoint } from '../checkpoint/train-checkpoint.js';
+import { latestCheckpoint, restoreTrainCheckpoint, type TrainState } from '../checkpoint/train-checkpoint.js';
 import { ConfigError } from '../config/schema-dsl.js';
 import { writeReport } from '../report/html-report.js';
-import { MetricsWriter, readMetrics } from '../report/metrics.js';
+import { type MetricsLine, MetricsWriter, readMetrics } from '../report/metrics.js';
 import { gradeTrajectories } from '../rl/rewards.js';
 import { rollout } from '../rollout/rollout-engine.js';
 import { demoTable, runDemo } from '../run/demo.js';
 import { evaluate } from '../run/evaluate.js';
 import { problemSource } from '../run/problems.js';
 import { rolloutMode, runRl } from '../run/rl-run.js';
+import type { Session } from '../run/session.js';
 import { runSft, sftExamples, sftTrainer } from '../run/sft-run.js';
 import { deriveSeed } from '../util/seeds.js';
 import { ablateCommand } from './ablate-command.js';
 import { type CommandSpec, define, integerFlag } from './command-spec.js';
 import { evalCommand } from './eval-command.js';
-import type { CliCommand } from './run-cli.js';
+import type { CliCommand, CliIO } from './run-cli.js';
 import { serveCommand } from './serve-command.js';
 
 const demo: CommandSpec = {
@@ -33,6 +34,39 @@ const demo: CommandSpec = {
   },
 };
 
+/**
+ * The metrics file of a training command and, with `resume`, the checkpoint it continues from: the weights are
+ * restored, and only the metrics lines up to the checkpoint's step that `kept` accepts stay. A checkpoint of the
+ * other phase or another seed is a config error.
+ */
+async function openRun(
+  session: Session,
+  phase: TrainState['phase'],
+  resume: boolean,
+  io: CliIO,
+  kept: (line: MetricsLine) => boolean,
+): Promise<{ writer: MetricsWriter; completed: number; optimizerState: AdamWState | null }> {
+  const { config } = session;
+  mkdirSync(config.outDir, { recursive: true });
+  const writer = new MetricsWriter(join(config.outDir, 'metrics.jsonl'));
+  const latest = resume ? latestCheckpoint(config.outDir) : null;
+  if (latest === null) {
+    writer.truncateAfter(() => false);
+    return { writer, completed: 0, optimizerState: null };
+  }
+  if (latest.phase !== phase || latest.seed !== config.seed) {
+    throw new ConfigError(
+      session.source,
+      'seed',
+      `the checkpoint in ${config.outDir} is ${latest.phase} seed ${latest.seed}`,
+    );
+  }
+  const optimizerState = await restoreTrainCheckpoint(latest, session.policy);
+  writer.truncateAfter((line) => line.step <= latest.step && kept(line));
+  io.out(`Resuming after ${phase.toUpperCase()} step ${latest.step} from ${latest.path}\n`);
+  return { writer, completed: latest.step, optimizerState };
+}
+
 const sft: CommandSpec = {
   name: 'sft',
   summary: 'Supervised fine-tuning on real end-to-end tool-use traces; saves the policy to <outDir>/policy',
@@ -41,27 +75,16 @@ const sft: CommandSpec = {
   },
   async run(session, flags, io) {
     const { config } = session;
-    mkdirSync(config.outDir, { recursive: true });
-    const writer = new MetricsWriter(join(config.outDir, 'metrics.jsonl'));
-    const latest = flags.resume === true ? latestCheckpoint(config.outDir) : null;
+    const { writer, completed, optimizerState } = await openRun(
+      session,
+      'sft',
+      flags.resume === true,
+      io,
+      (line) => line.phase === 'sft',
+    );
     const trainer = sftTrainer(session);
-    if (latest !== null) {
-      if (latest.phase !== 'sft' || latest.seed !== config.seed) {
-        throw new ConfigError(
-          session.source,
-          'seed',
-          `the checkpoint in ${config.outDir} is ${latest.phase} seed ${latest.seed}`,
-        );
-      }
-      const optimizerState = await restoreTrainCheckpoint(latest, session.policy);
-      if (optimizerState !== null) trainer.importOptimizerState(optimizerState);
-      writer.truncateAfter((line) => line.phase === 'sft' && line.step <= latest.step);
-      io.out(`Resuming after SFT step ${latest.step} from ${latest.path}\n`);
-    } else {
-      writer.truncateAfter(() => false);
-    }
+    if (optimizerState !== null) trainer.importOptimizerState(optimizerState);
     const examples = await sftExamples(session);
-    const completed = latest?.step ?? 0;
     await runSft(session, examples, writer, {
       steps: Math.max(0, config.sft.steps - completed),
       minutes: config.sft.minutes,
@@ -90,29 +113,17 @@ const rl: CommandSpec = {
   preset: 'tao-rl',
   async run(session, flags, io) {
     const { config } = session;
-    mkdirSync(config.outDir, { recursive: true });
-    const writer = new MetricsWriter(join(config.outDir, 'metrics.jsonl'));
-    const latest = flags.resume === true ? latestCheckpoint(config.outDir) : null;
-    let optimizerState: AdamWState | null = null;
-    if (latest !== null) {
-      if (latest.phase !== 'rl' || latest.seed !== config.seed) {
-        throw new ConfigError(
-          session.source,
-          'seed',
-          `the checkpoint in ${config.outDir} is ${latest.phase} seed ${latest.seed}`,
-        );
-      }
-      optimizerState = await restoreTrainCheckpoint(latest, session.policy);
-      writer.truncateAfter((line) => line.step <= latest.step && !(line.phase === 'eval' && line.step > 0));
-      io.out(`Resuming after RL step ${latest.step} from ${latest.path}\n`);
-    } else {
-      writer.truncateAfter(() => false);
-    }
+    const { writer, completed, optimizerState } = await openRun(
+      session,
+      'rl',
+      flags.resume === true,
+      io,
+      (line) => !(line.phase === 'eval' && line.step > 0),
+    );
     const problems = await problemSource(session);
-    if (flags.eval === true && latest === null) {
+    if (flags.eval === true && completed === 0) {
       writer.write(await evaluate(session, problems.test(), { label: 'before RL', step: 0 }));
     }
-    const completed = latest?.step ?? 0;
     io.out(`RL: ${rolloutMode(config)}\n`);
     const lines = await runRl(session, problems, writer, {
       completed,

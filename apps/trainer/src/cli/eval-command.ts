@@ -6,6 +6,7 @@ import { defaultBenchmarkDir, resolveBenchmarkNames } from '../bench-eval/benchm
 import { evaluateBenchmarks } from '../bench-eval/evaluate-benchmarks.js';
 import { BenchmarkResultsError } from '../bench-eval/results-file.js';
 import { writeFileAtomic } from '../checkpoint/atomic-write.js';
+import { isHttpUrl } from '../config/schema-dsl.js';
 import type { RolloutPolicy } from '../model/policy.js';
 import { RemotePolicy } from '../remote/remote-policy.js';
 import { evaluate } from '../run/evaluate.js';
@@ -88,14 +89,10 @@ async function benchmarkEval(
 function endpointsOf(raw: string): string[] {
   const endpoints = raw.split(',').map((part) => part.trim());
   for (const endpoint of endpoints) {
-    let url: URL;
-    try {
-      url = new URL(endpoint);
-    } catch {
-      throw new UsageError(`--endpoint: '${endpoint}' is not a URL (expected e.g. http://127.0.0.1:8000)`);
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:')
-      throw new UsageError(`--endpoint: '${endpoint}' must be an http(s) URL`);
+    if (!isHttpUrl(endpoint))
+      throw new UsageError(
+        `--endpoint: '${endpoint}' is not a URL (expected http(s), e.g. http://127.0.0.1:8000)`,
+      );
   }
   return endpoints;
 }

@@ -252,7 +252,8 @@ function validateStringList(field: StringListField, value: unknown, path: string
   });
 }
 
-function isHttpUrl(text: string): boolean {
+/** True for an http(s) URL with a host, such as a server's base URL. */
+export function isHttpUrl(text: string): boolean {
   try {
     const url = new URL(text);
     return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';

@@ -1,3 +1,4 @@
+import { remotePolicyDefaults } from '../remote/remote-policy.js';
 import {
   bool,
   type Infer,
@@ -125,17 +126,26 @@ export const trainerSchema = {
         'folder of the pushed weights (step-<n> Hugging Face folders, the last 2 kept); every server must read ' +
           'it at the same absolute path; default <outDir>/served-weights',
       ),
-      // The numeric defaults are RemotePolicy's.
-      timeoutMs: int('per request: a generation, or a weight reload on one server', 120_000, { min: 1 }),
+      timeoutMs: int(
+        'per request: a generation, or a weight reload on one server',
+        remotePolicyDefaults.timeoutMs,
+        {
+          min: 1,
+        },
+      ),
       maxAttempts: int(
         'attempts per sample across servers on transient failures (connection, timeout, HTTP 5xx / 429)',
-        4,
+        remotePolicyDefaults.maxAttempts,
         { min: 1 },
       ),
-      maxConcurrentPerServer: int('requests in flight per server at most', 16, { min: 1 }),
+      maxConcurrentPerServer: int(
+        'requests in flight per server at most',
+        remotePolicyDefaults.maxConcurrentPerServer,
+        { min: 1 },
+      ),
       topLogprobs: int(
         'top log-probs per token asked for the entropy estimate (0 = none: the sampled token surprisal)',
-        5,
+        remotePolicyDefaults.topLogprobs,
         { min: 0 },
       ),
     },

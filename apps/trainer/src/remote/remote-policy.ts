@@ -11,6 +11,16 @@ import { sglangGenerate } from './wire-sglang.js';
 /** Which server API `RemotePolicy` speaks. */
 export type RemoteApi = 'openai' | 'sglang';
 
+/** RemotePolicy's defaults, also the trainer config's `remote` defaults. */
+export const remotePolicyDefaults = {
+  topLogprobs: 5,
+  maxConcurrentPerServer: 16,
+  timeoutMs: 120_000,
+  maxAttempts: 4,
+  retryDelayMs: 250,
+  cooldownMs: 2000,
+} as const;
+
 export interface RemotePolicyOptions {
   /** Base URLs of the servers, e.g. http://10.0.0.5:8000 (a trailing /v1 is accepted for 'openai'). */
   endpoints: readonly string[];
@@ -79,13 +89,18 @@ export class RemotePolicy implements RolloutPolicy {
     this.endpoints = options.endpoints.map((endpoint) => baseUrl(endpoint, options.api));
     this.vocabSize = count(options.vocabSize, undefined, 'vocabSize', 1);
     this.maxSequenceLength = count(options.maxSequenceLength, undefined, 'maxSequenceLength', 1);
-    this.topLogprobs = count(options.topLogprobs, 5, 'topLogprobs', 0);
-    this.timeoutMs = count(options.timeoutMs, 120_000, 'timeoutMs', 1);
+    this.topLogprobs = count(options.topLogprobs, remotePolicyDefaults.topLogprobs, 'topLogprobs', 0);
+    this.timeoutMs = count(options.timeoutMs, remotePolicyDefaults.timeoutMs, 'timeoutMs', 1);
     this.pool = new ServerPool(this.endpoints, {
-      maxConcurrentPerServer: count(options.maxConcurrentPerServer, 16, 'maxConcurrentPerServer', 1),
-      maxAttempts: count(options.maxAttempts, 4, 'maxAttempts', 1),
-      retryDelayMs: count(options.retryDelayMs, 250, 'retryDelayMs', 0),
-      cooldownMs: count(options.cooldownMs, 2000, 'cooldownMs', 0),
+      maxConcurrentPerServer: count(
+        options.maxConcurrentPerServer,
+        remotePolicyDefaults.maxConcurrentPerServer,
+        'maxConcurrentPerServer',
+        1,
+      ),
+      maxAttempts: count(options.maxAttempts, remotePolicyDefaults.maxAttempts, 'maxAttempts', 1),
+      retryDelayMs: count(options.retryDelayMs, remotePolicyDefaults.retryDelayMs, 'retryDelayMs', 0),
+      cooldownMs: count(options.cooldownMs, remotePolicyDefaults.cooldownMs, 'cooldownMs', 0),
     });
   }
 
