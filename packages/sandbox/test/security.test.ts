@@ -67,6 +67,9 @@ describe.skipIf(!isRoot)('security: hostile code is contained and classified', (
     const result = await sandbox.run({
       code: 'print("start", flush=True)\nwhile True:\n    pass',
       timeoutMs: 1000,
+      // The CPU limit defaults to the wall-clock one, and a busy loop reaches both at about the same moment: set it
+      // higher so the wall clock is what ends this run (the next test covers SIGXCPU).
+      cpuTimeMs: 5000,
     });
     expect(result).toMatchObject({ status: 'timeout', signal: 'SIGKILL', exitCode: null, stdout: 'start\n' });
   });
