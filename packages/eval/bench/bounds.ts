@@ -21,6 +21,10 @@ const cases: [string, () => string][] = [
     '1 MB of spaces between two boxes',
     () => grade(`\\boxed{1}${' '.repeat(1_000_000)}x\\boxed{2}`, '2').reason,
   ],
+  ['1 MB of adjacent boxes', () => grade('\\boxed{1}'.repeat(111_112), '1').reason],
+  ['1 MB of unclosed boxes', () => grade('\\boxed{'.repeat(142_858), '1').reason],
+  ['1 MB of nested boxes', () => grade('\\fbox{\\boxed{2}'.repeat(66_667), '2').reason],
+  ['a truncated box: \\boxed{12', () => grade('\\boxed{12', '12').reason],
   ['1 MB final-answer line', () => grade(`The final answer is ${'x'.repeat(1_000_000)}`, '2').reason],
 ];
 

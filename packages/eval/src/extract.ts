@@ -113,19 +113,30 @@ interface Span {
 
 /**
  * The content of the last \boxed{...} (or \fbox), nested braces included. Boxes separated only by commas, "and"
- * or dollar signs form one answer ("\boxed{1}, \boxed{2}" is "1, 2").
+ * or dollar signs form one answer ("\boxed{1}, \boxed{2}" is "1, 2"). A box cut off before its closing brace
+ * (a response truncated by the token budget) is no answer. One forward pass matches every brace, so the cost is
+ * linear in the text whatever it holds: adjacent, nested or unclosed boxes.
  */
 export function lastBoxed(text: string): string | null {
+  const starts = boxCommandStarts(text);
+  if (starts.length === 0) return null;
+  const closeOf = matchBraces(text);
   const boxes: Span[] = [];
-  let searchFrom = text.length;
-  while (searchFrom > 0) {
-    const box = previousBox(text, searchFrom);
-    if (box === null) break;
-    if (boxes.length > 0 && !isSeparator(text.slice(box.end, boxes[0]!.start))) break;
-    boxes.unshift(box);
-    searchFrom = box.start;
+  for (let index = starts.length - 1; index >= 0; index--) {
+    const [start, command] = starts[index]!;
+    const box = boxAt(text, start, command, closeOf);
+    if (box === null) continue;
+    const next = boxes[boxes.length - 1];
+    // A box that encloses the later one, or stands apart from it, ends the answer.
+    if (next !== undefined && (box.end > next.start || !isSeparator(text.slice(box.end, next.start)))) break;
+    boxes.push(box);
   }
-  return boxes.length === 0 ? null : boxes.map((box) => box.content.trim()).join(', ');
+  return boxes.length === 0
+    ? null
+    : boxes
+        .reverse()
+        .map((box) => box.content.trim())
+        .join(', ');
 }
 
 /** Whether the text between two boxes only separates them; long gaps never do (and never reach the regex). */
@@ -133,22 +144,30 @@ function isSeparator(gap: string): boolean {
   return gap.length <= 40 && /^[\s,;$]*(?:and|or|\\text\{\s*(?:and|or)\s*\})?[\s,;$]*$/.test(gap);
 }
 
-function previousBox(text: string, before: number): Span | null {
-  let start = -1;
-  let command = '';
-  for (const candidate of boxCommands) {
-    const at = text.lastIndexOf(candidate, before - 1);
-    if (at > start) [start, command] = [at, candidate];
+/** Every occurrence of a box command, left to right, with the command found there. */
+function boxCommandStarts(text: string): Array<readonly [number, string]> {
+  const found: Array<readonly [number, string]> = [];
+  for (let at = text.indexOf('\\'); at >= 0; at = text.indexOf('\\', at + 1)) {
+    const command = boxCommands.find((candidate) => text.startsWith(candidate, at));
+    if (command !== undefined) found.push([at, command]);
   }
-  while (start >= 0) {
-    const span = boxAt(text, start, command);
-    if (span !== null) return span;
-    start = text.lastIndexOf(command, start - 1);
-  }
-  return null;
+  return found;
 }
 
-function boxAt(text: string, start: number, command: string): Span | null {
+/** For every "{", the index of the brace closing it (honouring \{ and \}), or -1 when it is never closed. */
+function matchBraces(text: string): Int32Array {
+  const closeOf = new Int32Array(text.length).fill(-1);
+  const open: number[] = [];
+  for (let at = 0; at < text.length; at++) {
+    const char = text[at];
+    if (char === '\\') at += 1;
+    else if (char === '{') open.push(at);
+    else if (char === '}' && open.length > 0) closeOf[open.pop()!] = at;
+  }
+  return closeOf;
+}
+
+function boxAt(text: string, start: number, command: string, closeOf: Int32Array): Span | null {
   let at = start + command.length;
   while (text[at] === ' ') at += 1;
   if (text[at] !== '{') {
@@ -156,20 +175,8 @@ function boxAt(text: string, start: number, command: string): Span | null {
     const token = /^[^\s$,.]+/.exec(text.slice(at, at + 200))?.[0];
     return token && at > start + command.length ? { start, end: at + token.length, content: token } : null;
   }
-  const close = matchingBrace(text, at);
+  const close = closeOf[at]!;
   return close < 0 ? null : { start, end: close + 1, content: text.slice(at + 1, close) };
-}
-
-/** Index of the brace closing the one at `open`, honouring \{ and \}; -1 if unbalanced. */
-function matchingBrace(text: string, open: number): number {
-  let depth = 0;
-  for (let at = open; at < text.length; at++) {
-    const char = text[at];
-    if (char === '\\') at += 1;
-    else if (char === '{') depth += 1;
-    else if (char === '}' && --depth === 0) return at;
-  }
-  return -1;
 }
 
 /** The last non-empty $...$, $$...$$, \(...\) or \[...\] span (the longer delimiter wins a tie). */

@@ -3,7 +3,6 @@ import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { extractAnswer } from '../extract';
 import type { GradeResult } from '../grade';
 import { type BatchReply, type BatchRequest, type GradeTask, progressSlots } from './protocol';
 
@@ -133,13 +132,9 @@ export function createGraderPool(options: GraderPoolOptions = {}): GraderPool {
   };
 
   const onTimeout = (slot: Slot, batch: Batch, hung: number): void => {
-    const task = batch.tasks[hung]!;
-    batch.place(hung, {
-      correct: false,
-      extracted: extractAnswer(task.response, task.options?.extraction),
-      gold: task.gold,
-      reason: 'timeout',
-    });
+    // The extraction died with the worker; the main thread never works on model text, so the limit holds for
+    // any input.
+    batch.place(hung, { correct: false, extracted: null, gold: batch.tasks[hung]!.gold, reason: 'timeout' });
     replace(slot);
     const others = batch.tasks.map((_, index) => index).filter((index) => index !== hung);
     if (others.length > 0) {
