@@ -21,7 +21,8 @@ const golds = Object.values(caseClasses).flatMap((cases) => cases.map(([, gold])
 const responseShapes = [
   (gold: string) =>
     `<|im_start|>assistant\nLet me compute.\n\`\`\`python\nprint(1)\n\`\`\`\n\`\`\`output\n1\n\`\`\`\nSo the answer is \\boxed{${gold}}.<|im_end|>`,
-  (gold: string) => `We have $x = 2$, hence \\boxed{\\boxed{${gold}}} and \\fbox{${gold}}. The final answer is $${gold}$.`,
+  (gold: string) =>
+    `We have $x = 2$, hence \\boxed{\\boxed{${gold}}} and \\fbox{${gold}}. The final answer is $${gold}$.`,
   (gold: string) => `Answer: ${gold}\n\\boxed{1}, \\boxed{${gold}} and \\boxed{{${gold}}}`,
   // The box opens the final text: the position an endless backwards search once got stuck at.
   (gold: string) => `\\boxed{${gold}}`,
@@ -31,7 +32,13 @@ const responseShapes = [
 
 describe('truncated responses', () => {
   it('an incomplete \\boxed or \\fbox is no answer, and an earlier complete one still counts', () => {
-    for (const text of ['\\boxed{12', '\\boxed{12<|im_end|>', '\\boxed', '\\fbox{', '\\boxed{\\boxed{\\fbox{1']) {
+    for (const text of [
+      '\\boxed{12',
+      '\\boxed{12<|im_end|>',
+      '\\boxed',
+      '\\fbox{',
+      '\\boxed{\\boxed{\\fbox{1',
+    ]) {
       expect(extractAnswer(text), text).toBeNull();
     }
     expect(extractAnswer('\\boxed{7} so far; finally \\boxed{12')).toBe('7');
