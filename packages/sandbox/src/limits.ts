@@ -64,12 +64,40 @@ export function base64Content(content: string | Uint8Array): string {
 }
 
 function checkFilePath(path: unknown, index: number): string {
-  if (typeof path !== 'string' || path === '' || path.startsWith('/') || path.split('/').includes('..')) {
+  const segments = typeof path === 'string' ? path.split('/') : [];
+  if (
+    typeof path !== 'string' ||
+    path.includes('\0') ||
+    segments.some((segment) => segment === '' || segment === '.' || segment === '..')
+  ) {
     throw new TypeError(
-      `ExecRequest.files[${index}].path must be a relative path inside the scratch directory, got ${JSON.stringify(path)}`,
+      `ExecRequest.files[${index}].path must be a relative path to a file inside the scratch directory ` +
+        `(names separated by single slashes, no "." or ".." and no trailing slash), got ${JSON.stringify(path)}`,
     );
   }
   return path;
+}
+
+/** Two files at one path, or a file where another one needs a directory, cannot both be written. */
+function checkFileLayout(paths: readonly string[]): void {
+  const fileAt = new Map(paths.map((path, index) => [path, index]));
+  paths.forEach((path, index) => {
+    if (fileAt.get(path) !== index) {
+      throw new TypeError(
+        `ExecRequest.files[${index}].path ${JSON.stringify(path)} repeats files[${fileAt.get(path)}]`,
+      );
+    }
+    for (let end = path.indexOf('/'); end >= 0; end = path.indexOf('/', end + 1)) {
+      const directory = path.slice(0, end);
+      const other = fileAt.get(directory);
+      if (other !== undefined) {
+        throw new TypeError(
+          `ExecRequest.files[${index}].path ${JSON.stringify(path)} needs ${JSON.stringify(directory)} as a ` +
+            `directory, which files[${other}] is`,
+        );
+      }
+    }
+  });
 }
 
 /** Validates a request and merges its limits over the sandbox's; throws TypeError naming the bad field. */
@@ -80,12 +108,15 @@ export function resolveRequest(request: ExecRequest, defaults: ExecLimits): Reso
     throw new TypeError('ExecRequest.stdin must be a string');
   }
   const files = request.files ?? [];
-  files.forEach((file, index) => {
-    checkFilePath(file?.path, index);
+  if (!Array.isArray(files)) throw new TypeError('ExecRequest.files must be an array of { path, content }');
+  const paths = files.map((file, index) => {
+    const path = checkFilePath(file?.path, index);
     if (typeof file.content !== 'string' && !(file.content instanceof Uint8Array)) {
       throw new TypeError(`ExecRequest.files[${index}].content must be a string or Uint8Array`);
     }
+    return path;
   });
+  checkFileLayout(paths);
   const session = request.session ?? [];
   if (!Array.isArray(session) || session.some((cell) => typeof cell !== 'string')) {
     throw new TypeError('ExecRequest.session must be an array of code strings');

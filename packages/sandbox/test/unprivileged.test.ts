@@ -37,6 +37,10 @@ describe.skipIf(!canSwitch)('without root', () => {
     expect(results.selfTerminate).toMatchObject({ status: 'killed', signal: 'SIGTERM' });
     expect(results.exitThree.status).toBe('error');
     expect(results.leftFile).toMatchObject({ status: 'ok', stdout: '[]\n' });
+    expect(results.forgeStatus).toMatchObject({ status: 'ok', stdout: 'forged\n' });
+    expect(results.ignoreCpuLimit).toMatchObject({ status: 'timeout', signal: 'SIGKILL' });
+    expect(results.realTimeSignal).toMatchObject({ status: 'killed', signal: 'SIGRTMIN+6' });
+    expect(results.userNamespace).toMatchObject({ status: 'ok', stdout: '-1 1\n' });
     expect(results.after).toMatchObject({ status: 'ok', stdout: 'alive\n' });
     expect(await processesGone(NOBODY, 1)).toEqual([]);
   });

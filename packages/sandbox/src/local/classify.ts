@@ -1,3 +1,4 @@
+import { endsWithMemoryError } from '../memory-error';
 import type { ExecResult, ExecStatus } from '../types';
 
 /** What the Python worker reports about one execution: raw facts, classified on this side. */
@@ -8,9 +9,10 @@ export interface WorkerReply {
   stderr: string;
   stdoutTruncated: boolean;
   stderrTruncated: boolean;
+  /** The wall clock ran out, or RLIMIT_CPU's hard limit killed code that ignored SIGXCPU. */
   timedOut: boolean;
   outputExceeded: boolean;
-  memoryError: boolean;
+  /** The child did not report a complete setup on its status channel (closed before the code runs). */
   setupFailed: boolean;
   durationMs: number;
   /** False when some process of the run survived the cleanup; the worker then exits and is replaced. */
@@ -23,7 +25,7 @@ export function classify(reply: WorkerReply): ExecStatus {
   if (reply.outputExceeded) return 'output_limit';
   // RLIMIT_CPU's soft limit sends SIGXCPU; its hard limit, one second later, SIGKILL.
   if (reply.timedOut || reply.signal === 'SIGXCPU') return 'timeout';
-  if (reply.memoryError) return 'memory';
+  if (reply.exitCode !== null && reply.exitCode !== 0 && endsWithMemoryError(reply.stderr)) return 'memory';
   if (reply.signal !== null) return 'killed';
   return reply.exitCode === 0 ? 'ok' : 'error';
 }

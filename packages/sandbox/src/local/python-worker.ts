@@ -17,9 +17,16 @@ export class WorkerFailure extends Error {
 /** The request as the Python worker reads it (limits flattened, files base64). */
 export interface WorkerRequest extends ExecLimits {
   code: string;
+  /** base64 */
   stdin: string;
   files: { path: string; data: string }[];
   replay: readonly string[];
+}
+
+/** The request could not be prepared (its files do not fit, say); the worker is fine. */
+export interface SetupError {
+  setupError: string;
+  clean: boolean;
 }
 
 type Pending = { resolve: (line: string) => void; reject: (error: Error) => void };
@@ -86,11 +93,11 @@ export class PythonWorker {
    * Runs one request; rejects with WorkerFailure (and kills the worker) if the worker dies, breaks the protocol
    * or does not answer within `watchdogMs`.
    */
-  async execute(request: WorkerRequest, watchdogMs: number): Promise<WorkerReply> {
+  async execute(request: WorkerRequest, watchdogMs: number): Promise<WorkerReply | SetupError> {
     if (this.failure) throw this.failure;
     const id = this.nextId++;
     this.child.stdin.write(`${JSON.stringify({ id, ...request })}\n`);
-    let reply: WorkerReply & { id: number; workerError?: string };
+    let reply: (WorkerReply | SetupError) & { id: number; workerError?: string };
     try {
       reply = JSON.parse(await this.nextLine(watchdogMs));
     } catch (error) {
@@ -110,6 +117,8 @@ export class PythonWorker {
       this.kill();
       throw failure;
     }
+    // The worker exits after a run it could not clean up after: retire it now, so that no next call is sent to it.
+    if (!reply.clean) this.kill();
     return reply;
   }
 

@@ -7,7 +7,8 @@ import { PythonWorker, type WorkerCommand, WorkerFailure, type WorkerRequest } f
 function toWorkerRequest(request: ResolvedRequest): WorkerRequest {
   return {
     code: request.code,
-    stdin: request.stdin,
+    // As base64 of its UTF-8 bytes, like files: a lone surrogate becomes U+FFFD instead of failing the worker.
+    stdin: base64Content(request.stdin),
     files: request.files.map((file) => ({ path: file.path, data: base64Content(file.content) })),
     replay: request.session,
     ...request.limits,
@@ -53,6 +54,7 @@ export class Slot {
         toWorkerRequest(request),
         request.limits.timeoutMs + this.watchdogGraceMs,
       );
+      if ('setupError' in reply) return sandboxError(reply.setupError, performance.now() - started);
       return toExecResult(reply);
     } catch (error) {
       if (!(error instanceof WorkerFailure)) throw error;

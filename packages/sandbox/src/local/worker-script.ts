@@ -1,9 +1,11 @@
 // The Python side of the local backend, shipped inside the build as a string and run with `python3 -c`.
-// It imports the preload modules once, then for each request forks a child that drops to the run's uid, sets the
-// rlimits and executes the cell; it captures output up to the cap, enforces the wall clock, kills every process the
-// code left behind and wipes the scratch directory. One JSON request per stdin line, one JSON reply per stdout line.
+// It imports the preload modules once, then for each request forks a manager (so that nothing of a request ever
+// enters the worker's own memory, which every later run is forked from), which reads the request, forks a child
+// that drops to the run's uid, sets the rlimits and executes the cell; the manager captures output up to the cap,
+// enforces the wall clock, kills every process the code left behind, wipes the scratch directory, replies and exits.
+// One JSON request per stdin line, one JSON reply per stdout line.
 export const WORKER_SCRIPT = String.raw`
-import base64, ctypes, json, linecache, os, resource, select, shutil, signal, sys, time, traceback
+import base64, ctypes, json, linecache, os, platform, resource, select, signal, sys, time, traceback
 
 CONFIG = json.loads(sys.argv[1])
 SCRATCH = CONFIG["scratch"]
@@ -43,7 +45,9 @@ if UID is not None:
     os.chmod(SCRATCH, 0o700)
 send({"ready": True, "pid": os.getpid()})
 
-MARK_MEMORY, MARK_SETUP = b"M", b"S"
+# The child's status channel, its fd 3: "R" once its setup is complete, "S" if the setup failed. The child closes it
+# before the code runs, so the code cannot write to it (and forge a sandbox failure).
+MARK_READY, MARK_SETUP = b"R", b"S"
 LIMITS = [
     ("memoryMb", resource.RLIMIT_AS, lambda v: v * 1024 * 1024),
     ("maxProcesses", resource.RLIMIT_NPROC, lambda v: v),
@@ -67,6 +71,60 @@ class CapData(ctypes.Structure):
 def drop_capabilities():
     if LIBC.capset(ctypes.byref(CapHeader(CAPABILITY_VERSION_3, 0)), (CapData * 2)()) != 0:
         raise OSError(ctypes.get_errno(), "capset")
+
+
+# A seccomp filter for the code: no new user namespace (in one, the code would hold every capability over the
+# namespaces it creates, a wide kernel surface). unshare() and clone() with CLONE_NEWUSER fail with EPERM; clone3()
+# passes its flags in memory a filter cannot read, so it fails with ENOSYS and the C library falls back to clone();
+# system calls of another ABI (x86's int 0x80, x32), which would bypass the numbers below, fail with ENOSYS.
+CLONE_NEWUSER = 0x10000000
+SECCOMP_ARCHES = {  # machine: (AUDIT_ARCH_*, clone, unshare, clone3)
+    "x86_64": (0xC000003E, 56, 272, 435),
+    "aarch64": (0xC00000B7, 220, 97, 435),
+}
+PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 38, 22, 2
+
+
+class SockFilter(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint16), ("jt", ctypes.c_uint8), ("jf", ctypes.c_uint8), ("k", ctypes.c_uint32)]
+
+
+class SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(SockFilter))]
+
+
+def forbid_user_namespaces():
+    """Installs the filter in this process (inherited by everything it starts); False on an unknown machine."""
+    numbers = SECCOMP_ARCHES.get(platform.machine())
+    if numbers is None:
+        return False
+    arch, nr_clone, nr_unshare, nr_clone3 = numbers
+    load, jeq, jge, jset, ret = 0x20, 0x15, 0x35, 0x45, 0x06
+    allow, eperm, enosys = 0x7FFF0000, 0x00050000 | 1, 0x00050000 | 38
+    # (code, index if true, index if false, k); ret instructions ignore the indices.
+    program = [
+        (load, 0, 0, 4),  # 0: seccomp_data.arch
+        (jeq, 2, 11, arch),  # 1: another ABI -> ENOSYS
+        (load, 0, 0, 0),  # 2: seccomp_data.nr
+        (jge, 11, 4, 0x40000000),  # 3: the x32 ABI -> ENOSYS
+        (jeq, 11, 5, nr_clone3),  # 4: clone3 -> ENOSYS
+        (jeq, 7, 6, nr_unshare),  # 5: unshare -> check the flags
+        (jeq, 7, 9, nr_clone),  # 6: clone -> check the flags, anything else -> allow
+        (load, 0, 0, 16),  # 7: the low 32 bits of the first argument, the flags of both calls
+        (jset, 10, 9, CLONE_NEWUSER),  # 8
+        (ret, 0, 0, allow),  # 9
+        (ret, 0, 0, eperm),  # 10
+        (ret, 0, 0, enosys),  # 11
+    ]
+    filters = (SockFilter * len(program))(
+        *[SockFilter(code, max(t - i - 1, 0), max(f - i - 1, 0), k) for i, (code, t, f, k) in enumerate(program)]
+    )
+    prog = SockFprog(len(program), filters)
+    if LIBC.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS)")
+    if LIBC.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_SECCOMP)")
+    return True
 
 
 def mirror_end(status):
@@ -94,9 +152,12 @@ def enter_nested_pid_namespace():
     if LIBC.unshare(CLONE_NEWPID) != 0:
         raise OSError(ctypes.get_errno(), "unshare(CLONE_NEWPID)")
     report_r, report_w = os.pipe()
-    if os.fork() != 0:
+    init_pid = os.fork()
+    if init_pid != 0:
         os.close(report_w)
         report = os.read(report_r, 32)
+        # Reaping init adds the code's CPU time (init reaped it) to this process's, which the manager reads.
+        os.waitpid(init_pid, 0)
         mirror_end(int(report) if report else None)
     os.close(report_r)
     drop_capabilities()
@@ -106,6 +167,7 @@ def enter_nested_pid_namespace():
         os.close(report_w)
         signal.pthread_sigmask(signal.SIG_SETMASK, previous_mask)
         return
+    os.close(3)  # init has nothing to say on the status channel; the code's process closes it after its setup
     for number in signal.valid_signals():
         if number != signal.SIGCHLD:
             try:
@@ -117,6 +179,11 @@ def enter_nested_pid_namespace():
         if pid == code_pid:
             os.write(report_w, str(status).encode())
             os._exit(0)
+
+
+def cpu_seconds(req):
+    """RLIMIT_CPU's soft limit: cpuTimeMs in whole seconds, rounded up. The hard limit is one second more."""
+    return max(1, -(-req["cpuTimeMs"] // 1000))
 
 
 def child_setup(req, stdin_fd, out_w, err_w, mark_w):
@@ -133,7 +200,7 @@ def child_setup(req, stdin_fd, out_w, err_w, mark_w):
         os.setgroups([])
         os.setgid(UID)
         os.setuid(UID)
-    cpu_s = max(1, -(-req["cpuTimeMs"] // 1000))
+    cpu_s = cpu_seconds(req)
     resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s + 1))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     for field, which, scale in LIMITS:
@@ -149,6 +216,9 @@ def child_setup(req, stdin_fd, out_w, err_w, mark_w):
         sys.modules["numpy"].random.seed()
     sys.stdout.reconfigure(line_buffering=True)
     sys.stderr.reconfigure(line_buffering=True)
+    forbid_user_namespaces()
+    os.write(3, MARK_READY)
+    os.close(3)
 
 
 def exit_code_of(system_exit):
@@ -198,8 +268,6 @@ def run_code(req):
     except SystemExit as stop:
         return exit_code_of(stop)
     except BaseException as error:
-        if isinstance(error, MemoryError):
-            os.write(3, MARK_MEMORY)
         try:
             traceback.print_exception(type(error), error, cell_frames(error.__traceback__))
         except BaseException:
@@ -214,8 +282,10 @@ def child_main(req, stdin_fd, out_w, err_w, mark_w):
         try:
             child_setup(req, stdin_fd, out_w, err_w, mark_w)
         except BaseException:
-            os.write(3, MARK_SETUP)
-            traceback.print_exc()
+            try:
+                os.write(3, MARK_SETUP)
+            finally:
+                traceback.print_exc()
             return
         code = run_code(req)
         for stream in (sys.stdout, sys.stderr):
@@ -228,12 +298,12 @@ def child_main(req, stdin_fd, out_w, err_w, mark_w):
 
 
 def leftover_pids():
-    """Live processes the code may have left: all but init and this worker in the worker's own pid namespace,
-    else those of the run's uid."""
-    me = os.getpid()
+    """Live processes the code may have left: all but init, the worker and this manager in the worker's own pid
+    namespace, else those of the run's uid."""
+    keep = (1, WORKER_PID, os.getpid())
     found = []
     for entry in os.listdir("/proc"):
-        if not entry.isdigit() or int(entry) in (1, me):
+        if not entry.isdigit() or int(entry) in keep:
             continue
         try:
             with open("/proc/%s/status" % entry) as status:
@@ -308,32 +378,50 @@ def remove_ipc_objects():
     os.waitpid(helper, 0)
 
 
-def unlock_directories(top):
-    """Gives the owner back access to directories the code locked (chmod 0), so that the worker can remove them
-    even without DAC_OVERRIDE. Symbolic links are never followed: one could point outside the scratch directory."""
-    for root, dirs, _ in os.walk(top):
-        for name in dirs:
-            path = os.path.join(root, name)
-            if not os.path.islink(path):
-                try:
-                    os.chmod(path, 0o700)
-                except OSError:
-                    pass
+def empty_directory(top):
+    """Removes everything below top; False if something could not be removed. No recursion and no long paths (the
+    code may leave a tree thousands of levels deep): it walks down with fchdir, one listing per directory held in
+    memory. Symbolic links are never followed (one could point outside the scratch directory), and directories the
+    code locked (chmod 0) are opened up first, so that their owner can empty them even without DAC_OVERRIDE."""
+    os.chmod(top, 0o700)
+    os.chdir(top)
+    pending = [os.listdir(".")]  # per level, the names still to remove
+    path = []  # the directory names from top down to the current directory
+    try:
+        while pending:
+            if not pending[-1]:
+                pending.pop()
+                if path:
+                    os.chdir("..")
+                    os.rmdir(path.pop())
+                continue
+            name = pending[-1].pop()
+            if not os.path.isdir(name) or os.path.islink(name):
+                os.unlink(name)
+                continue
+            try:
+                os.rmdir(name)  # most directories are empty: no need to enter them
+                continue
+            except OSError:
+                pass
+            os.chmod(name, 0o700)
+            fd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+            try:
+                os.fchdir(fd)
+            finally:
+                os.close(fd)
+            path.append(name)
+            pending.append(os.listdir("."))
+        return True
+    except OSError:
+        return False
+    finally:
+        os.chdir("/")
 
 
 def wipe_scratch():
     """Empties the scratch directory; False if something could not be removed."""
-    unlock_directories(SCRATCH)
-    for entry in os.listdir(SCRATCH):
-        path = os.path.join(SCRATCH, entry)
-        if os.path.isdir(path) and not os.path.islink(path):
-            shutil.rmtree(path, ignore_errors=True)
-        else:
-            try:
-                os.unlink(path)
-            except OSError:
-                pass
-    return not os.listdir(SCRATCH)
+    return empty_directory(SCRATCH) and not os.listdir(SCRATCH)
 
 
 def write_files(files):
@@ -348,9 +436,9 @@ def write_files(files):
                     os.lchown(os.path.join(root, name), UID, UID)
 
 
-def stdin_descriptor(text):
+def stdin_descriptor(encoded):
     fd = os.memfd_create("stdin")
-    data = text.encode()
+    data = base64.b64decode(encoded)
     while data:
         data = data[os.write(fd, data):]
     os.lseek(fd, 0, os.SEEK_SET)
@@ -385,9 +473,23 @@ class Capture:
         return bytes(self.data).decode("utf-8", "replace")
 
 
+def signal_name(number):
+    """The name a signal number has in Node (real-time signals, which have none in Python's enum, as SIGRTMIN+n)."""
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return "SIGRTMIN+%d" % (number - signal.SIGRTMIN)
+
+
 def execute(req):
-    wipe_scratch()
-    write_files(req["files"])
+    if not wipe_scratch():
+        raise OSError("the scratch directory could not be emptied")
+    try:
+        write_files(req["files"])
+    except OSError as error:
+        # Too large for the scratch space, a name too long: the request cannot run, the worker is fine.
+        return {"id": req["id"], "setupError": "cannot write the request's files: %s" % (error,),
+                "clean": wipe_scratch()}
     stdin_fd = stdin_descriptor(req["stdin"])
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
@@ -405,7 +507,7 @@ def execute(req):
     pidfd = os.pidfd_open(pid)
     deadline = started + req["timeoutMs"] / 1000.0
     out, err, marks = Capture(out_r, req["maxOutputBytes"]), Capture(err_r, req["maxOutputBytes"]), Capture(mark_r, 16)
-    status = finished = None
+    status = usage = finished = None
     timed_out = output_exceeded = False
     clean = True
     while True:
@@ -427,7 +529,7 @@ def execute(req):
                 output_exceeded = True
                 stop(pid)
         if status is None and (pidfd in ready or timed_out or output_exceeded):
-            status = os.waitpid(pid, 0)[1]
+            _, status, usage = os.wait4(pid, 0)
             finished = time.monotonic()
             # Whatever the code started dies with it, so the pipes reach end-of-file.
             clean = kill_leftovers(pid)
@@ -437,31 +539,59 @@ def execute(req):
     clean = wipe_scratch() and clean
     if OWN_PID_NAMESPACE:
         remove_ipc_objects()
+    signaled = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
+    # Code that ignores SIGXCPU runs on to RLIMIT_CPU's hard limit, where the kernel sends SIGKILL.
+    cpu_limit_kill = signaled == signal.SIGKILL and usage.ru_utime + usage.ru_stime >= cpu_seconds(req)
+    # The child reports its setup on the status channel before the code runs; a run the worker stopped during
+    # the setup (a deadline of a few milliseconds) is that limit's.
+    setup_failed = MARK_SETUP in marks.data or not (MARK_READY in marks.data or timed_out or output_exceeded)
     return {
         "id": req["id"],
         "exitCode": os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
-        "signal": signal.Signals(os.WTERMSIG(status)).name if os.WIFSIGNALED(status) else None,
+        "signal": signal_name(signaled) if signaled is not None else None,
         "stdout": out.text(),
         "stderr": err.text(),
         "stdoutTruncated": out.overflow,
         "stderrTruncated": err.overflow,
-        "timedOut": timed_out,
+        "timedOut": timed_out or cpu_limit_kill,
         "outputExceeded": output_exceeded,
-        "memoryError": MARK_MEMORY in marks.data,
-        "setupFailed": MARK_SETUP in marks.data,
+        "setupFailed": setup_failed,
         "durationMs": (finished - started) * 1000.0,
         "clean": clean,
     }
 
 
-with os.fdopen(PROTO_IN, "rb", closefd=False) as requests:
-    for line in iter(requests.readline, b""):
-        req = json.loads(line)
+def serve_one_request():
+    """The manager: reads one request, runs it, replies; returns the manager's exit code (EXIT_*)."""
+    with os.fdopen(PROTO_IN, "rb", closefd=False) as requests:
+        line = requests.readline()
+    if not line:
+        return EXIT_END
+    req = json.loads(line)
+    try:
+        reply = execute(req)
+    except BaseException:
+        reply = {"id": req["id"], "workerError": traceback.format_exc()}
+    send(reply)
+    return EXIT_SERVED if reply.get("clean", False) else EXIT_UNCLEAN
+
+
+# The worker's loop. Each request is read, run and answered by a manager forked for it, which then exits: the
+# worker itself never holds a request, a reply or their freed memory, so a run (a copy of the worker's memory,
+# readable with ctypes) finds nothing of the runs before it.
+EXIT_SERVED, EXIT_END, EXIT_UNCLEAN = 0, 1, 3
+WORKER_PID = os.getpid()
+while True:
+    manager = os.fork()
+    if manager == 0:
+        exit_code = EXIT_UNCLEAN
         try:
-            reply = execute(req)
-        except BaseException as error:
-            reply = {"id": req["id"], "workerError": traceback.format_exc()}
-        send(reply)
-        if not reply.get("clean", False):
-            sys.exit(3)
+            exit_code = serve_one_request()
+        finally:
+            os._exit(exit_code)
+    _, manager_status = os.waitpid(manager, 0)
+    if not os.WIFEXITED(manager_status) or os.WEXITSTATUS(manager_status) != EXIT_SERVED:
+        # The end of the requests, a run that could not be cleaned up after, or a manager that died: this worker is
+        # done (and replaced if the pool still needs it).
+        sys.exit(0 if os.WIFEXITED(manager_status) and os.WEXITSTATUS(manager_status) == EXIT_END else 3)
 `;

@@ -8,6 +8,7 @@ import {
   resolveLimits,
   resolveRequest,
 } from '../limits';
+import { endsWithMemoryError } from '../memory-error';
 import { sandboxError } from '../sandbox-error';
 import type { ExecRequest, ExecResult, ExecStatus, Sandbox } from '../types';
 
@@ -79,8 +80,6 @@ function replayPrelude(cells: readonly string[]): string {
   ].join('\n');
 }
 
-const MEMORY_ERROR = /(^|\n)(\w+\.)*\w*MemoryError\b[^\n]*\n?$/;
-
 /**
  * SandboxFusion's statuses onto ours: SandboxError, a missing run_result or run status Error -> sandbox_error;
  * TimeLimitExceeded -> timeout; Finished with return code 0 -> ok; non-zero with a MemoryError as the
@@ -99,7 +98,7 @@ export function fromRunCodeResponse(response: RunCodeResponse, maxOutputBytes: n
   let status: ExecStatus;
   if (run.status === 'TimeLimitExceeded') status = 'timeout';
   else if (code === 0) status = 'ok';
-  else if (MEMORY_ERROR.test(stderr.trimEnd())) status = 'memory';
+  else if (endsWithMemoryError(stderr)) status = 'memory';
   else if (code !== null && code < 0) status = 'killed';
   else status = 'error';
   const cap = (text: string) =>
