@@ -65,4 +65,18 @@ describe('taorl CLI', () => {
     expect(await runCli(['rl', '--set', 'rl.filters=[tool-aware, {name: nope}]'], third.io)).toBe(2);
     expect(third.err.join('')).toContain('rl.filters[1]: unknown filter');
   });
+
+  it('names a misspelled sandbox option before any model or sandbox starts', async () => {
+    const { io, err } = capture();
+    expect(await runCli(['rl', '--set', 'tool.sandbox={name: local, wrkers: 2}'], io)).toBe(2);
+    expect(err.join('')).toContain(
+      'tool.sandbox: createSandbox: unknown option "wrkers" (did you mean "workers"?)',
+    );
+    const limits = capture();
+    const setting = 'tool.sandbox={name: sandboxfusion, url: "http://127.0.0.1:1", limits: {timeoutMS: 100}}';
+    expect(await runCli(['rl', '--set', setting], limits.io)).toBe(2);
+    expect(limits.err.join('')).toContain(
+      'tool.sandbox: createSandbox (sandboxfusion) limits: unknown option "timeoutMS" (did you mean "timeoutMs"?)',
+    );
+  });
 });

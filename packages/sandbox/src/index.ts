@@ -1,8 +1,10 @@
 export {
   type CustomSandboxOptions,
+  checkSandboxOptions,
   createSandbox,
   registerSandboxBackend,
   type SandboxBackendFactory,
+  type SandboxOptionsCheck,
   sandboxBackendNames,
 } from './create';
 export { hermesFormat } from './formats/hermes';

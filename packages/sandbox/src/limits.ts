@@ -1,4 +1,5 @@
 import type { ExecRequest, SandboxFile } from './types';
+import { rejectUnknownFields } from './unknown-fields';
 
 /** Resource limits of one execution. */
 export interface ExecLimits {
@@ -37,6 +38,10 @@ function positiveInteger(value: unknown, field: string, where: string): number {
 
 /** Fills in defaults and checks every limit; `where` names the caller in error messages. */
 export function resolveLimits(partial: Partial<ExecLimits> | undefined, where: string): ExecLimits {
+  if (partial !== undefined && (partial === null || typeof partial !== 'object' || Array.isArray(partial))) {
+    throw new TypeError(`${where} must be an object, got ${JSON.stringify(partial)}`);
+  }
+  if (partial) rejectUnknownFields(partial, Object.keys(DEFAULT_LIMITS), where);
   const merged = { ...DEFAULT_LIMITS, ...partial };
   if (partial?.timeoutMs !== undefined && partial.cpuTimeMs === undefined)
     merged.cpuTimeMs = partial.timeoutMs;
@@ -100,9 +105,20 @@ function checkFileLayout(paths: readonly string[]): void {
   });
 }
 
+const EXEC_REQUEST_FIELDS: readonly (keyof ExecRequest)[] = [
+  'code',
+  'stdin',
+  'timeoutMs',
+  'cpuTimeMs',
+  'memoryMb',
+  'files',
+  'session',
+];
+
 /** Validates a request and merges its limits over the sandbox's; throws TypeError naming the bad field. */
 export function resolveRequest(request: ExecRequest, defaults: ExecLimits): ResolvedRequest {
   if (request === null || typeof request !== 'object') throw new TypeError('ExecRequest must be an object');
+  rejectUnknownFields(request, EXEC_REQUEST_FIELDS, 'ExecRequest');
   if (typeof request.code !== 'string') throw new TypeError('ExecRequest.code must be a string');
   if (request.stdin !== undefined && typeof request.stdin !== 'string') {
     throw new TypeError('ExecRequest.stdin must be a string');

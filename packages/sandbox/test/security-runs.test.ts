@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createSandbox, type ExecRequest, type LocalSandbox } from '../src/index';
+import { checkSandboxOptions, createSandbox, type ExecRequest, type LocalSandbox } from '../src/index';
 import { isRoot, privateUidBase, processesOfUids } from './helpers';
 
 // Hostile code against the run boundary: what one run leaves must be out of reach of the next, the code must not
@@ -251,5 +251,27 @@ describe.skipIf(!isRoot)('security: no user namespaces', () => {
     });
     // EPERM (1) for CLONE_NEWUSER, ENOSYS (38) for clone3; threads and processes still start.
     expect(result).toMatchObject({ status: 'ok', stdout: '-1 1\n-1 38\n[1] 0\nTrue\n' });
+  });
+});
+
+describe('misspelled options are errors that name the field', () => {
+  it('createSandbox, its limits, a request', async () => {
+    await expect(createSandbox({ wrkers: 4 } as never)).rejects.toThrow(
+      /createSandbox: unknown option "wrkers" \(did you mean "workers"\?\)/,
+    );
+    await expect(createSandbox({ limits: { memoryMB: 64, timeoutMS: 100 } } as never)).rejects.toThrow(
+      /createSandbox limits: unknown option "memoryMB" \(did you mean "memoryMb"\?\)/,
+    );
+    await expect(
+      createSandbox({ backend: 'sandboxfusion', url: 'http://127.0.0.1:1', concurency: 2 } as never),
+    ).rejects.toThrow(
+      /createSandbox \(sandboxfusion\): unknown option "concurency" \(did you mean "concurrency"\?\)/,
+    );
+    await expect(sandbox.run({ code: 'print(1)', timeoutMS: 100 } as never)).rejects.toThrow(
+      /ExecRequest: unknown option "timeoutMS" \(did you mean "timeoutMs"\?\)/,
+    );
+    expect(() => checkSandboxOptions({ backend: 'local', frobnicate: true })).toThrow(
+      /createSandbox: unknown option "frobnicate"; known: backend, pythonPath/,
+    );
   });
 });

@@ -6,7 +6,7 @@ import {
 } from '@taorl/advantage';
 import { composeFilters, type Filter, getFilter } from '@taorl/filter';
 import { type PolicyLossConfig, resolvePolicyLossConfig } from '@taorl/grpo';
-import { getToolFormat, type ToolFormat } from '@taorl/sandbox';
+import { checkSandboxOptions, getToolFormat, type ToolFormat } from '@taorl/sandbox';
 import { ConfigError, type PluginSpec } from '../config/schema-dsl.js';
 import type { TrainerConfig } from '../config/trainer-config.js';
 
@@ -59,6 +59,10 @@ export function rlComponents(config: TrainerConfig, source: string): RlComponent
     resolvePolicyLossConfig(config);
     return config;
   });
+  const { sandbox } = config.tool;
+  fromRegistry(source, 'tool.sandbox', () =>
+    checkSandboxOptions({ ...sandbox.options, backend: sandbox.name }),
+  );
   return {
     estimator: fromRegistry(source, 'rl.estimator', withOptions(rl.estimator, getAdvantageEstimator)),
     shaper: fromRegistry(source, 'rl.shaper', withOptions(rl.shaper, getEntropyShaper)),

@@ -2,6 +2,7 @@ import { accessSync, constants } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { isAbsolute } from 'node:path';
 import { type ExecLimits, resolveLimits } from '../limits';
+import { rejectUnknownFields } from '../unknown-fields';
 import { DEFAULT_READ_ONLY_PATHS } from './bwrap';
 import { defaultWarmup } from './warmup';
 
@@ -88,7 +89,26 @@ function oneOf<T extends string>(value: unknown, field: string, allowed: readonl
 }
 
 /** Checks the local backend's options field by field and fills in the defaults. */
+const LOCAL_OPTIONS: readonly (keyof LocalSandboxOptions | 'backend')[] = [
+  'backend',
+  'pythonPath',
+  'bwrapPath',
+  'isolation',
+  'workers',
+  'preload',
+  'warmup',
+  'mode',
+  'limits',
+  'uidBase',
+  'scratchMb',
+  'readOnlyPaths',
+  'startupTimeoutMs',
+  'watchdogGraceMs',
+];
+
 export function resolveLocalOptions(options: LocalSandboxOptions): ResolvedLocalOptions {
+  if (options === null || typeof options !== 'object') fail('its options', 'an object', options);
+  rejectUnknownFields(options, LOCAL_OPTIONS, 'createSandbox');
   const pythonPath = options.pythonPath ?? '/usr/bin/python3';
   try {
     accessSync(pythonPath, constants.X_OK);

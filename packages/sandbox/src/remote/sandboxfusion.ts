@@ -11,6 +11,7 @@ import {
 import { endsWithMemoryError } from '../memory-error';
 import { sandboxError } from '../sandbox-error';
 import type { ExecRequest, ExecResult, ExecStatus, Sandbox } from '../types';
+import { rejectUnknownFields } from '../unknown-fields';
 
 export interface SandboxFusionOptions {
   /** Base URL of the server, e.g. http://sandbox:8080; requests go to `${url}/run_code`. */
@@ -207,11 +208,34 @@ class SandboxFusionClient implements Sandbox {
   }
 }
 
-/** A client for a SandboxFusion server's POST /run_code, with retries and a concurrency limit. */
-export async function createSandboxFusionSandbox(options: SandboxFusionOptions): Promise<Sandbox> {
-  if (typeof options?.url !== 'string' || !/^https?:\/\//.test(options.url)) {
+const SANDBOXFUSION_OPTIONS: readonly (keyof SandboxFusionOptions | 'backend')[] = [
+  'backend',
+  'url',
+  'concurrency',
+  'retries',
+  'retryDelayMs',
+  'limits',
+  'transportGraceMs',
+];
+
+interface ResolvedSandboxFusionOptions {
+  endpoint: string;
+  limits: ExecLimits;
+  concurrency: number;
+  retries: number;
+  retryDelayMs: number;
+  transportGraceMs: number;
+}
+
+/** Checks the options field by field and fills in the defaults; throws a TypeError naming the field. */
+export function resolveSandboxFusionOptions(options: SandboxFusionOptions): ResolvedSandboxFusionOptions {
+  if (options === null || typeof options !== 'object') {
+    throw new TypeError('createSandbox (sandboxfusion): options must be an object with a url');
+  }
+  rejectUnknownFields(options, SANDBOXFUSION_OPTIONS, 'createSandbox (sandboxfusion)');
+  if (typeof options.url !== 'string' || !/^https?:\/\//.test(options.url)) {
     throw new TypeError(
-      `createSandbox (sandboxfusion): url must be an http(s) URL, got ${JSON.stringify(options?.url)}`,
+      `createSandbox (sandboxfusion): url must be an http(s) URL, got ${JSON.stringify(options.url)}`,
     );
   }
   const count = (value: number | undefined, fallback: number, field: string, min: number) => {
@@ -223,12 +247,25 @@ export async function createSandboxFusionSandbox(options: SandboxFusionOptions):
     }
     return resolved;
   };
+  return {
+    endpoint: `${options.url.replace(/\/+$/, '')}/run_code`,
+    limits: resolveLimits(options.limits, 'createSandbox (sandboxfusion) limits'),
+    concurrency: count(options.concurrency, 8, 'concurrency', 1),
+    retries: count(options.retries, 3, 'retries', 0),
+    retryDelayMs: count(options.retryDelayMs, 200, 'retryDelayMs', 0),
+    transportGraceMs: count(options.transportGraceMs, 30_000, 'transportGraceMs', 0),
+  };
+}
+
+/** A client for a SandboxFusion server's POST /run_code, with retries and a concurrency limit. */
+export async function createSandboxFusionSandbox(options: SandboxFusionOptions): Promise<Sandbox> {
+  const resolved = resolveSandboxFusionOptions(options);
   return new SandboxFusionClient(
-    `${options.url.replace(/\/+$/, '')}/run_code`,
-    resolveLimits(options.limits, 'createSandbox (sandboxfusion) limits'),
-    count(options.concurrency, 8, 'concurrency', 1),
-    count(options.retries, 3, 'retries', 0),
-    count(options.retryDelayMs, 200, 'retryDelayMs', 0),
-    count(options.transportGraceMs, 30_000, 'transportGraceMs', 0),
+    resolved.endpoint,
+    resolved.limits,
+    resolved.concurrency,
+    resolved.retries,
+    resolved.retryDelayMs,
+    resolved.transportGraceMs,
   );
 }
