@@ -100,6 +100,34 @@ describe.each(TEST_BACKENDS)('policyLoss on %s', (backend) => {
     }
   });
 
+  it('computes approxKl and meanRatio on the clamped log-ratio, as verl computes ppo_kl', async () => {
+    // Log-ratios beyond the bound of 20 next to ordinary ones: verl clamps log p - log p_old to [-20, 20] first
+    // and takes ppo_kl = mean(-clamped) (core_algos.py compute_policy_loss).
+    const far = [30, -25, 0.3, 26, -22, -0.4];
+    const bound = 20;
+    const mask = [1, 1, 1, 1, 1, 0];
+    const old = [-1, -2, -3, -0.5, -1.5, -2.5];
+    const lp = old.map((value, index) => value + far[index]!);
+    const { metrics } = policyLoss(
+      {
+        logProbs: tf.tensor2d(lp, [1, 6]),
+        oldLogProbs: tf.tensor2d(old, [1, 6]),
+        advantages: tf.tensor2d([1, -1, 1, -1, 1, -1], [1, 6]),
+        lossMask: tf.tensor2d(mask, [1, 6]),
+      },
+      { logRatioBound: bound },
+    );
+    const kept = mask.flatMap((m, index) => (m === 1 ? [index] : []));
+    const clamped = (index: number) => Math.min(bound, Math.max(-bound, lp[index]! - old[index]!));
+    const approxKl64 = kept.reduce((sum, index) => sum - clamped(index), 0) / kept.length;
+    const meanRatio64 = kept.reduce((sum, index) => sum + Math.exp(clamped(index)), 0) / kept.length;
+    // Unclamped, the mean would be -9.3 / 5 = -1.86; clamped it is -0.3 / 5 = -0.06.
+    const raw64 = kept.reduce((sum, index) => sum - (lp[index]! - old[index]!), 0) / kept.length;
+    expect(Math.abs(raw64 - approxKl64)).toBeGreaterThan(0.5);
+    expectAllClose(await metrics.approxKl!.data(), [approxKl64]);
+    expectAllClose(await metrics.meanRatio!.data(), [meanRatio64], { rtol: 1e-5 });
+  });
+
   it.each([
     { ...baseConfig },
     { ...baseConfig, aggregation: 'seq-mean-token-mean' as const, klCoef: 0.2, entropyCoef: 0.05 },

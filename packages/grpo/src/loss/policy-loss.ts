@@ -31,7 +31,8 @@ export interface PolicyLossResult {
   /** pgLoss + klCoef x kl - entropyCoef x entropy, each aggregated with the same token weights. */
   loss: tf.Scalar;
   /**
-   * Scalars: pgLoss (aggregated surrogate), approxKl (mean of logp_old - logp, verl's ppo_kl), meanRatio,
+   * Scalars: pgLoss (aggregated surrogate), approxKl (mean of logp_old - logp with the log-ratio clamped to
+   * +-logRatioBound, verl's ppo_kl), meanRatio (of the clamped ratio),
    * the loss's own metrics (vanilla: clipFractionLow, clipFractionHigh, dualClipFraction), entropy when given,
    * kl when klCoef > 0. Means are over loss tokens.
    */
@@ -77,14 +78,16 @@ export function policyLoss(input: PolicyLossInput, config: PolicyLossConfig = {}
       config: resolved,
     });
     const pgLoss = aggregate(terms.perToken);
-    const logRatio = tf.sub(input.logProbs, input.oldLogProbs);
+    // Clamped first, as verl computes ppo_kl: one token whose log-ratio runs away cannot swamp the mean.
+    const logRatio = tf.clipByValue(
+      tf.sub(input.logProbs, input.oldLogProbs),
+      -resolved.logRatioBound,
+      resolved.logRatioBound,
+    );
     const metrics: Record<string, tf.Scalar> = {
       pgLoss,
       approxKl: maskedMean(tf.neg(logRatio), lossMask),
-      meanRatio: maskedMean(
-        tf.exp(tf.clipByValue(logRatio, -resolved.logRatioBound, resolved.logRatioBound)),
-        lossMask,
-      ),
+      meanRatio: maskedMean(tf.exp(logRatio), lossMask),
       ...terms.metrics,
     };
     let total: tf.Scalar = pgLoss;
