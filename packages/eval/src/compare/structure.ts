@@ -1,5 +1,6 @@
 import type { Expr, RelationOp } from '../latex/ast';
 import type { CompareContext } from './context';
+import { freeSymbols } from './evaluate';
 import { proportional, scalarsEqual } from './scalar';
 
 type Interval = Extract<Expr, { kind: 'tuple' }>;
@@ -111,18 +112,45 @@ function matrixRows(expr: Expr): (readonly Expr[])[] | null {
   return null;
 }
 
-/** "x = 3" (or "f(x) = 3", "k=3") stands for its right-hand side when compared with a plain value. */
+/**
+ * What an equation asserts, when it is an assignment: "x = 3", "f(x) = 3", "a_1 = 3", a chain "x = 5+5+1 = 11"
+ * and a reversed "3 = x" stand for their value; so does a computation "2+3 = 5" whose left side has no unknowns.
+ * Any other equation ("a + 3z = 0", "2x + z = 1") is an equation, never a value: a bare 0 is not its answer.
+ */
 function assignedValue(expr: Expr): Expr {
-  if (expr.kind !== 'relation' || expr.ops.length !== 1 || expr.ops[0] !== '=') return expr;
-  const [left, right] = expr.items;
-  return left!.kind === 'symbol' || left!.kind === 'binary' ? right! : expr;
+  if (expr.kind !== 'relation' || expr.ops.some((op) => op !== '=')) return expr;
+  const first = expr.items[0]!;
+  const last = expr.items[expr.items.length - 1]!;
+  if (last.kind === 'text') return expr;
+  if (isAssignmentTarget(first)) return last;
+  if (freeSymbols(first).size > 0) return expr;
+  if (expr.items.length === 2 && isAssignmentTarget(last)) return first;
+  return last;
+}
+
+/** The left side of an assignment: a variable (x, a_1, y') or a function applied to its arguments, f(x). */
+function isAssignmentTarget(expr: Expr): boolean {
+  return (
+    expr.kind === 'symbol' || (expr.kind === 'binary' && expr.applied === true && expr.left.kind === 'symbol')
+  );
+}
+
+/** An assignment chain "x = a = b" read as "x = b"; other relations as they are. */
+function collapseAssignment(expr: Extract<Expr, { kind: 'relation' }>): Extract<Expr, { kind: 'relation' }> {
+  if (expr.items.length <= 2 || expr.ops.some((op) => op !== '=') || !isAssignmentTarget(expr.items[0]!)) {
+    return expr;
+  }
+  return { kind: 'relation', ops: ['='], items: [expr.items[0]!, expr.items[expr.items.length - 1]!] };
 }
 
 function relationsEqual(
-  pred: Extract<Expr, { kind: 'relation' }>,
-  gold: Extract<Expr, { kind: 'relation' }>,
+  predRelation: Extract<Expr, { kind: 'relation' }>,
+  goldRelation: Extract<Expr, { kind: 'relation' }>,
   context: CompareContext,
 ): boolean {
+  const pred = collapseAssignment(predRelation);
+  const gold = collapseAssignment(goldRelation);
+  if (renamesFunction(pred, gold)) return expressionsEqual(pred.items[1]!, gold.items[1]!, context);
   const pInterval = asIntervals(pred);
   const gInterval = asIntervals(gold);
   if (pInterval && gInterval) return expressionsEqual(pInterval, gInterval, context);
@@ -140,6 +168,18 @@ function relationsEqual(
   if (pSide.op !== gSide.op) return false;
   // Equations are equal up to any nonzero factor; inequalities only up to a positive one.
   return proportional(pSide.difference, gSide.difference, context, pSide.op !== '=' && pSide.op !== '!=');
+}
+
+/** "y = x^2" against "f(x) = x^2": the same function, named once as a dependent variable and once as f(x). */
+function renamesFunction(
+  pred: Extract<Expr, { kind: 'relation' }>,
+  gold: Extract<Expr, { kind: 'relation' }>,
+): boolean {
+  if (pred.ops.length !== 1 || gold.ops.length !== 1 || pred.ops[0] !== '=' || gold.ops[0] !== '=')
+    return false;
+  const [p, g] = [pred.items[0]!, gold.items[0]!];
+  const isFunction = (expr: Expr): boolean => expr.kind === 'binary' && expr.applied === true;
+  return (isFunction(p) && g.kind === 'symbol') || (isFunction(g) && p.kind === 'symbol');
 }
 
 /** a op b as (a - b) op' 0 with op' one of =, !=, >, >= (swapping sides of < and <=). */

@@ -6,13 +6,17 @@ export type Expr =
   | { readonly kind: 'number'; readonly value: Rational; readonly decimal?: boolean }
   | { readonly kind: 'symbol'; readonly name: string }
   | { readonly kind: 'constant'; readonly name: 'pi' | 'e' | 'i' | 'infinity' }
-  /** `fromFrac` marks a quotient written \frac{a}{b}, which may be the fraction part of a mixed number. */
+  /**
+   * `fromFrac` marks a quotient written \frac{a}{b}, which may be the fraction part of a mixed number; `applied`
+   * marks a symbol juxtaposed with a parenthesised group, f(x), which on the left of "=" names a function.
+   */
   | {
       readonly kind: 'binary';
       readonly op: BinaryOp;
       readonly left: Expr;
       readonly right: Expr;
       readonly fromFrac?: boolean;
+      readonly applied?: boolean;
     }
   | { readonly kind: 'negate'; readonly operand: Expr }
   | { readonly kind: 'call'; readonly name: FunctionName; readonly args: readonly Expr[] }

@@ -127,10 +127,11 @@ class Parser {
         this.at += 1;
         left = { kind: 'binary', op, left, right: this.parseUnary() };
       } else if (this.startsImplicitFactor()) {
+        const applied = left.kind === 'symbol' && this.isOp('(');
         const right = this.parsePower();
         left = isMixedNumber(left, right)
           ? mixedNumber(left, right)
-          : { kind: 'binary', op: '*', left, right };
+          : { kind: 'binary', op: '*', left, right, ...(applied ? { applied } : {}) };
       } else {
         return left;
       }
