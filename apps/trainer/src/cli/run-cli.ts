@@ -37,13 +37,39 @@ export function usage(): string {
     'Options:',
     '  -h, --help     Show this help',
     '  -v, --version  Print the trainer version',
+    '  --debug        (before the command) print the stack trace of an unexpected error; or TAORL_DEBUG=1',
     '',
   ].join('\n');
 }
 
-/** Runs the CLI and returns the process exit code: 0 on success, 2 on a usage error. */
+/** TAORL_DEBUG=1 (or true), like --debug, adds stack traces to unexpected errors. */
+function debugFromEnv(): boolean {
+  const value = process.env.TAORL_DEBUG;
+  return value === '1' || value === 'true';
+}
+
+/**
+ * An unexpected error as the user sees it: its message (and its causes'), since a remote server's refusal or a
+ * missing file is not a bug in taorl; the stack trace only when debugging.
+ */
+function describeFailure(error: unknown, debug: boolean): string {
+  if (!(error instanceof Error)) return String(error);
+  if (debug) return error.stack ?? error.message;
+  const causes: string[] = [];
+  for (let cause = error.cause; cause !== undefined && causes.length < 5; ) {
+    causes.push(cause instanceof Error ? cause.message : String(cause));
+    cause = cause instanceof Error ? cause.cause : undefined;
+  }
+  return [error.message, ...causes.map((message) => `caused by: ${message}`)].join('\n  ');
+}
+
+/**
+ * Runs the CLI and returns the process exit code: 0 on success, 2 on a usage or config error, 1 on any other
+ * failure, printed as its message (with `--debug` before the command or TAORL_DEBUG=1: its stack trace).
+ */
 export async function runCli(argv: readonly string[], io: CliIO = processIO): Promise<number> {
-  const [name, ...rest] = argv;
+  const debug = argv[0] === '--debug' || debugFromEnv();
+  const [name, ...rest] = argv[0] === '--debug' ? argv.slice(1) : argv;
   if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
     io.out(usage());
     return 0;
@@ -68,6 +94,7 @@ export async function runCli(argv: readonly string[], io: CliIO = processIO): Pr
       io.err(`taorl ${name}: config error: ${error.message}\n`);
       return 2;
     }
-    throw error;
+    io.err(`taorl ${name}: ${describeFailure(error, debug)}\n`);
+    return 1;
   }
 }
