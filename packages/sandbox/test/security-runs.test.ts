@@ -1,6 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { checkSandboxOptions, createSandbox, type ExecRequest, type LocalSandbox } from '../src/index';
+import { findMemoryHierarchy } from '../src/local/memory-cgroup';
 import { isRoot, privateUidBase, processesOfUids } from './helpers';
 
 // Hostile code against the run boundary: what one run leaves must be out of reach of the next, the code must not
@@ -273,5 +276,53 @@ describe('misspelled options are errors that name the field', () => {
     expect(() => checkSandboxOptions({ backend: 'local', frobnicate: true })).toThrow(
       /createSandbox: unknown option "frobnicate"; known: backend, pythonPath/,
     );
+  });
+});
+
+describe.skipIf(!isRoot)("security: a run's memory is bounded as a whole", () => {
+  it('6 processes of 200 MB under memoryMb 512: memory, and the run never held more than 512 MB', async (context) => {
+    if (sandbox.runMemoryLimit === 'per process') {
+      // Documented fallback: no cgroup here, memory is bounded per process only; the reason is stated.
+      expect(sandbox.memoryLimitReason).toMatch(/\w/);
+      context.skip();
+    }
+    rememberWorkers();
+    const hierarchy = findMemoryHierarchy(
+      readFileSync('/proc/self/cgroup', 'utf8'),
+      readFileSync('/proc/self/mountinfo', 'utf8'),
+    );
+    if ('reason' in hierarchy) throw new Error(hierarchy.reason);
+    const seats = readdirSync(hierarchy.directory)
+      .filter((name) => name.startsWith(`taorl-sandbox-${process.pid}-`))
+      .map((name) => join(hierarchy.directory, name));
+    expect(seats.length).toBeGreaterThanOrEqual(WORKERS);
+    const peak = hierarchy.version === 2 ? 'memory.peak' : 'memory.max_usage_in_bytes';
+    const memoryMb = 512;
+    const [alone, many] = await sandbox.runMany([
+      // One process under the limit: untouched by the cgroup.
+      { code: 'block = b"x" * (300 * 1024 * 1024)\nprint(len(block) >> 20)', memoryMb },
+      {
+        code: [
+          'import os, sys, time',
+          'children = []',
+          'for _ in range(6):',
+          '    pid = os.fork()',
+          '    if pid == 0:',
+          '        block = b"x" * (200 * 1024 * 1024)',
+          '        time.sleep(1)',
+          '        os._exit(0)',
+          '    children.append(pid)',
+          'statuses = [os.waitpid(pid, 0)[1] for pid in children]',
+          'print(sum(status != 0 for status in statuses) > 0)',
+          'sys.exit(0 if all(status == 0 for status in statuses) else 1)',
+        ].join('\n'),
+        memoryMb,
+      },
+    ]);
+    expect(alone).toMatchObject({ status: 'ok', stdout: '300\n' });
+    expect(many).toMatchObject({ status: 'memory', stdout: 'True\n' });
+    for (const seat of seats) {
+      expect(Number(readFileSync(join(seat, peak), 'utf8'))).toBeLessThanOrEqual(memoryMb * 1024 * 1024);
+    }
   });
 });

@@ -5,6 +5,9 @@ import { dirname } from 'node:path';
 /** Where the sandboxed worker sees its private, writable scratch directory. */
 export const SANDBOX_SCRATCH = '/scratch';
 
+/** Where the sandboxed worker sees its seat's memory cgroup, when it has one. */
+export const SANDBOX_CGROUP = '/sys/fs/cgroup';
+
 /** Host paths visible read-only inside the sandbox (symlinks such as /lib -> usr/lib are recreated). */
 export const DEFAULT_READ_ONLY_PATHS = ['/usr', '/etc', '/lib', '/lib64', '/bin', '/sbin'];
 
@@ -17,6 +20,8 @@ export interface BwrapLayout {
   scratchBytes: number;
   /** Running as root: keep only the capabilities the worker needs to drop each run to its own uid. */
   asRoot: boolean;
+  /** The seat's memory cgroup directory on the host, bound writable at SANDBOX_CGROUP (root-owned files). */
+  memoryCgroup?: string;
 }
 
 function covered(path: string, roots: readonly string[]): boolean {
@@ -47,6 +52,7 @@ export function bwrapArgs(layout: BwrapLayout): string[] {
   }
   args.push('--proc', '/proc', '--dev', '/dev');
   args.push('--size', String(layout.scratchBytes), '--perms', '1777', '--tmpfs', SANDBOX_SCRATCH);
+  if (layout.memoryCgroup !== undefined) args.push('--bind', layout.memoryCgroup, SANDBOX_CGROUP);
   args.push('--remount-ro', '/');
   // Unprivileged, capabilities exist only inside the user namespace: SYS_ADMIN lets the worker give each run a pid
   // namespace of its own (the run drops it at once).

@@ -12,6 +12,8 @@ export interface WorkerReply {
   /** The wall clock ran out, or RLIMIT_CPU's hard limit killed code that ignored SIGXCPU. */
   timedOut: boolean;
   outputExceeded: boolean;
+  /** The kernel killed a process of the run at the run's memory cgroup limit. */
+  oomKilled: boolean;
   /** The child did not report a complete setup on its status channel (closed before the code runs). */
   setupFailed: boolean;
   durationMs: number;
@@ -25,7 +27,9 @@ export function classify(reply: WorkerReply): ExecStatus {
   if (reply.outputExceeded) return 'output_limit';
   // RLIMIT_CPU's soft limit sends SIGXCPU; its hard limit, one second later, SIGKILL.
   if (reply.timedOut || reply.signal === 'SIGXCPU') return 'timeout';
-  if (reply.exitCode !== null && reply.exitCode !== 0 && endsWithMemoryError(reply.stderr)) return 'memory';
+  // A run that survives the loss of a process to the OOM killer (exit 0) is ok.
+  const failed = reply.exitCode !== 0;
+  if (failed && (reply.oomKilled || endsWithMemoryError(reply.stderr))) return 'memory';
   if (reply.signal !== null) return 'killed';
   return reply.exitCode === 0 ? 'ok' : 'error';
 }

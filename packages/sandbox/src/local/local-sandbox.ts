@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { threadId } from 'node:worker_threads';
 import { type ExecLimits, resolveBatch, resolveRequest } from '../limits';
 import type { ExecRequest, ExecResult, Sandbox } from '../types';
-import { type BwrapLayout, bwrapArgs, probeBwrap, SANDBOX_SCRATCH } from './bwrap';
+import { type BwrapLayout, bwrapArgs, probeBwrap, SANDBOX_CGROUP, SANDBOX_SCRATCH } from './bwrap';
+import { createMemoryCgroups, type MemoryCgroups } from './memory-cgroup';
 import { type IsolationMode, type LocalSandboxOptions, resolveLocalOptions } from './options';
 import type { WorkerCommand } from './python-worker';
 import { Slot } from './slot';
@@ -14,6 +15,13 @@ import { WORKER_SCRIPT } from './worker-script';
 export interface LocalSandbox extends Sandbox {
   readonly isolation: 'bwrap' | 'none';
   readonly workers: number;
+  /**
+   * What bounds a run's memory: a memory cgroup per seat ('cgroup v1' or 'cgroup v2': all the run's processes
+   * together get `memoryMb`), or only RLIMIT_AS ('per process': each process gets `memoryMb`, so a run may use up
+   * to `maxProcesses` times that). `memoryLimitReason` says why there is no cgroup.
+   */
+  readonly runMemoryLimit: 'cgroup v1' | 'cgroup v2' | 'per process';
+  readonly memoryLimitReason?: string;
   /** Process ids of the running worker processes (bwrap, or python when unisolated), for monitoring. */
   workerPids(): number[];
 }
@@ -42,19 +50,39 @@ function loudWarning(reason: string): void {
   );
 }
 
+let warnedMemoryPerProcess = false;
+
+function warnMemoryPerProcess(reason: string): void {
+  if (warnedMemoryPerProcess) return;
+  warnedMemoryPerProcess = true;
+  process.emitWarning(
+    `@taorl/sandbox bounds memory per process only (${reason}): a run of several processes may use up to ` +
+      'maxProcesses x memoryMb of host memory.',
+    { code: 'TAORL_SANDBOX_MEMORY_PER_PROCESS' },
+  );
+}
+
 class LocalPool implements LocalSandbox {
   readonly backend = 'local';
   private readonly idle: Slot[];
   private readonly waiting: ((slot: Slot) => void)[] = [];
   private closed = false;
 
+  readonly runMemoryLimit: LocalSandbox['runMemoryLimit'];
+  readonly memoryLimitReason?: string;
+
   constructor(
     private readonly slots: Slot[],
     private readonly limits: ExecLimits,
     readonly isolation: 'bwrap' | 'none',
-    private readonly cleanup: () => void,
+    memory: MemoryCgroups | { reason: string },
+    private readonly cleanup: () => Promise<void>,
   ) {
     this.idle = [...slots];
+    if ('reason' in memory) {
+      this.runMemoryLimit = 'per process';
+      this.memoryLimitReason = memory.reason;
+    } else this.runMemoryLimit = memory.version === 2 ? 'cgroup v2' : 'cgroup v1';
   }
 
   get workers(): number {
@@ -92,7 +120,7 @@ class LocalPool implements LocalSandbox {
     if (this.closed) return;
     this.closed = true;
     await Promise.all(this.slots.map((slot) => slot.stop()));
-    this.cleanup();
+    await this.cleanup();
   }
 }
 
@@ -140,10 +168,19 @@ export async function createLocalSandbox(options: LocalSandboxOptions = {}): Pro
 
   const isolation = await chooseIsolation(isolationMode, bwrapPath, layout);
   const scratchDirs: string[] = [];
-  const command = (uid: number | null, scratch: string): WorkerCommand => {
+  // Only root can move the runs into cgroups (and give them a uid of their own).
+  const memory = asRoot ? createMemoryCgroups(workers) : { reason: 'not running as root' };
+  if ('reason' in memory) warnMemoryPerProcess(memory.reason);
+  const command = (uid: number | null, scratch: string, cgroup: string | undefined): WorkerCommand => {
+    const isolated = isolation === 'bwrap';
+    const memoryCgroup =
+      cgroup === undefined || 'reason' in memory
+        ? null
+        : { version: memory.version, path: isolated ? SANDBOX_CGROUP : cgroup };
     const config = JSON.stringify({
       scratch,
       uid,
+      memoryCgroup,
       ownPidNamespace: isolation === 'bwrap',
       // Without root the code cannot get a uid of its own; a pid namespace per run hides the worker from it.
       nestedPidNamespace: isolation === 'bwrap' && uid === null,
@@ -151,8 +188,12 @@ export async function createLocalSandbox(options: LocalSandboxOptions = {}): Pro
       warmup,
     });
     const python = [pythonPath, '-I', '-B', '-c', WORKER_SCRIPT, config];
-    return isolation === 'bwrap'
-      ? { command: bwrapPath, args: [...bwrapArgs(layout), ...python], env: WORKER_ENV }
+    return isolated
+      ? {
+          command: bwrapPath,
+          args: [...bwrapArgs(memoryCgroup ? { ...layout, memoryCgroup: cgroup } : layout), ...python],
+          env: WORKER_ENV,
+        }
       : { command: pythonPath, args: python.slice(1), env: WORKER_ENV };
   };
   const uidBase = chosenUidBase ?? defaultUidBase() + uidsTaken;
@@ -162,10 +203,12 @@ export async function createLocalSandbox(options: LocalSandboxOptions = {}): Pro
     // Unisolated workers get a private host directory; isolated ones a tmpfs of their own at the same path.
     const scratch = isolation === 'bwrap' ? SANDBOX_SCRATCH : mkdtempSync(join(tmpdir(), 'taorl-sandbox-'));
     if (isolation === 'none') scratchDirs.push(scratch);
-    return new Slot(() => command(uid, scratch), startupTimeoutMs, watchdogGraceMs, mode === 'fork');
+    const cgroup = 'reason' in memory ? undefined : memory.seats[index];
+    return new Slot(() => command(uid, scratch, cgroup), startupTimeoutMs, watchdogGraceMs, mode === 'fork');
   });
-  const pool = new LocalPool(slots, limits, isolation, () => {
+  const pool = new LocalPool(slots, limits, isolation, memory, async () => {
     for (const dir of scratchDirs) rmSync(dir, { recursive: true, force: true });
+    if (!('reason' in memory)) await memory.remove();
   });
   if (mode === 'fork') {
     try {

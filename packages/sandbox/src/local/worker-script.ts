@@ -12,6 +12,8 @@ SCRATCH = CONFIG["scratch"]
 UID = CONFIG["uid"]
 OWN_PID_NAMESPACE = CONFIG["ownPidNamespace"]
 NESTED_PID_NAMESPACE = CONFIG["nestedPidNamespace"]
+# The seat's memory cgroup ({"version": 1 or 2, "path": its directory as the worker sees it}) or None.
+MEMORY_CGROUP = CONFIG["memoryCgroup"]
 
 # The protocol pipes move to private descriptors; the child closes them before running code.
 PROTO_IN = os.dup(0)
@@ -181,6 +183,33 @@ def enter_nested_pid_namespace():
             os._exit(0)
 
 
+def cgroup_file(name):
+    return os.path.join(MEMORY_CGROUP["path"], name)
+
+
+def limit_run_memory(req):
+    """Gives the seat's cgroup this run's memory limit; returns the cgroup's OOM-kill count so far."""
+    if MEMORY_CGROUP is None:
+        return 0
+    limit_file = "memory.max" if MEMORY_CGROUP["version"] == 2 else "memory.limit_in_bytes"
+    with open(cgroup_file(limit_file), "w") as handle:
+        handle.write(str(req["memoryMb"] * 1024 * 1024))
+    return oom_kills()
+
+
+def oom_kills():
+    """How many processes the kernel has killed in the seat's cgroup for want of memory (0 without a cgroup)."""
+    if MEMORY_CGROUP is None:
+        return 0
+    counters = "memory.events" if MEMORY_CGROUP["version"] == 2 else "memory.oom_control"
+    with open(cgroup_file(counters)) as handle:
+        for line in handle:
+            name, _, value = line.partition(" ")
+            if name == "oom_kill":
+                return int(value)
+    return 0
+
+
 def cpu_seconds(req):
     """RLIMIT_CPU's soft limit: cpuTimeMs in whole seconds, rounded up. The hard limit is one second more."""
     return max(1, -(-req["cpuTimeMs"] // 1000))
@@ -196,6 +225,10 @@ def child_setup(req, stdin_fd, out_w, err_w, mark_w):
         enter_nested_pid_namespace()
     os.setsid()
     os.chdir(SCRATCH)
+    if MEMORY_CGROUP is not None:
+        # Every process the code starts stays in the seat's cgroup: the run's memory is bounded as a whole.
+        with open(cgroup_file("cgroup.procs"), "w") as handle:
+            handle.write(str(os.getpid()))
     if UID is not None:
         os.setgroups([])
         os.setgid(UID)
@@ -491,6 +524,7 @@ def execute(req):
         return {"id": req["id"], "setupError": "cannot write the request's files: %s" % (error,),
                 "clean": wipe_scratch()}
     stdin_fd = stdin_descriptor(req["stdin"])
+    oom_kills_before = limit_run_memory(req)
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
     mark_r, mark_w = os.pipe()
@@ -555,6 +589,7 @@ def execute(req):
         "stderrTruncated": err.overflow,
         "timedOut": timed_out or cpu_limit_kill,
         "outputExceeded": output_exceeded,
+        "oomKilled": oom_kills() > oom_kills_before,
         "setupFailed": setup_failed,
         "durationMs": (finished - started) * 1000.0,
         "clean": clean,
