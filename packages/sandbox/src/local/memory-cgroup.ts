@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { threadId } from 'node:worker_threads';
 
 /**
  * Where a run's memory is bounded as a whole: a memory cgroup per pool seat, which each run's child enters before
@@ -138,7 +139,8 @@ export function createMemoryCgroups(seats: number): MemoryCgroups | { reason: st
       if (problem) return { reason: problem };
     }
     for (let seat = 0; seat < seats; seat++) {
-      const path = join(directory, `taorl-sandbox-${process.pid}-${seatsCreated++}`);
+      // Unique per process and thread (each thread has its own count).
+      const path = join(directory, `taorl-sandbox-${process.pid}-${threadId}-${seatsCreated++}`);
       mkdirSync(path);
       created.push(path);
       // Without swap limited too, a bounded run could push the host's memory out to swap (v2 only; absent when
