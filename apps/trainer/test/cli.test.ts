@@ -54,6 +54,38 @@ describe('taorl CLI', () => {
     expect(err.join('')).toContain(`${file}: rl.groupSize: expected a finite number`);
   });
 
+  it('ends a YAML alias bomb, a huge count and an empty or unusable outDir with exit 2 naming the field', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'taorl-cli-'));
+    const bomb = join(dir, 'bomb.yaml');
+    const level = (name: string, of: string) => `${name}: &${name} [${Array(9).fill(`*${of}`).join(', ')}]`;
+    writeFileSync(
+      bomb,
+      ['a: &a [x, x, x, x, x, x, x, x, x]', level('b', 'a'), level('c', 'b'), level('d', 'c'), ''].join('\n'),
+    );
+    const aliases = capture();
+    expect(await runCli(['rl', '--config', bomb], aliases.io)).toBe(2);
+    expect(aliases.err.join('')).toContain(
+      `config error: ${bomb}: (root): invalid YAML: Excessive alias count`,
+    );
+    const huge = capture();
+    expect(await runCli(['rl', '--set', 'rl.groupSize=1e300'], huge.io)).toBe(2);
+    expect(huge.err.join('')).toContain('rl.groupSize: expected an integer of at most');
+    const many = capture();
+    expect(await runCli(['rl', '--set', 'rl.groupSize=100000'], many.io)).toBe(2);
+    expect(many.err.join('')).toContain('rl.groupSize: must be <= 4096');
+    const empty = capture();
+    expect(await runCli(['rl', '--out', ''], empty.io)).toBe(2);
+    expect(empty.err.join('')).toContain('outDir: must not be empty');
+    const file = join(dir, 'a-file');
+    writeFileSync(file, '');
+    const notFolder = capture();
+    expect(await runCli(['rl', '--out', file], notFolder.io)).toBe(2);
+    expect(notFolder.err.join('')).toContain(`outDir: ${file} exists and is not a folder`);
+    const path = capture();
+    expect(await runCli(['rl', '--set', 'model.path=""'], path.io)).toBe(2);
+    expect(path.err.join('')).toContain('model.path: must not be empty');
+  });
+
   it('names the config field of an unknown plug-in before any model or sandbox starts', async () => {
     const { io, err } = capture();
     expect(await runCli(['rl', '--set', 'rl.shaper=entropy-magic'], io)).toBe(2);

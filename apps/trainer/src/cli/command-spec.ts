@@ -1,4 +1,6 @@
+import { existsSync, statSync } from 'node:fs';
 import { ConfigError } from '../config/schema-dsl.js';
+import type { TrainerConfig } from '../config/trainer-config.js';
 import { openSession, type Session } from '../run/session.js';
 import { commandUsage, type FlagSpec, parseCommand } from './command-args.js';
 import { presetPath } from './presets.js';
@@ -33,6 +35,12 @@ export function integerFlag(
   return value;
 }
 
+/** An outDir that exists but is not a folder fails here, before anything starts, not at the first write. */
+function checkOutDir(config: TrainerConfig, source: string): void {
+  if (existsSync(config.outDir) && !statSync(config.outDir).isDirectory())
+    throw new ConfigError(source, 'outDir', `${config.outDir} exists and is not a folder`);
+}
+
 /** Wraps a spec as a CLI command: flags and config parsed, session opened and always closed. */
 export function define(spec: CommandSpec): CliCommand {
   return {
@@ -48,6 +56,7 @@ export function define(spec: CommandSpec): CliCommand {
         io.out(usage);
         return 0;
       }
+      checkOutDir(parsed.config, parsed.source);
       spec.checkFlags?.(parsed.flags);
       const session = await openSession(parsed.config, parsed.source, {
         localPolicy: spec.localPolicy?.(parsed.flags) ?? true,

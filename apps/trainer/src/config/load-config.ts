@@ -15,7 +15,12 @@ function parseYaml(text: string, source: string): unknown {
       `invalid YAML: ${error.message.split('\n')[0]}`,
     );
   }
-  return document.toJS() ?? {};
+  try {
+    return document.toJS() ?? {};
+  } catch (error) {
+    // yaml throws a ReferenceError when aliases expand beyond its limit (a "billion laughs" document).
+    throw new ConfigError(source, '', `invalid YAML: ${(error as Error).message}`);
+  }
 }
 
 /** Applies one `path=value` override (the value parsed as a YAML scalar or flow list) to a raw config object. */

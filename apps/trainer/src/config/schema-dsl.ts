@@ -21,9 +21,12 @@ export interface StringField<T extends string = string> {
   readonly default: T;
   /** When set, the value must be one of these (closed sets only; plug-in names are checked by registries). */
   readonly oneOf?: readonly T[];
+  /** The empty string is refused (a path: '' would silently mean the working directory). */
+  readonly nonEmpty?: boolean;
   readonly doc: string;
 }
 
+/** A string that may be left out; when given it must not be empty (every such field names a path or a model). */
 export interface OptionalStringField {
   readonly kind: 'optionalString';
   readonly doc: string;
@@ -116,6 +119,13 @@ export const str = <T extends string>(doc: string, value: T, oneOf?: readonly T[
   oneOf === undefined
     ? { kind: 'string', default: value, doc }
     : { kind: 'string', default: value, doc, oneOf };
+/** A string field that must not be empty, such as a folder. */
+export const nonEmptyStr = (doc: string, value: string): StringField => ({
+  kind: 'string',
+  default: value,
+  doc,
+  nonEmpty: true,
+});
 export const optionalStr = (doc: string): OptionalStringField => ({ kind: 'optionalString', doc });
 export const bool = (doc: string, value: boolean): BooleanField => ({ kind: 'boolean', default: value, doc });
 export const strList = (
@@ -192,6 +202,9 @@ function validateNumber(field: NumberField, value: unknown, fail: (problem: stri
   if (typeof value !== 'number' || !Number.isFinite(value))
     fail(`expected a finite number, got ${describe(value)}`);
   if (field.integer === true && !Number.isInteger(value)) fail(`expected an integer, got ${value}`);
+  // Above 2^53 integers are no longer exact, and sizes that large end in a RangeError deep inside a run.
+  if (field.integer === true && !Number.isSafeInteger(value))
+    fail(`expected an integer of at most ${Number.MAX_SAFE_INTEGER}, got ${value}`);
   if (field.min !== undefined && value < field.min) fail(`must be >= ${field.min}, got ${value}`);
   if (field.above !== undefined && value <= field.above) fail(`must be > ${field.above}, got ${value}`);
   if (field.max !== undefined && value > field.max) fail(`must be <= ${field.max}, got ${value}`);
@@ -211,10 +224,12 @@ function validateField(field: Field, value: unknown, path: string, source: strin
       if (field.oneOf !== undefined && !field.oneOf.includes(value)) {
         return fail(`'${value}' is not one of: ${field.oneOf.join(', ')}`);
       }
+      if (field.nonEmpty === true && value === '') return fail('must not be empty');
       return value;
     case 'optionalString':
       if (value === undefined || value === null) return undefined;
-      return typeof value === 'string' ? value : fail(`expected a string, got ${describe(value)}`);
+      if (typeof value !== 'string') return fail(`expected a string, got ${describe(value)}`);
+      return value === '' ? fail('must not be empty (leave the field out, or null, for the default)') : value;
     case 'boolean':
       if (value === undefined) return field.default;
       return typeof value === 'boolean' ? value : fail(`expected true or false, got ${describe(value)}`);

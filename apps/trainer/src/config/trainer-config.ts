@@ -3,6 +3,7 @@ import {
   bool,
   type Infer,
   int,
+  nonEmptyStr,
   num,
   optionalStr,
   plugin,
@@ -21,7 +22,7 @@ import {
 export const trainerSchema = {
   seed: int('seed for data order, sampling and initialisation', 1, { min: 0 }),
   backend: str('TensorFlow.js backend', 'wasm', ['wasm', 'cpu', 'tensorflow'] as const),
-  outDir: str('folder for metrics.jsonl, report.html and checkpoints', 'runs/taorl'),
+  outDir: nonEmptyStr('folder for metrics.jsonl, report.html and checkpoints', 'runs/taorl'),
   model: section('the policy', {
     source: str('embedded tiny model or a local Hugging Face folder', 'embedded', [
       'embedded',
@@ -81,8 +82,9 @@ export const trainerSchema = {
   rl: section('TAO-RL / GRPO', {
     steps: int('RL steps', 20, { min: 0 }),
     minutes: num('wall-clock budget; 0 = no limit', 0, { min: 0 }),
-    groups: int('questions per step', 8, { min: 1 }),
-    groupSize: int('samples per question', 8, { min: 1 }),
+    // Bounded so that a typo (1e300) is a config error, not a RangeError or an out-of-memory crash mid-run.
+    groups: int('questions per step', 8, { min: 1, max: 65536 }),
+    groupSize: int('samples per question', 8, { min: 1, max: 4096 }),
     maxGenBatches: int('rollout batches per step at most (dynamic-sampling refill)', 3, { min: 1 }),
     lr: num('learning rate', 5e-5, { above: 0 }),
     estimator: plugin('advantage estimator (@taorl/advantage registry)', 'grpo'),
