@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
@@ -79,6 +79,50 @@ describe('training checkpoints', () => {
     // A later save cleans up the temp files the killed writers left behind.
     await saveTrainCheckpoint(runDir, policy, { phase: 'rl', step: 999, seed: 7 });
     expect(readdirSync(join(runDir, 'checkpoints')).filter((f) => f.includes('.tmp-'))).toEqual([]);
+    policy.dispose();
+  });
+
+  it('never prunes what latest.json names when the folder holds higher-numbered checkpoints of an older run', async () => {
+    await tf.setBackend('cpu');
+    const runDir = mkdtempSync(join(tmpdir(), 'taorl-stale-'));
+    const policy = createTinyPolicy({ vocabSize: 259, maxPositionEmbeddings: 64, seed: 4 });
+    // An older, longer run left steps 20 and 30; a new run into the same folder saves steps 1, 2, 3.
+    for (const step of [20, 30]) await saveTrainCheckpoint(runDir, policy, { phase: 'rl', step, seed: 1 });
+    for (let step = 1; step <= 3; step++) {
+      await saveTrainCheckpoint(runDir, policy, { phase: 'rl', step, seed: 1 });
+      const latest = latestCheckpoint(runDir)!;
+      expect(latest.step).toBe(step);
+      expect(await restoreTrainCheckpoint(latest, policy)).toBeNull();
+    }
+    // The one just written and the one before it stay; the stale ones are gone.
+    expect(readdirSync(join(runDir, 'checkpoints')).filter((f) => f.endsWith('.safetensors'))).toEqual([
+      'rl-step-000002.safetensors',
+      'rl-step-000003.safetensors',
+    ]);
+    policy.dispose();
+  });
+
+  it('refuses a latest.json that names a file outside the checkpoints folder, a link or a missing file', async () => {
+    await tf.setBackend('cpu');
+    const runDir = mkdtempSync(join(tmpdir(), 'taorl-pointer-'));
+    const policy = createTinyPolicy({ vocabSize: 259, maxPositionEmbeddings: 64, seed: 4 });
+    const saved = await saveTrainCheckpoint(runDir, policy, { phase: 'rl', step: 1, seed: 1 });
+    const outside = join(runDir, 'elsewhere.safetensors');
+    copyFileSync(saved, outside);
+    const pointer = join(runDir, 'checkpoints', 'latest.json');
+    const point = (file: string) =>
+      writeFileSync(pointer, JSON.stringify({ phase: 'rl', step: 1, seed: 1, file }));
+    point('../elsewhere.safetensors');
+    expect(() => latestCheckpoint(runDir)).toThrow(
+      /names "..\/elsewhere.safetensors", not a checkpoint file/,
+    );
+    point(outside);
+    expect(() => latestCheckpoint(runDir)).toThrow(/not a checkpoint file/);
+    symlinkSync(outside, join(runDir, 'checkpoints', 'rl-step-000009.safetensors'));
+    point('rl-step-000009.safetensors');
+    expect(() => latestCheckpoint(runDir)).toThrow(/rl-step-000009.safetensors, which is not a regular file/);
+    point('rl-step-000008.safetensors');
+    expect(() => latestCheckpoint(runDir)).toThrow(/rl-step-000008.safetensors, which is missing/);
     policy.dispose();
   });
 });

@@ -35,7 +35,8 @@ const sets = (assignments: readonly string[]) => assignments.flatMap((a) => ['--
 /**
  * Runs the ablation: SFT once (unless `from`), the starting policy's held-out evaluation per seed, then every arm
  * x seed as its own `taorl rl` process from that policy, `parallel` at a time; then the table of mean and 95% CI
- * per arm and the learning curves. Re-running resumes: finished runs are skipped. A failed run is named with its
+ * per arm and the learning curves. Re-running resumes: finished runs are skipped, interrupted ones continue from
+ * their last checkpoint. A failed run is named with its
  * log, after the others have finished.
  */
 export async function runAblation(options: AblationOptions): Promise<AblationResult> {
@@ -70,7 +71,15 @@ export async function runAblation(options: AblationOptions): Promise<AblationRes
       {
         label: 'sft',
         dir,
-        cliArgs: ['sft', ...base, ...sets([...options.overrides, `seed=${options.seeds[0]}`]), '--out', dir],
+        // --resume: a run interrupted in an earlier invocation continues from its checkpoint (or starts anew).
+        cliArgs: [
+          'sft',
+          ...base,
+          ...sets([...options.overrides, `seed=${options.seeds[0]}`]),
+          '--resume',
+          '--out',
+          dir,
+        ],
       },
     ]);
     from = join(dir, 'policy');
@@ -94,6 +103,7 @@ export async function runAblation(options: AblationOptions): Promise<AblationRes
           ...base,
           ...sets([...common, `seed=${seed}`, ...variant.overrides]),
           '--eval-after',
+          '--resume',
           '--out',
           runDir(variant, seed),
         ],

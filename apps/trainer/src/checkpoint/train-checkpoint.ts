@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AdamWState } from '@taorl/grpo';
 import * as tf from '@tensorflow/tfjs';
@@ -28,14 +28,29 @@ export interface CheckpointRef extends TrainState {
 }
 
 const LATEST = 'latest.json';
-const KEEP = 2;
 
-const checkpointsDir = (runDir: string) => join(runDir, 'checkpoints');
+/** A checkpoint's file name: nothing else (no folder, no `..`) may be named by latest.json or pruned. */
+const CHECKPOINT_FILE = /^(sft|rl)-step-\d{6,}\.safetensors$/;
+
+/** The folder of a run's checkpoints and latest.json. */
+export const checkpointsDir = (runDir: string) => join(runDir, 'checkpoints');
+
+/** latest.json's weights file, or null when there is no pointer or it cannot be read (pruning then keeps it all). */
+function pointedFile(dir: string): string | null {
+  try {
+    const { file } = JSON.parse(readFileSync(join(dir, LATEST), 'utf8')) as { file?: unknown };
+    return typeof file === 'string' ? file : null;
+  } catch {
+    return null;
+  }
+}
 
 /**
  * Writes the policy weights and, when given, the optimizer's moments, then points latest.json at them; each file is
  * written atomically (temp, fsync, rename), so a kill at any instant leaves latest.json naming a complete, readable
- * checkpoint. Older checkpoints beyond the last two are removed.
+ * checkpoint. Two checkpoints of the phase stay: the one just written and the one latest.json named before it;
+ * every other checkpoint file of the phase is removed, whatever its step (by name, a stale checkpoint of an
+ * earlier, longer run would sort above this run's).
  */
 export async function saveTrainCheckpoint(
   runDir: string,
@@ -64,6 +79,7 @@ export async function saveTrainCheckpoint(
     }
   }
   const file = `${state.phase}-step-${String(state.step).padStart(6, '0')}.safetensors`;
+  const previous = pointedFile(dir);
   writeFileAtomic(join(dir, file), encodeSafetensors(tensors, { format: 'taorl-train-checkpoint' }));
   const pointer: LatestPointer = {
     ...state,
@@ -72,10 +88,13 @@ export async function saveTrainCheckpoint(
   };
   writeFileAtomic(join(dir, LATEST), `${JSON.stringify(pointer)}\n`);
   const names = readdirSync(dir);
-  const old = names
-    .filter((name) => name.endsWith('.safetensors') && name.startsWith(`${state.phase}-step-`))
-    .sort()
-    .slice(0, -KEEP);
+  const old = names.filter(
+    (name) =>
+      CHECKPOINT_FILE.test(name) &&
+      name.startsWith(`${state.phase}-step-`) &&
+      name !== file &&
+      name !== previous,
+  );
   // Temp files of writers that were killed mid-write (never ours: ours were renamed above).
   const orphans = names.filter((name) => /\.tmp-\d+$/.test(name) && !name.endsWith(`.tmp-${process.pid}`));
   for (const name of [...old, ...orphans]) rmSync(join(dir, name), { force: true });
@@ -104,7 +123,18 @@ export function latestCheckpoint(runDir: string): CheckpointRef | null {
       `${pointerPath}: expected {phase, step, seed, file, optimizerStep?}, got ${JSON.stringify(pointer)}`,
     );
   }
+  // latest.json is data in a folder anyone may have copied or edited: it may name only a checkpoint file of this
+  // folder, and that file must be there (not a link to somewhere else).
+  if (!CHECKPOINT_FILE.test(file)) {
+    throw new Error(
+      `${pointerPath}: names ${JSON.stringify(file)}, not a checkpoint file of ${checkpointsDir(runDir)} ` +
+        '(<phase>-step-<n>.safetensors)',
+    );
+  }
   const path = join(checkpointsDir(runDir), file);
+  const stat = lstatSync(path, { throwIfNoEntry: false });
+  if (stat === undefined) throw new Error(`${pointerPath}: names ${file}, which is missing`);
+  if (!stat.isFile()) throw new Error(`${pointerPath}: names ${file}, which is not a regular file`);
   return { phase, step, seed, path, ...(optimizerStep === undefined ? {} : { optimizerStep }) };
 }
 

@@ -13,8 +13,12 @@ export interface CommandSpec {
   flags: Record<string, FlagSpec>;
   /** The preset used when --config is omitted. */
   preset?: string;
-  /** Checks the command's flags before the session (model, sandbox) opens. */
-  checkFlags?(flags: Record<string, string | boolean | undefined>): void;
+  /** Checks the command's flags (and what they mean for its config and outDir) before the session opens. */
+  checkFlags?(
+    flags: Record<string, string | boolean | undefined>,
+    config: TrainerConfig,
+    source: string,
+  ): void;
   /** Whether the session loads the local policy's weights (default true). */
   localPolicy?(flags: Record<string, string | boolean | undefined>): boolean;
   run(session: Session, flags: Record<string, string | boolean | undefined>, io: CliIO): Promise<void>;
@@ -57,7 +61,7 @@ export function define(spec: CommandSpec): CliCommand {
         return 0;
       }
       checkOutDir(parsed.config, parsed.source);
-      spec.checkFlags?.(parsed.flags);
+      spec.checkFlags?.(parsed.flags, parsed.config, parsed.source);
       const session = await openSession(parsed.config, parsed.source, {
         localPolicy: spec.localPolicy?.(parsed.flags) ?? true,
       });

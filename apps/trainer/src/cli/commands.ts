@@ -1,25 +1,22 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { curateByPassRate, groupTrajectories, passRates } from '@taorl/data';
-import type { AdamWState } from '@taorl/grpo';
 import { writeFileAtomic } from '../checkpoint/atomic-write.js';
-import { latestCheckpoint, restoreTrainCheckpoint, type TrainState } from '../checkpoint/train-checkpoint.js';
-import { ConfigError } from '../config/schema-dsl.js';
 import { writeReport } from '../report/html-report.js';
-import { type MetricsLine, MetricsWriter, readMetrics } from '../report/metrics.js';
+import { readMetrics } from '../report/metrics.js';
 import { gradeTrajectories } from '../rl/rewards.js';
 import { rollout } from '../rollout/rollout-engine.js';
 import { demoTable, runDemo } from '../run/demo.js';
 import { evaluate } from '../run/evaluate.js';
 import { problemSource } from '../run/problems.js';
 import { rolloutMode, runRl } from '../run/rl-run.js';
-import type { Session } from '../run/session.js';
+import { openRun, planRun, type RunFolderFlags } from '../run/run-folder.js';
 import { runSft, sftExamples, sftTrainer } from '../run/sft-run.js';
 import { deriveSeed } from '../util/seeds.js';
 import { ablateCommand } from './ablate-command.js';
 import { type CommandSpec, define, integerFlag } from './command-spec.js';
 import { evalCommand } from './eval-command.js';
-import type { CliCommand, CliIO } from './run-cli.js';
+import type { CliCommand } from './run-cli.js';
 import { serveCommand } from './serve-command.js';
 
 const demo: CommandSpec = {
@@ -34,51 +31,39 @@ const demo: CommandSpec = {
   },
 };
 
-/**
- * The metrics file of a training command and, with `resume`, the checkpoint it continues from: the weights are
- * restored, and only the metrics lines up to the checkpoint's step that `kept` accepts stay. A checkpoint of the
- * other phase or another seed is a config error.
- */
-async function openRun(
-  session: Session,
-  phase: TrainState['phase'],
-  resume: boolean,
-  io: CliIO,
-  kept: (line: MetricsLine) => boolean,
-): Promise<{ writer: MetricsWriter; completed: number; optimizerState: AdamWState | null }> {
-  const { config } = session;
-  mkdirSync(config.outDir, { recursive: true });
-  const writer = new MetricsWriter(join(config.outDir, 'metrics.jsonl'));
-  const latest = resume ? latestCheckpoint(config.outDir) : null;
-  if (latest === null) {
-    writer.truncateAfter(() => false);
-    return { writer, completed: 0, optimizerState: null };
-  }
-  if (latest.phase !== phase || latest.seed !== config.seed) {
-    throw new ConfigError(
-      session.source,
-      'seed',
-      `the checkpoint in ${config.outDir} is ${latest.phase} seed ${latest.seed}`,
-    );
-  }
-  const optimizerState = await restoreTrainCheckpoint(latest, session.policy);
-  writer.truncateAfter((line) => line.step <= latest.step && kept(line));
-  io.out(`Resuming after ${phase.toUpperCase()} step ${latest.step} from ${latest.path}\n`);
-  return { writer, completed: latest.step, optimizerState };
-}
+/** The flags of a training command that decide what happens to the run already in its outDir. */
+const runFolderFlags: CommandSpec['flags'] = {
+  resume: {
+    type: 'boolean',
+    doc: 'continue from <outDir>/checkpoints/latest.json (same seed; config as recorded in run-config.json)',
+  },
+  overwrite: {
+    type: 'boolean',
+    doc: 'delete the run already in <outDir> (checkpoints, metrics.jsonl, run-config.json) and start anew',
+  },
+  'allow-config-change': {
+    type: 'boolean',
+    doc: 'with --resume: continue although the config differs from the recorded one (the change is recorded)',
+  },
+};
+
+const runFlags = (flags: Record<string, string | boolean | undefined>): RunFolderFlags => ({
+  resume: flags.resume === true,
+  overwrite: flags.overwrite === true,
+  allowConfigChange: flags['allow-config-change'] === true,
+});
 
 const sft: CommandSpec = {
   name: 'sft',
   summary: 'Supervised fine-tuning on real end-to-end tool-use traces; saves the policy to <outDir>/policy',
-  flags: {
-    resume: { type: 'boolean', doc: 'continue from <outDir>/checkpoints/latest.json (same config and seed)' },
-  },
+  flags: runFolderFlags,
+  checkFlags: (flags, config, source) => void planRun(config, source, 'sft', runFlags(flags)),
   async run(session, flags, io) {
     const { config } = session;
     const { writer, completed, optimizerState } = await openRun(
       session,
       'sft',
-      flags.resume === true,
+      runFlags(flags),
       io,
       (line) => line.phase === 'sft',
     );
@@ -108,15 +93,16 @@ const rl: CommandSpec = {
   flags: {
     eval: { type: 'boolean', doc: 'evaluate on the held-out split before and after' },
     'eval-after': { type: 'boolean', doc: 'evaluate on the held-out split after training only' },
-    resume: { type: 'boolean', doc: 'continue from <outDir>/checkpoints/latest.json (same config and seed)' },
+    ...runFolderFlags,
   },
   preset: 'tao-rl',
+  checkFlags: (flags, config, source) => void planRun(config, source, 'rl', runFlags(flags)),
   async run(session, flags, io) {
     const { config } = session;
     const { writer, completed, optimizerState } = await openRun(
       session,
       'rl',
-      flags.resume === true,
+      runFlags(flags),
       io,
       (line) => !(line.phase === 'eval' && line.step > 0),
     );

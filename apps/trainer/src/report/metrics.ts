@@ -104,10 +104,19 @@ export interface EvalMetrics {
 
 export type MetricsLine = RlStepMetrics | SftStepMetrics | EvalMetrics;
 
-/** Reads metrics.jsonl; a malformed line is an error naming the file and line. */
-export function readMetrics(path: string): MetricsLine[] {
+export interface ReadMetricsOptions {
+  /**
+   * Called with a notice when the file's last line is cut off (no newline and not JSON, as a full disk leaves an
+   * append); that line is then dropped instead of being an error.
+   */
+  onPartialLastLine?(notice: string): void;
+}
+
+/** Reads metrics.jsonl; a malformed line is an error naming the file and line (see `onPartialLastLine`). */
+export function readMetrics(path: string, options: ReadMetricsOptions = {}): MetricsLine[] {
   if (!existsSync(path)) return [];
-  const lines = readFileSync(path, 'utf8').split('\n');
+  const text = readFileSync(path, 'utf8');
+  const lines = text.split('\n');
   const result: MetricsLine[] = [];
   lines.forEach((line, index) => {
     if (line.trim() === '') return;
@@ -115,6 +124,14 @@ export function readMetrics(path: string): MetricsLine[] {
     try {
       parsed = JSON.parse(line);
     } catch (error) {
+      // Only the unterminated last line can be a cut-off append: each line is written with its newline at once.
+      if (index === lines.length - 1 && options.onPartialLastLine !== undefined) {
+        options.onPartialLastLine(
+          `${path}:${index + 1}: dropped a cut-off last line (${line.length} characters without a newline, ` +
+            'as a full disk leaves an append)',
+        );
+        return;
+      }
       throw new Error(`${path}:${index + 1}: malformed metrics line: ${(error as Error).message}`);
     }
     const phase = (parsed as { phase?: unknown }).phase;
@@ -133,9 +150,15 @@ export function readMetrics(path: string): MetricsLine[] {
 export class MetricsWriter {
   constructor(readonly path: string) {}
 
-  /** Keeps only the lines a run resumed after `keep` wants (the phases before it and its steps up to `step`). */
-  truncateAfter(keep: (line: MetricsLine) => boolean): void {
-    const kept = readMetrics(this.path).filter(keep);
+  /**
+   * Keeps only the lines a run resumed after `keep` wants (the phases before it and its steps up to `step`). A
+   * cut-off last line (the run ended on a full disk) is dropped and reported to `warn`.
+   */
+  truncateAfter(
+    keep: (line: MetricsLine) => boolean,
+    warn: (notice: string) => void = () => undefined,
+  ): void {
+    const kept = readMetrics(this.path, { onPartialLastLine: warn }).filter(keep);
     writeFileAtomic(this.path, kept.map((line) => `${JSON.stringify(line)}\n`).join(''));
   }
 
