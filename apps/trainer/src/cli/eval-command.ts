@@ -111,13 +111,19 @@ function answeringPolicy(
     };
   }
   const endpoints = endpointsOf(flags.endpoint);
-  const served = typeof flags['served-model'] === 'string' ? flags['served-model'] : undefined;
+  const { remote: settings } = config;
+  const served = typeof flags['served-model'] === 'string' ? flags['served-model'] : settings.model;
+  // The servers differ (--endpoint, --api, --served-model); how they are asked is remote.*, as in remote training.
   const remote = new RemotePolicy({
     endpoints,
-    api: flags.api === 'sglang' ? 'sglang' : 'openai',
+    api: flags.api === 'sglang' || flags.api === 'openai' ? flags.api : settings.api,
     ...(served === undefined ? {} : { model: served }),
     vocabSize: session.tokenizer.vocabSize,
     maxSequenceLength: session.contextLength,
+    topLogprobs: settings.topLogprobs,
+    maxConcurrentPerServer: settings.maxConcurrentPerServer,
+    timeoutMs: settings.timeoutMs,
+    maxAttempts: settings.maxAttempts,
   });
   return {
     policy: remote,
@@ -137,11 +143,11 @@ export const evalCommand: CommandSpec = {
     },
     api: {
       type: 'string',
-      doc: 'with --endpoint: openai (vLLM /v1/completions, default) or sglang (/generate)',
+      doc: 'with --endpoint: openai (vLLM /v1/completions) or sglang (/generate); default remote.api',
     },
     'served-model': {
       type: 'string',
-      doc: "with --endpoint: the served model's name (default: the first listed)",
+      doc: "with --endpoint: the served model's name (default remote.model, else the first listed)",
     },
     bench: {
       type: 'string',

@@ -1,6 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import type { GeneratedSequence, RolloutPolicy, SamplingParams } from '../model/policy.js';
-import { JsonHttpClient } from './json-http.js';
+import { defaultAnswerLimits, JsonHttpClient } from './json-http.js';
 import { RemotePolicyError } from './remote-error.js';
 import { type RemoteServerStats, ServerPool } from './server-pool.js';
 import { toGeneratedSequence, type WireApi, type WireRequest } from './wire-api.js';
@@ -44,6 +44,10 @@ export interface RemotePolicyOptions {
   retryDelayMs?: number;
   /** How long a failed server gets no requests; doubles per consecutive failure, up to 16x (default 2000). */
   cooldownMs?: number;
+  /** Largest answer read from a server, in bytes (default 64 MiB); a larger one fails the sample, naming both. */
+  maxResponseBytes?: number;
+  /** Sent as `Authorization: Bearer <apiKey>` (taorl serve --api-key, vLLM and SGLang --api-key). */
+  apiKey?: string;
 }
 
 const APIS: Record<RemoteApi, WireApi> = { openai: openAiCompletions, sglang: sglangGenerate };
@@ -70,7 +74,7 @@ export class RemotePolicy implements RolloutPolicy {
   private readonly topLogprobs: number;
   private readonly timeoutMs: number;
   private readonly pool: ServerPool;
-  private readonly http = new JsonHttpClient();
+  private readonly http: JsonHttpClient;
   private readonly never = new AbortController().signal;
   private modelName: Promise<string> | undefined;
   private closed = false;
@@ -91,6 +95,15 @@ export class RemotePolicy implements RolloutPolicy {
     this.maxSequenceLength = count(options.maxSequenceLength, undefined, 'maxSequenceLength', 1);
     this.topLogprobs = count(options.topLogprobs, remotePolicyDefaults.topLogprobs, 'topLogprobs', 0);
     this.timeoutMs = count(options.timeoutMs, remotePolicyDefaults.timeoutMs, 'timeoutMs', 1);
+    if (options.apiKey !== undefined && (typeof options.apiKey !== 'string' || options.apiKey === ''))
+      throw new TypeError('RemotePolicy: apiKey must be a non-empty string when given');
+    this.http = new JsonHttpClient(
+      {
+        ...defaultAnswerLimits,
+        maxBytes: count(options.maxResponseBytes, defaultAnswerLimits.maxBytes, 'maxResponseBytes', 1),
+      },
+      options.apiKey,
+    );
     this.pool = new ServerPool(this.endpoints, {
       maxConcurrentPerServer: count(
         options.maxConcurrentPerServer,

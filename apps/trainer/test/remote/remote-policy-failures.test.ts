@@ -228,3 +228,27 @@ describe('RemotePolicy on malformed answers', () => {
     expect(engine.requests).toHaveLength(1);
   });
 });
+
+describe('RemotePolicy on answers over its limits', () => {
+  it('stops reading an endless body at maxResponseBytes and fails naming the server and the limit', async () => {
+    const endless = await startEngine({ api: 'sglang', misbehave: 'endless' });
+    const policy = remotePolicy('sglang', [endless], { maxResponseBytes: 1 << 20 });
+    const failure = await policy.generate([Int32Array.from([1, 2])], greedy).catch((error: Error) => error);
+    expect(failure).toBeInstanceOf(RemotePolicyError);
+    expect((failure as Error).message).toBe(
+      `${endless.url}/generate: the answer is larger than ${1 << 20} bytes (the client's limit)`,
+    );
+    expect(endless.requests).toHaveLength(1);
+  });
+
+  it('fails on a million-deep JSON answer naming the server, not with a stack overflow', async () => {
+    const deep = `${'['.repeat(1_000_000)}${']'.repeat(1_000_000)}`;
+    const engine = await startEngine({ api: 'openai', mutate: () => deep });
+    const policy = remotePolicy('openai', [engine]);
+    const failure = await policy.generate([Int32Array.from([1, 2])], greedy).catch((error: Error) => error);
+    expect(failure).toBeInstanceOf(RemotePolicyError);
+    expect((failure as Error).message).toBe(
+      `${engine.url}/v1/completions: the answer nests deeper than 64 levels (the client's limit)`,
+    );
+  });
+});

@@ -109,7 +109,8 @@ export function fakeGenerate(prompt: readonly number[], params: FakeParams): Fak
 type Json = Record<string, unknown>;
 
 /** How a fake engine treats a generation request. */
-export type Misbehaviour = 'close' | '503' | 'hang';
+/** 'endless': answers 200 and streams a body that never ends, until the client hangs up. */
+export type Misbehaviour = 'close' | '503' | 'hang' | 'endless';
 
 export interface FakeEngineOptions {
   api: 'openai' | 'sglang';
@@ -183,6 +184,18 @@ export class FakeEngine {
     }
     if (this.options.misbehave === 'hang') {
       this.held.add(response);
+      return;
+    }
+    if (this.options.misbehave === 'endless') {
+      this.held.add(response);
+      response.writeHead(200, { 'content-type': 'application/json' });
+      const chunk = Buffer.alloc(64 * 1024, 0x20);
+      const pump = () => {
+        while (!response.destroyed && response.write(chunk));
+        if (!response.destroyed) response.once('drain', pump);
+      };
+      response.write('[');
+      pump();
       return;
     }
     this.inFlight++;
