@@ -1,41 +1,95 @@
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { constants, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createSandbox,
-  type ExecResult,
   type LocalSandbox,
   type RunCodeRequest,
   type RunCodeResponse,
   type Sandbox,
 } from '../src/index';
 
-// A server speaking SandboxFusion's POST /run_code on top of the local backend, so the client is tested over real
-// HTTP against real executions. `failNext` makes the next requests fail at the transport level.
-let local: LocalSandbox;
+// A fake SandboxFusion server over real HTTP on 127.0.0.1 that runs code the way SandboxFusion does: the code in a
+// temporary file, `python <file>` in a new session in a temporary directory holding the files, RLIMIT_AS from
+// memory_limit_MB, the process group killed at run_timeout, return_code -n for a signal. And its pipe limit:
+// like the server measured in issue 22, it stops reading a run's pipes once 128 KiB of output came in, so a run that
+// prints more blocks until the timeout. `failNext` makes the next requests fail at the transport level.
+const PYTHON = '/usr/bin/python3';
+const READ_LIMIT_BYTES = 128 * 1024;
 let server: Server;
 let url = '';
 let inFlight = 0;
 let maxInFlight = 0;
 let received: RunCodeRequest[] = [];
 let failNext: ('reset' | '503')[] = [];
+/** Whether the server stopped the last run at its timeout. */
+let lastTimedOut = false;
 
-const SIGNALS: Record<string, number> = { SIGKILL: 9, SIGSEGV: 11, SIGXCPU: 24 };
+const LAUNCH =
+  'import os, resource, sys\nlimit = int(sys.argv[1]) * 2**20\nresource.setrlimit(resource.RLIMIT_AS, (limit, limit))\nos.execv(sys.executable, [sys.executable, sys.argv[2]])';
 
-function toRunCodeResponse(result: ExecResult): RunCodeResponse {
-  if (result.status === 'sandbox_error')
-    return { status: 'SandboxError', message: result.sandboxMessage ?? '' };
-  const signal = result.signal === null ? null : -(SIGNALS[result.signal] ?? 1);
-  return {
-    status: result.status === 'ok' ? 'Success' : 'Failed',
-    message: '',
-    run_result: {
-      status: result.status === 'timeout' ? 'TimeLimitExceeded' : 'Finished',
-      return_code: result.exitCode ?? signal,
-      stdout: result.stdout,
-      stderr: result.stderr,
-      execution_time: result.durationMs / 1000,
-    },
-  };
+function runLikeSandboxFusion(body: RunCodeRequest): Promise<RunCodeResponse> {
+  const dir = mkdtempSync(join(tmpdir(), 'fake-sandboxfusion-'));
+  for (const [path, data] of Object.entries(body.files)) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), Buffer.from(data, 'base64'));
+  }
+  const file = join(dir, `tmp${randomBytes(4).toString('hex')}.py`);
+  writeFileSync(file, body.code);
+  const started = performance.now();
+  const child = spawn(PYTHON, ['-c', LAUNCH, String(body.memory_limit_MB), file], {
+    cwd: dir,
+    detached: true,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  child.stdin.on('error', () => undefined);
+  child.stdin.end(body.stdin);
+  const output = { stdout: [] as Buffer[], stderr: [] as Buffer[] };
+  let read = 0;
+  for (const name of ['stdout', 'stderr'] as const) {
+    child[name].on('data', (chunk: Buffer) => {
+      output[name].push(chunk);
+      read += chunk.length;
+      if (read >= READ_LIMIT_BYTES) {
+        child.stdout.pause();
+        child.stderr.pause();
+      }
+    });
+  }
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    try {
+      process.kill(-(child.pid as number), 'SIGKILL');
+    } catch {
+      // The run ended already; its pipes are what is left, unread.
+    }
+    child.stdout.destroy();
+    child.stderr.destroy();
+  }, body.run_timeout * 1000);
+  return new Promise((resolve) => {
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      rmSync(dir, { recursive: true, force: true });
+      lastTimedOut = timedOut;
+      const returnCode = code ?? -(constants.signals[signal as NodeJS.Signals] ?? 1);
+      resolve({
+        status: !timedOut && returnCode === 0 ? 'Success' : 'Failed',
+        message: '',
+        run_result: {
+          status: timedOut ? 'TimeLimitExceeded' : 'Finished',
+          return_code: timedOut ? null : returnCode,
+          stdout: Buffer.concat(output.stdout).toString(),
+          stderr: Buffer.concat(output.stderr).toString(),
+          execution_time: (performance.now() - started) / 1000,
+        },
+      });
+    });
+  });
 }
 
 async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
@@ -59,26 +113,17 @@ async function handle(request: IncomingMessage, response: ServerResponse): Promi
   inFlight++;
   maxInFlight = Math.max(maxInFlight, inFlight);
   try {
-    const result = await local.run({
-      code: body.code,
-      stdin: body.stdin,
-      timeoutMs: body.run_timeout * 1000,
-      memoryMb: body.memory_limit_MB,
-      files: Object.entries(body.files).map(([path, data]) => ({
-        path,
-        content: Buffer.from(data, 'base64'),
-      })),
-    });
-    response
-      .writeHead(200, { 'content-type': 'application/json' })
-      .end(JSON.stringify(toRunCodeResponse(result)));
+    const result = await runLikeSandboxFusion(body);
+    response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(result));
   } finally {
     inFlight--;
   }
 }
 
+let local: LocalSandbox;
+
 beforeAll(async () => {
-  local = await createSandbox({ workers: 2 });
+  local = await createSandbox({ workers: 1 });
   server = createServer((request, response) => {
     handle(request, response).catch(() => response.writeHead(500).end());
   });
@@ -138,6 +183,49 @@ describe('sandboxfusion backend over HTTP', () => {
   it('replays a session by prefixing the earlier cells, silenced', async () => {
     const result = await remote.run({ code: 'print(n * 2)', session: ['n = 21\nprint("hidden")'] });
     expect(result).toMatchObject({ status: 'ok', stdout: '42\n' });
+  });
+
+  it('bounds the output inside the program: 200 KiB is output_limit at once, never a blocked run', async () => {
+    const [stdout, stderr] = await remote.runMany([
+      { code: 'import sys\nsys.stdout.write("x" * 200 * 1024)\nprint("never")', timeoutMs: 5000 },
+      { code: 'import os\nos.write(2, b"e" * 200 * 1024)', timeoutMs: 5000 },
+    ]);
+    expect(lastTimedOut).toBe(false);
+    expect(stdout).toMatchObject({ status: 'output_limit', stdoutTruncated: true, stderrTruncated: false });
+    expect(stdout?.stdout).toBe('x'.repeat(64 * 1024));
+    expect(stderr).toMatchObject({ status: 'output_limit', stdoutTruncated: false, stderrTruncated: true });
+    expect(stderr?.stderr).toBe('e'.repeat(64 * 1024));
+    // Output a subprocess writes straight to the descriptor is bounded too; exactly the cap is not cut.
+    const [child, exact] = await remote.runMany([
+      { code: 'import subprocess\nsubprocess.run(["head", "-c", "300000", "/dev/zero"])', timeoutMs: 5000 },
+      { code: `print("y" * ${64 * 1024 - 1})` },
+    ]);
+    expect(lastTimedOut).toBe(false);
+    expect(child).toMatchObject({ status: 'output_limit', stdoutTruncated: true });
+    expect(exact).toMatchObject({
+      status: 'ok',
+      stdoutTruncated: false,
+      stdout: `${'y'.repeat(64 * 1024 - 1)}\n`,
+    });
+  });
+
+  it('keeps a smaller maxOutputBytes, and flags what it cut', async () => {
+    const small = await createSandbox({ backend: 'sandboxfusion', url, limits: { maxOutputBytes: 1000 } });
+    const result = await small.run({ code: 'print("z" * 5000)' });
+    expect(result).toMatchObject({ status: 'output_limit', stdout: 'z'.repeat(1000), stdoutTruncated: true });
+  });
+
+  it('shows the same traceback as the local backend, session replay included', async () => {
+    const request = {
+      code: 'import math\ny = math.sqrt(n)\nz = y / 0\n',
+      session: ['n = 16\nprint("hidden")', 'raise ValueError("ignored on replay")'],
+    };
+    const [fromRemote, fromLocal] = await Promise.all([remote.run(request), local.run(request)]);
+    expect(fromRemote.status).toBe('error');
+    expect(fromRemote.stderr).toContain('File "<cell>", line 3, in <module>\n    z = y / 0');
+    expect(fromRemote.stderr).not.toMatch(/tmp|taorl/);
+    expect(fromRemote.stderr).toBe(fromLocal.stderr);
+    expect(fromRemote.stdout).toBe('');
   });
 
   it('keeps at most `concurrency` requests in flight and returns results in order', async () => {

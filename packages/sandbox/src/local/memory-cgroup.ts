@@ -37,11 +37,11 @@ function mounts(mountinfo: string): Mount[] {
       const [before, after] = line.split(' - ') as [string, string];
       const fields = before.split(' ');
       const [type = '', , superOptions = ''] = after.split(' ');
-      const unescape = (path: string) =>
+      const decodeOctal = (path: string) =>
         path.replace(/\\(\d{3})/g, (_, octal) => String.fromCharCode(Number.parseInt(octal, 8)));
       return {
-        root: unescape(fields[3] ?? ''),
-        point: unescape(fields[4] ?? ''),
+        root: decodeOctal(fields[3] ?? ''),
+        point: decodeOctal(fields[4] ?? ''),
         type,
         superOptions: superOptions.split(','),
       };

@@ -4,6 +4,8 @@
 // that drops to the run's uid, sets the rlimits and executes the cell; the manager captures output up to the cap,
 // enforces the wall clock, kills every process the code left behind, wipes the scratch directory, replies and exits.
 // One JSON request per stdin line, one JSON reply per stdout line.
+import { CELL_RUNNER } from '../cell-runner';
+
 export const WORKER_SCRIPT = String.raw`
 import base64, ctypes, json, linecache, os, platform, resource, select, signal, sys, time, traceback
 
@@ -254,59 +256,7 @@ def child_setup(req, stdin_fd, out_w, err_w, mark_w):
     os.close(3)
 
 
-def exit_code_of(system_exit):
-    code = system_exit.code
-    if code is None:
-        return 0
-    if isinstance(code, int):
-        return code & 0xFF
-    print(code, file=sys.stderr)
-    return 1
-
-
-def run_cell(source, name, namespace):
-    linecache.cache[name] = (len(source), None, source.splitlines(True), name)
-    exec(compile(source, name, "exec"), namespace)
-
-
-def cell_frames(tb):
-    """The traceback from the first frame of the user's code on, as a fresh interpreter would print it."""
-    while tb is not None and tb.tb_frame.f_code.co_filename != "<cell>":
-        tb = tb.tb_next
-    return tb
-
-
-def run_code(req):
-    """Runs the replayed cells silently, then the cell; returns the exit code a fresh interpreter would give."""
-    namespace = {"__name__": "__main__", "__builtins__": __builtins__}
-    try:
-        if req["replay"]:
-            saved = os.dup(1), os.dup(2)
-            quiet = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(quiet, 1)
-            os.dup2(quiet, 2)
-            for index, cell in enumerate(req["replay"]):
-                try:
-                    run_cell(cell, "<replay %d>" % index, namespace)
-                except BaseException:
-                    pass  # a cell that fails (or exits) on replay does not stop the new one
-            sys.stdout.flush()
-            sys.stderr.flush()
-            os.dup2(saved[0], 1)
-            os.dup2(saved[1], 2)
-            for fd in (quiet,) + saved:
-                os.close(fd)
-        run_cell(req["code"], "<cell>", namespace)
-        return 0
-    except SystemExit as stop:
-        return exit_code_of(stop)
-    except BaseException as error:
-        try:
-            traceback.print_exception(type(error), error, cell_frames(error.__traceback__))
-        except BaseException:
-            os.write(2, b"\n" + type(error).__name__.encode() + b"\n")
-        return 1
-
+${CELL_RUNNER}
 
 def child_main(req, stdin_fd, out_w, err_w, mark_w):
     """The forked child. Whatever happens, it ends in os._exit and never returns into the worker's loop."""
@@ -320,7 +270,7 @@ def child_main(req, stdin_fd, out_w, err_w, mark_w):
             finally:
                 traceback.print_exc()
             return
-        code = run_code(req)
+        code = run_code(req["code"], req["replay"])
         for stream in (sys.stdout, sys.stderr):
             try:
                 stream.flush()

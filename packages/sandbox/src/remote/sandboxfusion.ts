@@ -12,6 +12,7 @@ import { endsWithMemoryError } from '../memory-error';
 import { sandboxError } from '../sandbox-error';
 import type { ExecRequest, ExecResult, ExecStatus, Sandbox } from '../types';
 import { rejectUnknownFields } from '../unknown-fields';
+import { boundedProgram } from './bounded-program';
 
 export interface SandboxFusionOptions {
   /** Base URL of the server, e.g. http://sandbox:8080; requests go to `${url}/run_code`. */
@@ -26,6 +27,12 @@ export interface SandboxFusionOptions {
   limits?: Partial<ExecLimits>;
   /** Extra time the server may take beyond run_timeout before a call counts as a transport error. Default 30 000. */
   transportGraceMs?: number;
+  /**
+   * The most bytes of each of stdout and stderr a run sends the server; past it (or past `maxOutputBytes`, if
+   * lower) the run stops with `output_limit`. SandboxFusion stops reading a run's pipes past about 128 KiB of
+   * output, and the run then hangs until its timeout; the default 65 536 keeps both streams under that.
+   */
+  serverOutputBytes?: number;
 }
 
 /** The body of POST /run_code (bytedance/SandboxFusion). */
@@ -52,14 +59,16 @@ export interface RunCodeResponse {
   } | null;
 }
 
-export function toRunCodeRequest(request: ResolvedRequest): RunCodeRequest {
+/**
+ * The body for one request. The submitted program bounds its own output (see `boundedProgram`): it forwards at
+ * most `keepBytes` + 1 bytes of each stream, so the server never holds more and the client can tell a cut. A
+ * session's earlier cells are replayed inside it, silenced.
+ */
+export function toRunCodeRequest(request: ResolvedRequest, keepBytes: number): RunCodeRequest {
   const files: Record<string, string> = {};
   for (const file of request.files) files[file.path] = base64Content(file.content);
-  // SandboxFusion keeps no state between calls: a session is replayed by prefixing its cells, output silenced.
-  const code =
-    request.session.length === 0 ? request.code : `${replayPrelude(request.session)}\n${request.code}`;
   return {
-    code,
+    code: boundedProgram(request.code, request.session, keepBytes + 1),
     language: 'python',
     run_timeout: request.limits.timeoutMs / 1000,
     memory_limit_MB: request.limits.memoryMb,
@@ -68,25 +77,13 @@ export function toRunCodeRequest(request: ResolvedRequest): RunCodeRequest {
   };
 }
 
-function replayPrelude(cells: readonly string[]): string {
-  const quoted = JSON.stringify(cells);
-  return [
-    'import contextlib as __taorl_cl, io as __taorl_io',
-    `for __taorl_cell in ${quoted}:`,
-    '    with __taorl_cl.redirect_stdout(__taorl_io.StringIO()), __taorl_cl.redirect_stderr(__taorl_io.StringIO()):',
-    '        try:',
-    '            exec(__taorl_cell, globals())',
-    '        except Exception:',
-    '            pass',
-  ].join('\n');
-}
-
 /**
  * SandboxFusion's statuses onto ours: SandboxError, a missing run_result or run status Error -> sandbox_error;
- * TimeLimitExceeded -> timeout; Finished with return code 0 -> ok; non-zero with a MemoryError as the
- * traceback's last line -> memory; a negative code (killed by a signal) -> killed; other non-zero -> error.
+ * a stream longer than `keepBytes` -> output_limit (cut to `keepBytes`); TimeLimitExceeded -> timeout; Finished
+ * with return code 0 -> ok; non-zero with a MemoryError as the traceback's last line -> memory; a negative code
+ * (killed by a signal) -> killed; other non-zero -> error. The precedence is the local backend's.
  */
-export function fromRunCodeResponse(response: RunCodeResponse, maxOutputBytes: number): ExecResult {
+export function fromRunCodeResponse(response: RunCodeResponse, keepBytes: number): ExecResult {
   const run = response.run_result;
   if (response.status === 'SandboxError' || !run || run.status === 'Error') {
     return sandboxError(
@@ -96,24 +93,23 @@ export function fromRunCodeResponse(response: RunCodeResponse, maxOutputBytes: n
   const stdout = run.stdout ?? '';
   const stderr = run.stderr ?? '';
   const code = run.return_code;
+  const stdoutTruncated = Buffer.byteLength(stdout) > keepBytes;
+  const stderrTruncated = Buffer.byteLength(stderr) > keepBytes;
   let status: ExecStatus;
-  if (run.status === 'TimeLimitExceeded') status = 'timeout';
+  if (stdoutTruncated || stderrTruncated) status = 'output_limit';
+  else if (run.status === 'TimeLimitExceeded') status = 'timeout';
   else if (code === 0) status = 'ok';
   else if (endsWithMemoryError(stderr)) status = 'memory';
   else if (code !== null && code < 0) status = 'killed';
   else status = 'error';
-  const cap = (text: string) =>
-    Buffer.byteLength(text) > maxOutputBytes
-      ? Buffer.from(text).subarray(0, maxOutputBytes).toString()
-      : text;
-  const stdoutTruncated = Buffer.byteLength(stdout) > maxOutputBytes;
-  const stderrTruncated = Buffer.byteLength(stderr) > maxOutputBytes;
+  const cap = (text: string, cut: boolean) =>
+    cut ? Buffer.from(text).subarray(0, keepBytes).toString() : text;
   return {
-    status: status === 'ok' && (stdoutTruncated || stderrTruncated) ? 'output_limit' : status,
+    status,
     exitCode: code !== null && code >= 0 ? code : null,
     signal: code !== null && code < 0 ? signalName(-code) : null,
-    stdout: cap(stdout),
-    stderr: cap(stderr),
+    stdout: cap(stdout, stdoutTruncated),
+    stderr: cap(stderr, stderrTruncated),
     stdoutTruncated,
     stderrTruncated,
     durationMs: (run.execution_time ?? 0) * 1000,
@@ -132,26 +128,19 @@ class SandboxFusionClient implements Sandbox {
   private readonly semaphore: Semaphore;
   private closed = false;
 
-  constructor(
-    private readonly endpoint: string,
-    private readonly limits: ExecLimits,
-    private readonly concurrency: number,
-    private readonly retries: number,
-    private readonly retryDelayMs: number,
-    private readonly graceMs: number,
-  ) {
-    this.semaphore = new Semaphore(concurrency);
+  constructor(private readonly options: ResolvedSandboxFusionOptions) {
+    this.semaphore = new Semaphore(options.concurrency);
   }
 
   async run(request: ExecRequest): Promise<ExecResult> {
     if (this.closed) throw new Error('@taorl/sandbox: run() after close()');
-    const resolved = resolveRequest(request, this.limits);
+    const resolved = resolveRequest(request, this.options.limits);
     return this.semaphore.use(() => this.post(resolved));
   }
 
   async runMany(requests: readonly ExecRequest[]): Promise<ExecResult[]> {
-    resolveBatch(requests, this.limits);
-    return mapWithConcurrency(requests, this.concurrency, (request) => this.run(request));
+    resolveBatch(requests, this.options.limits);
+    return mapWithConcurrency(requests, this.options.concurrency, (request) => this.run(request));
   }
 
   async close(): Promise<void> {
@@ -159,22 +148,23 @@ class SandboxFusionClient implements Sandbox {
   }
 
   private async post(request: ResolvedRequest): Promise<ExecResult> {
-    const body = JSON.stringify(toRunCodeRequest(request));
+    const { endpoint, retries, retryDelayMs, transportGraceMs, serverOutputBytes } = this.options;
+    const keepBytes = Math.min(request.limits.maxOutputBytes, serverOutputBytes);
+    const body = JSON.stringify(toRunCodeRequest(request, keepBytes));
     const started = performance.now();
     let lastError = '';
-    for (let attempt = 0; attempt <= this.retries; attempt++) {
-      if (attempt > 0)
-        await new Promise((resolve) => setTimeout(resolve, this.retryDelayMs * 2 ** (attempt - 1)));
+    for (let attempt = 0; attempt <= retries; attempt++) {
+      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, retryDelayMs * 2 ** (attempt - 1)));
       try {
-        const response = await this.attempt(body, request.limits.timeoutMs + this.graceMs);
-        return fromRunCodeResponse(response, request.limits.maxOutputBytes);
+        const response = await this.attempt(body, request.limits.timeoutMs + transportGraceMs);
+        return fromRunCodeResponse(response, keepBytes);
       } catch (error) {
         if (!(error instanceof TransportError)) throw error;
         lastError = error.message;
       }
     }
     return sandboxError(
-      `SandboxFusion at ${this.endpoint} failed after ${this.retries + 1} attempts: ${lastError}`,
+      `SandboxFusion at ${endpoint} failed after ${retries + 1} attempts: ${lastError}`,
       performance.now() - started,
     );
   }
@@ -182,7 +172,7 @@ class SandboxFusionClient implements Sandbox {
   private async attempt(body: string, timeoutMs: number): Promise<RunCodeResponse> {
     let response: Response;
     try {
-      response = await fetch(this.endpoint, {
+      response = await fetch(this.options.endpoint, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body,
@@ -216,6 +206,7 @@ const SANDBOXFUSION_OPTIONS: readonly (keyof SandboxFusionOptions | 'backend')[]
   'retryDelayMs',
   'limits',
   'transportGraceMs',
+  'serverOutputBytes',
 ];
 
 interface ResolvedSandboxFusionOptions {
@@ -225,6 +216,7 @@ interface ResolvedSandboxFusionOptions {
   retries: number;
   retryDelayMs: number;
   transportGraceMs: number;
+  serverOutputBytes: number;
 }
 
 /** Checks the options field by field and fills in the defaults; throws a TypeError naming the field. */
@@ -254,18 +246,11 @@ export function resolveSandboxFusionOptions(options: SandboxFusionOptions): Reso
     retries: count(options.retries, 3, 'retries', 0),
     retryDelayMs: count(options.retryDelayMs, 200, 'retryDelayMs', 0),
     transportGraceMs: count(options.transportGraceMs, 30_000, 'transportGraceMs', 0),
+    serverOutputBytes: count(options.serverOutputBytes, 64 * 1024, 'serverOutputBytes', 1),
   };
 }
 
 /** A client for a SandboxFusion server's POST /run_code, with retries and a concurrency limit. */
 export async function createSandboxFusionSandbox(options: SandboxFusionOptions): Promise<Sandbox> {
-  const resolved = resolveSandboxFusionOptions(options);
-  return new SandboxFusionClient(
-    resolved.endpoint,
-    resolved.limits,
-    resolved.concurrency,
-    resolved.retries,
-    resolved.retryDelayMs,
-    resolved.transportGraceMs,
-  );
+  return new SandboxFusionClient(resolveSandboxFusionOptions(options));
 }

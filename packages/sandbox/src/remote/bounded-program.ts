@@ -1,0 +1,77 @@
+import { CELL_RUNNER } from '../cell-runner';
+
+/**
+ * The Python program the SandboxFusion backend submits for a cell. SandboxFusion stops reading a run's pipes past
+ * about 128 KiB of output, and the run then hangs until its timeout; so the program bounds its own output. Before
+ * the cell runs, it moves the cell's stdout and stderr onto pipes of its own, read by a pump process that forwards
+ * at most `forwardBytes` of each stream to the real ones and drains the rest, and that kills the cell's process
+ * once a stream reaches that (as the local backend stops a run at the cap; processes the cell started end with the
+ * server's own cleanup). The client asks for one byte more than it keeps, so a longer stream is known to be cut,
+ * whatever the code prints. The cell (and a
+ * session's earlier cells, replayed silently) run through the local backend's cell runner, so tracebacks read
+ * `File "<cell>", line N` on both backends.
+ */
+export function boundedProgram(code: string, replay: readonly string[], forwardBytes: number): string {
+  const request = Buffer.from(JSON.stringify({ code, replay }), 'utf8').toString('base64');
+  return `import base64, json, linecache, os, select, signal, sys, traceback
+
+FORWARD_BYTES = ${forwardBytes}
+REQUEST = json.loads(base64.b64decode("${request}").decode("utf-8"))
+
+
+def pump(targets, cell_pid):
+    """Copies each pipe to its target descriptor up to FORWARD_BYTES, then discards the rest until end-of-file."""
+    sent = dict.fromkeys(targets, 0)
+    stopped = False
+    while targets:
+        ready, _, _ = select.select(list(targets), [], [])
+        for fd in ready:
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                os.close(fd)
+                del targets[fd]
+                continue
+            data = chunk[:max(FORWARD_BYTES - sent[fd], 0)]
+            sent[fd] += len(chunk)
+            while data:
+                data = data[os.write(targets[fd], data):]
+            if sent[fd] >= FORWARD_BYTES and not stopped:
+                stopped = True  # once: afterwards the pid may belong to another process
+                try:
+                    os.kill(cell_pid, signal.SIGKILL)
+                except OSError:
+                    pass
+
+
+out_r, out_w = os.pipe()
+err_r, err_w = os.pipe()
+cell_pid = os.getpid()
+if os.fork() == 0:
+    os.close(out_w)
+    os.close(err_w)
+    os.close(0)
+    try:
+        pump({out_r: 1, err_r: 2}, cell_pid)
+    finally:
+        os._exit(0)
+os.close(out_r)
+os.close(err_r)
+os.dup2(out_w, 1)
+os.dup2(err_w, 2)
+os.close(out_w)
+os.close(err_w)
+${CELL_RUNNER}
+
+
+exit_code = 1
+try:
+    exit_code = run_code(REQUEST["code"], REQUEST["replay"])
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except BaseException:
+            pass
+finally:
+    os._exit(exit_code)
+`;
+}
