@@ -138,7 +138,7 @@ const curate: CommandSpec = {
     samples: { type: 'string', doc: 'samples per problem (default 8)' },
   },
   async run(session, flags, io) {
-    const { config, policy, tokenizer, tools } = session;
+    const { config, rolloutPolicy, tokenizer, tools } = session;
     const count = integerFlag(flags, 'problems', 256);
     const k = integerFlag(flags, 'samples', 8);
     const problems = (await problemSource(session)).train(1, 0, count);
@@ -146,7 +146,7 @@ const curate: CommandSpec = {
     const prompts = problems.flatMap((p) =>
       Array.from({ length: k }, () => ({ groupId: p.id, promptIds: p.promptIds })),
     );
-    const { trajectories } = await rollout(policy, tokenizer, tools, prompts, {
+    const { trajectories } = await rollout(rolloutPolicy, tokenizer, tools, prompts, {
       maxTurns: config.rollout.maxTurns,
       maxResponseTokens: config.rollout.maxResponseTokens,
       sampling: {

@@ -105,7 +105,7 @@ function answeringPolicy(
   const { config } = session;
   if (typeof flags.endpoint !== 'string') {
     return {
-      policy: session.policy,
+      policy: session.rolloutPolicy,
       model: config.model.path ?? `embedded tiny model (seed ${config.seed})`,
       close: async () => undefined,
     };

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { remotePolicyDefaults } from '../remote/remote-policy.js';
 import {
   bool,
@@ -55,6 +56,13 @@ export const trainerSchema = {
     topP: num('nucleus sampling mass', 1.0, { above: 0, max: 1 }),
     topK: int('top-k sampling (0 = off)', 0, { min: 0 }),
     lanes: int('batch lanes taking turns on the model, so tool calls overlap generation', 2, { min: 1 }),
+    workers: int(
+      'threads that generate rollouts and evaluations, lanes spread over them: 1 = the main thread; N > 1 = N ' +
+        'worker threads, each with its own wasm backend and a replica of the policy (default: the cores ' +
+        'available); the trajectories are the same for any N',
+      availableParallelism(),
+      { min: 1 },
+    ),
   }),
   sft: section('supervised fine-tuning on end-to-end tool trajectories', {
     source: str('generated arith-tool traces or a file', 'generator', ['generator', 'file'] as const),

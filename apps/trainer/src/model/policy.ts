@@ -71,6 +71,11 @@ export interface RolloutPolicy {
    * own (stop id, stop string, or maxNewTokens) while the others continue.
    */
   generate(prompts: readonly Int32Array[], sampling: SamplingParams): Promise<GeneratedSequence[]>;
+  /**
+   * Called by the rollout engine before a batch's first `generate`: a policy that samples from copies of the
+   * trained weights (rollout worker threads, `GenerationWorkers`) brings them up to date here.
+   */
+  beforeRollout?(): void;
 }
 
 /**

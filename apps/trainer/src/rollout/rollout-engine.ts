@@ -153,6 +153,7 @@ export async function rollout(
   options: RolloutOptions,
 ): Promise<RolloutResult> {
   const started = performance.now();
+  policy.beforeRollout?.();
   const model = new ModelCalls(policy.concurrentGenerate === true);
   const sequences = prompts.map((prompt) => new SequenceState(prompt));
   let sandboxBusyMs = 0;
@@ -197,8 +198,11 @@ export async function rollout(
     return code;
   };
 
+  // Lane failures in the order they happened: after the first, the other lanes stop at their next turn instead of
+  // generating for a lost batch.
+  const failures: unknown[] = [];
   const runLane = async (lane: readonly SequenceState[], laneIndex: number): Promise<void> => {
-    for (let turn = 0; ; turn++) {
+    for (let turn = 0; failures.length === 0; turn++) {
       const active = lane.filter((sequence) => !sequence.done);
       if (active.length === 0) return;
       const prefixes = active.map((sequence) => sequence.prefix());
@@ -234,7 +238,15 @@ export async function rollout(
   const lanes = Array.from({ length: laneCount }, (_, lane) =>
     sequences.filter((_, index) => index % laneCount === lane),
   );
-  await Promise.all(lanes.map((lane, index) => runLane(lane, index)));
+  // Every lane settles before the rollout does, so a failure leaves no generation or tool call running behind it.
+  await Promise.all(
+    lanes.map((lane, index) =>
+      runLane(lane, index).catch((error: unknown) => {
+        failures.push(error);
+      }),
+    ),
+  );
+  if (failures.length > 0) throw failures[0];
 
   const wallMs = performance.now() - started;
   return {

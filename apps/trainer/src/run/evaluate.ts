@@ -14,7 +14,7 @@ export interface EvaluateOptions {
   step: number;
   /** Rollouts generated together. */
   batchSize?: number;
-  /** The policy that answers (default: the session's local policy), e.g. a RemotePolicy over servers. */
+  /** The policy that answers (default: the session's rollout policy), e.g. a RemotePolicy over servers. */
   policy?: RolloutPolicy;
   quiet?: boolean;
 }
@@ -29,7 +29,7 @@ export async function evaluate(
   options: EvaluateOptions,
 ): Promise<EvalMetrics> {
   const { config, tokenizer, tools } = session;
-  const policy = options.policy ?? session.policy;
+  const policy = options.policy ?? session.rolloutPolicy;
   const k = config.eval.samples;
   const batchSize = options.batchSize ?? 64;
   const started = performance.now();

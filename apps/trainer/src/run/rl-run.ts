@@ -80,7 +80,7 @@ export function rlContext(
           { weightsDir: weightsDir(config), reloadEvery: remote.reloadEvery, log },
         );
   const context: RlStepContext = {
-    policy: servers ?? policy,
+    policy: servers ?? session.rolloutPolicy,
     sync: servers ?? localPolicySync(),
     tokenizer,
     tools,

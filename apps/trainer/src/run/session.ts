@@ -6,8 +6,11 @@ import { createSandbox, type Sandbox } from '@taorl/sandbox';
 import { ConfigError } from '../config/schema-dsl.js';
 import type { TrainerConfig } from '../config/trainer-config.js';
 import { parseHfConfig } from '../model/config.js';
+import type { RolloutPolicy } from '../model/policy.js';
 import { createTinyPolicy, loadPolicy, type TransformerPolicy } from '../model/transformer-policy.js';
+import { GenerationWorkers } from '../rollout/generation-workers.js';
 import { sandboxToolEnvironment } from '../rollout/sandbox-tools.js';
+import type { TokenizerSource } from '../rollout/tokenizer-source.js';
 import type { ToolEnvironment } from '../rollout/tool-environment.js';
 import { type RlComponents, rlComponents } from './components.js';
 
@@ -21,6 +24,11 @@ export interface Session {
   template: ChatTemplate;
   /** The local policy (throws when the session was opened with `localPolicy: false`). */
   readonly policy: TransformerPolicy;
+  /**
+   * What rollouts and evaluations sample from: the local policy itself (rollout.workers 1) or worker threads with
+   * replicas of it (`GenerationWorkers`), which get its current weights before every rollout batch.
+   */
+  readonly rolloutPolicy: RolloutPolicy;
   /** Longest prompt + response the model takes (its RoPE table size). */
   contextLength: number;
   sandbox: Sandbox;
@@ -67,9 +75,11 @@ export async function openSession(
   let template: ChatTemplate;
   let policy: TransformerPolicy | null = null;
   let contextLength = EMBEDDED_CONTEXT;
+  let tokenizerSource: TokenizerSource = { kind: 'byte' };
   if (config.model.source === 'hf') {
     const path = config.model.path;
     if (path === undefined) throw new ConfigError(source, 'model.path', 'required when model.source is hf');
+    tokenizerSource = { kind: 'hf', dir: path };
     const hf = await HfTokenizer.fromDir(path);
     tokenizer = hf;
     template = ChatTemplate.fromTokenizerConfig(hf.config);
@@ -100,6 +110,10 @@ export async function openSession(
   );
   const tools = sandboxToolEnvironment(components.format, sandbox, config.tool);
   const local = policy;
+  const withoutPolicy = () =>
+    new Error('this command runs without local weights (inference servers answer): no session.policy');
+  const { workers } = config.rollout;
+  let generationWorkers: GenerationWorkers | null = null;
   return {
     config,
     source,
@@ -107,11 +121,14 @@ export async function openSession(
     tokenizer,
     template,
     get policy(): TransformerPolicy {
-      if (local === null)
-        throw new Error(
-          'this command runs without local weights (inference servers answer): no session.policy',
-        );
+      if (local === null) throw withoutPolicy();
       return local;
+    },
+    get rolloutPolicy(): RolloutPolicy {
+      if (local === null) throw withoutPolicy();
+      if (workers === 1) return local;
+      generationWorkers ??= new GenerationWorkers(local, workers, tokenizerSource);
+      return generationWorkers;
     },
     contextLength,
     sandbox,
@@ -119,6 +136,7 @@ export async function openSession(
     components,
     promptIds: (messages) => tokenizer.encode(template.render(messages, { addGenerationPrompt: true })),
     async close() {
+      await generationWorkers?.dispose();
       local?.dispose();
       await sandbox.close();
     },

@@ -1,0 +1,119 @@
+import type { GeneratedSequence, RolloutPolicy, SamplingParams } from '../model/policy.js';
+import type { TransformerPolicy } from '../model/transformer-policy.js';
+import type { FaultMode } from '../replicas/replica-protocol.js';
+import { ReplicaWorkers } from '../replicas/replica-workers.js';
+import type { GenerateJob } from './generation-job.js';
+import type { TokenizerSource } from './tokenizer-source.js';
+
+interface QueuedCall {
+  job: GenerateJob;
+  resolve: (sequences: GeneratedSequence[]) => void;
+  reject: (error: Error) => void;
+}
+
+/**
+ * Rollout generation on worker threads (rollout.workers > 1): a `RolloutPolicy` whose `generate` calls run on
+ * replicas of the trained policy, each on its own tfjs backend (generation-worker-entry.ts). The rollout engine's
+ * lanes call it concurrently; each call goes to the next idle thread, in the order of the calls.
+ *
+ * Which thread runs a call changes nothing in its result: `generate` depends only on the prefixes, the sampling
+ * parameters (the seed derives from step, lane and turn) and the weights, and every replica holds exactly the
+ * policy's weights, sent by `beforeRollout` (the engine calls it before a batch's first call), on the same backend
+ * as the main thread. So trajectories are the same with any number of workers, and the same as the policy's own
+ * `generate` on the main thread (rollout.workers 1).
+ *
+ * A worker that fails or exits rejects the call it ran, every call in flight or queued, with its number and cause;
+ * calls are then refused until the next `beforeRollout` starts fresh workers from the current weights.
+ */
+export class GenerationWorkers implements RolloutPolicy {
+  readonly concurrentGenerate = true;
+  readonly vocabSize: number;
+  readonly maxSequenceLength: number;
+  private readonly replicas: ReplicaWorkers<TokenizerSource, GenerateJob, GeneratedSequence[]>;
+  /** Threads without a call, by index; empty while stopped. */
+  private idle: number[] = [];
+  private readonly queue: QueuedCall[] = [];
+  private running = false;
+  /** Why calls are refused (a worker failed), until the next `beforeRollout`. */
+  private failure: Error | null = null;
+  /** Bumped when the threads are replaced, so a call of the stopped set does not hand its thread back. */
+  private generation = 0;
+
+  constructor(
+    policy: TransformerPolicy,
+    /** Worker threads. */
+    readonly count: number,
+    /** The session's tokenizer, which each worker loads to match stop strings. */
+    tokenizer: TokenizerSource,
+  ) {
+    this.vocabSize = policy.vocabSize;
+    this.maxSequenceLength = policy.maxSequenceLength;
+    this.replicas = new ReplicaWorkers(policy, count, {
+      label: 'rollout worker',
+      entry: { source: new URL('./generation-worker-entry.ts', import.meta.url), built: 'rollout-worker.js' },
+      setup: tokenizer,
+    });
+  }
+
+  /** Brings every replica to the policy's current weights (starting the threads on first use or after a failure). */
+  beforeRollout(): void {
+    this.replicas.syncWeights();
+    if (this.running) return;
+    this.running = true;
+    this.failure = null;
+    this.generation++;
+    this.idle = Array.from({ length: this.count }, (_, i) => i);
+  }
+
+  generate(prompts: readonly Int32Array[], sampling: SamplingParams): Promise<GeneratedSequence[]> {
+    if (!this.running) {
+      return Promise.reject(this.failure ?? new Error('rollout workers: call beforeRollout before generate'));
+    }
+    const { decode: _local, ...sent } = sampling;
+    return new Promise((resolve, reject) => {
+      this.queue.push({ job: { prompts: [...prompts], sampling: sent }, resolve, reject });
+      this.dispatch();
+    });
+  }
+
+  /** Test hook: thread `index`'s next call fails as `mode` says (an exception, or the thread exiting). */
+  injectFault(index: number, mode: FaultMode): void {
+    this.replicas.injectFault(index, mode);
+  }
+
+  /** Terminates the workers; calls in flight reject. Resolves once every thread has exited. */
+  dispose(): Promise<void> {
+    this.halt(new Error('rollout workers were disposed'));
+    return this.replicas.dispose();
+  }
+
+  private dispatch(): void {
+    while (this.idle.length > 0 && this.queue.length > 0) {
+      const thread = this.idle.shift()!;
+      const call = this.queue.shift()!;
+      const generation = this.generation;
+      this.replicas.run(thread, call.job).then(
+        (sequences) => {
+          if (generation === this.generation) {
+            this.idle.push(thread);
+            this.dispatch();
+          }
+          call.resolve(sequences);
+        },
+        (error: Error) => {
+          if (generation === this.generation) this.halt(error);
+          call.reject(error);
+        },
+      );
+    }
+  }
+
+  /** The threads stopped (a failure, or dispose): refuse calls, reject the queued ones. */
+  private halt(error: Error): void {
+    this.running = false;
+    this.failure = error;
+    this.generation++;
+    this.idle = [];
+    for (const call of this.queue.splice(0)) call.reject(error);
+  }
+}
