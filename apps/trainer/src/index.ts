@@ -104,6 +104,7 @@ export { finalAssistantText, gradeTrajectories, type Problem } from './rl/reward
 export { type PolicyUpdate, type RlStepContext, rlStep, type UpdateStats } from './rl/rl-step.js';
 export { type RolloutStats, rolloutStats } from './rl/rollout-stats.js';
 export { type PaddedBatch, paddedBatch } from './rl/update-batch.js';
+export { GenerationWorkers } from './rollout/generation-workers.js';
 export {
   type RolloutOptions,
   type RolloutPrompt,
@@ -112,6 +113,7 @@ export {
   rollout,
 } from './rollout/rollout-engine.js';
 export { type SandboxToolOptions, sandboxToolEnvironment } from './rollout/sandbox-tools.js';
+export { loadTokenizer, type TokenizerSource } from './rollout/tokenizer-source.js';
 export type { ToolEnvironment, ToolOutcome } from './rollout/tool-environment.js';
 export { type EvaluateOptions, evaluate } from './run/evaluate.js';
 export { type ProblemSource, problemSource } from './run/problems.js';

@@ -1,0 +1,167 @@
+/**
+ * Rollout workers (rollout.workers): RL step wall time and held-out evaluation throughput with 1 worker (the main
+ * thread generates) and with 2 worker threads, side by side in one run, on the demo's config (apps/trainer/configs/
+ * demo.yaml: 8 x 8 rollouts, 2 lanes, 256 response tokens, temperature 0.7, real tool calls in the sandbox).
+ *
+ * Start from a trained policy so that rollouts make tool calls as in the demo's RL phase: the demo saves its SFT
+ * policy as <outDir>/sft-policy (runs/demo/sft-policy after `taorl demo`). Without one, a freshly initialised
+ * model generates to the length budget without tool calls.
+ *
+ * Two policies start from the same weights: one rolls out on the main thread, the other on 2 worker threads. They
+ * evaluate the same held-out problems and take the same RL steps, interleaved (the order alternating each round)
+ * so both see the same machine load, and their results are compared: they must be identical (docs/trainer.md,
+ * determinism). The first evaluation of each (a few problems) is a warm-up: it starts the worker threads and grows
+ * each thread's wasm memory.
+ *
+ * Besides wall time, each thread's CPU time (Linux /proc/self/task/<id>/schedstat) is recorded, which the other
+ * processes' load barely changes. "Idle estimate" is the 1-worker CPU time over the 2-worker run's critical path
+ * estimated from CPU: the main thread's CPU (training, scoring, tool-call bookkeeping, assumed not to overlap
+ * generation) plus the busier worker thread's. The sandbox's Python processes run outside these threads.
+ *
+ *   pnpm bench apps/trainer/bench/rollout-workers.ts [policy folder] [rl steps=6] [eval problems=64]
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { presetPath } from '../src/cli/presets.js';
+import { loadConfig } from '../src/config/load-config.js';
+import type { RolloutPolicy } from '../src/model/policy.js';
+import { TransformerPolicy } from '../src/model/transformer-policy.js';
+import type { RlStepMetrics } from '../src/report/metrics.js';
+import { rlStep } from '../src/rl/rl-step.js';
+import { GenerationWorkers } from '../src/rollout/generation-workers.js';
+import { evaluate } from '../src/run/evaluate.js';
+import { problemSource } from '../src/run/problems.js';
+import { rlContext } from '../src/run/rl-run.js';
+import { openSession, type Session } from '../src/run/session.js';
+
+const from = process.argv[2];
+const rlSteps = Number(process.argv[3] ?? 6);
+const evalProblems = Number(process.argv[4] ?? 64);
+const overrides = [
+  `outDir=${join(tmpdir(), 'taorl-bench-rollout-workers')}`,
+  'rollout.workers=1',
+  ...(from === undefined || from === '' ? [] : [`model.path=${from}`]),
+];
+const config = loadConfig(presetPath('demo'), overrides);
+const session = await openSession(config, 'demo.yaml');
+const problems = await problemSource(session);
+const test = problems.test();
+
+/** The two arms: the session's policy rolling out on the main thread, and a copy rolling out on 2 workers. */
+const copy = new TransformerPolicy(session.policy.toCheckpoint());
+const workers = new GenerationWorkers(copy, 2, { kind: 'byte' });
+const arms = {
+  1: { session, rollouts: session.policy as RolloutPolicy },
+  2: { session: { ...session, policy: copy, rolloutPolicy: workers } as Session, rollouts: workers },
+};
+type Arm = keyof typeof arms;
+
+/** Milliseconds each thread ran on a CPU (schedstat's first field, in ns). */
+const cpuMs = (id: string) =>
+  Number(readFileSync(`/proc/self/task/${id}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
+const mainThread = String(process.pid);
+const threadsBefore = new Set(readdirSync('/proc/self/task'));
+let workerThreads: string[] = [];
+/** CPU per thread while `work` runs: the main thread and the worker threads (known after the warm-up). */
+async function measured<T>(work: () => Promise<T>) {
+  const threads = [mainThread, ...workerThreads];
+  const before = threads.map(cpuMs);
+  const started = performance.now();
+  const result = await work();
+  const wallMs = performance.now() - started;
+  const cpu = threads.map((id, i) => cpuMs(id) - before[i]!);
+  return { result, wallMs, mainCpu: cpu[0]!, workerCpu: cpu.slice(1) };
+}
+
+const evaluation = (arm: Arm, items: typeof test, label: string) =>
+  evaluate(arms[arm].session, items, { label, step: 0, policy: arms[arm].rollouts, quiet: true });
+
+// Warm-up: start the worker threads, grow every thread's wasm memory.
+for (const arm of [1, 2] as const) await evaluation(arm, test.slice(0, 8), 'warm-up');
+workerThreads = readdirSync('/proc/self/task').filter((id) => !threadsBefore.has(id));
+
+type Sample = Awaited<ReturnType<typeof measured>>;
+const evals: Record<Arm, Sample[]> = { 1: [], 2: [] };
+const evalResults: Record<Arm, string[]> = { 1: [], 2: [] };
+const heldOut = test.slice(8, 8 + evalProblems);
+for (let round = 0; round < 2; round++) {
+  for (const arm of round % 2 === 0 ? ([1, 2] as const) : ([2, 1] as const)) {
+    const sample = await measured(() => evaluation(arm, heldOut, 'held-out'));
+    evals[arm].push(sample);
+    const { seconds, ...result } = sample.result;
+    evalResults[arm].push(JSON.stringify(result));
+  }
+}
+
+const contexts = {
+  1: rlContext(arms[1].session, problems),
+  2: rlContext(arms[2].session, problems),
+};
+const steps: Record<Arm, Sample[]> = { 1: [], 2: [] };
+const stepLines: Record<Arm, string[]> = { 1: [], 2: [] };
+for (const arm of [1, 2] as const) await contexts[arm].context.sync.start(0);
+for (let step = 1; step <= rlSteps; step++) {
+  for (const arm of step % 2 === 1 ? ([1, 2] as const) : ([2, 1] as const)) {
+    const sample = await measured(() => rlStep(contexts[arm].context, step));
+    steps[arm].push(sample);
+    const { time, tokensPerSecond, ...line } = sample.result as RlStepMetrics;
+    stepLines[arm].push(JSON.stringify(line));
+  }
+}
+for (const arm of [1, 2] as const) {
+  contexts[arm].updater.dispose();
+  await contexts[arm].context.sync.close();
+}
+await workers.dispose();
+copy.dispose();
+await session.close();
+
+const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
+const sum = (xs: number[]) => xs.reduce((s, x) => s + x, 0);
+const perThread = (samples: Sample[]) => ({
+  wall: mean(samples.map((s) => s.wallMs)),
+  main: mean(samples.map((s) => s.mainCpu)),
+  workers: workerThreads.map((_, i) => mean(samples.map((s) => s.workerCpu[i]!))),
+});
+const ms = (x: number) => `${x.toFixed(0)} ms`;
+
+console.log(
+  `backend ${session.backend}; policy ${from ?? 'freshly initialised (no tool calls)'}; demo config: ` +
+    `${config.rl.groups}x${config.rl.groupSize} rollouts, ${config.rollout.lanes} lanes, ` +
+    `${config.rollout.maxResponseTokens} response tokens; ${workerThreads.length} threads started by the workers`,
+);
+const report = (name: string, samples: Record<Arm, Sample[]>, unit: (wallMs: number) => string) => {
+  const [one, two] = [perThread(samples[1]), perThread(samples[2])];
+  // Worker threads besides the 2 rollout workers (libuv's pool) barely run; the busier rollout worker bounds.
+  const busiest = Math.max(...two.workers);
+  console.log(`${name}, rollout.workers=1: ${unit(one.wall)}; CPU main thread ${ms(one.main)}`);
+  console.log(
+    `${name}, rollout.workers=2: ${unit(two.wall)}; CPU main thread ${ms(two.main)}, worker threads ` +
+      `${two.workers.map(ms).join(' / ')}`,
+  );
+  console.log(
+    `${name}: wall-time ratio ${(sum(samples[1].map((s) => s.wallMs)) / sum(samples[2].map((s) => s.wallMs))).toFixed(2)}x; ` +
+      `idle estimate (CPU) ${(one.main / (two.main + busiest)).toFixed(2)}x to ${(one.main / Math.max(two.main, busiest)).toFixed(2)}x`,
+  );
+};
+const rollouts = heldOut.length * config.eval.samples;
+report(
+  'evaluation',
+  evals,
+  (wall) => `${ms(wall)} for ${rollouts} rollouts = ${((1000 * rollouts) / wall).toFixed(1)} rollouts/s`,
+);
+report('RL step', steps, (wall) => `${ms(wall)}/step`);
+for (const arm of [1, 2] as const) {
+  const lines = steps[arm].map((s) => s.result as RlStepMetrics);
+  const time = (key: keyof RlStepMetrics['time']) => ms(mean(lines.map((line) => line.time[key])));
+  console.log(
+    `rollout.workers=${arm} step time: generation ${time('generationMs')}, sandbox wait ${time('sandboxMs')}, ` +
+      `scoring ${time('scoringMs')}, training ${time('trainingMs')}, weight sync ${time('weightSyncMs')}; ` +
+      `tool calls/trajectory ${mean(lines.map((line) => line.toolCallsPerTrajectory)).toFixed(2)}`,
+  );
+}
+const same = (a: string[], b: string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
+console.log(
+  `identical results, 1 vs 2 workers: evaluations ${same(evalResults[1], evalResults[2])}, RL step metrics ${same(stepLines[1], stepLines[2])}`,
+);
