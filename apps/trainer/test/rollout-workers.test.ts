@@ -105,6 +105,8 @@ async function run(workers: number): Promise<Run> {
     const { seconds, ...evaluation } = await evaluate(session, problems.test(), {
       label: 'held-out',
       step: 2,
+      // 3 chunks: with workers, two at once.
+      batchSize: 3,
       quiet: true,
     });
     const weights = session.policy.toCheckpoint().tensors;
@@ -130,7 +132,7 @@ describe('rollout workers (rollout.workers)', () => {
       expect(bytes(parallel.weights.get(name)!).equals(bytes(values)), name).toBe(true);
     }
     expect(parallel.evaluation).toEqual(single.evaluation);
-  });
+  }, 180_000);
 });
 
 describe('rollout worker failures', () => {
@@ -176,7 +178,7 @@ describe('rollout worker failures', () => {
       await context.sync.close();
       await session.close();
     }
-  });
+  }, 180_000);
 
   it("a replica's own error names the worker; calls outside a rollout and after dispose are refused", async () => {
     const session = await openSession(tinyConfig(2), 'tiny.yaml');

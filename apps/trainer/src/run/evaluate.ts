@@ -1,3 +1,4 @@
+import type { Trajectory } from '@taorl/data';
 import { passAtK } from '@taorl/eval';
 import type { RolloutPolicy } from '../model/policy.js';
 import type { EvalMetrics } from '../report/metrics.js';
@@ -41,27 +42,47 @@ export async function evaluate(
     options.quiet === true
       ? null
       : new ProgressBar({ label: `eval ${options.label}`, total: prompts.length });
-  const graded = [];
-  for (let start = 0; start < prompts.length; start += batchSize) {
+  const sampling = config.eval.greedy
+    ? { temperature: 0 }
+    : { temperature: config.rollout.temperature, topP: config.rollout.topP, topK: config.rollout.topK };
+  const starts = Array.from({ length: Math.ceil(prompts.length / batchSize) }, (_, i) => i * batchSize);
+  const gradedChunks: Trajectory[][] = [];
+  const evaluateChunk = async (start: number): Promise<Trajectory[]> => {
     const chunk = prompts.slice(start, start + batchSize);
     const { trajectories } = await rollout(policy, tokenizer, tools, chunk, {
       maxTurns: config.rollout.maxTurns,
       maxResponseTokens: config.rollout.maxResponseTokens,
-      sampling: config.eval.greedy
-        ? { temperature: 0 }
-        : { temperature: config.rollout.temperature, topP: config.rollout.topP, topK: config.rollout.topK },
+      sampling,
       seed: deriveSeed(config.seed, 'eval', start),
       lanes: config.rollout.lanes,
     });
-    graded.push(
-      ...gradeTrajectories(
-        trajectories,
-        (id) => golds.get(id)!,
-        (ids) => tokenizer.decode(ids),
-      ),
-    );
     bar?.tick(chunk.length);
-  }
+    return gradeTrajectories(
+      trajectories,
+      (id) => golds.get(id)!,
+      (ids) => tokenizer.decode(ids),
+    );
+  };
+  // Chunks are independent (each has its own seed), so a policy that takes concurrent calls (rollout workers,
+  // inference servers) gets two at once: while one chunk's last lane finishes, the other's lanes keep the other
+  // workers busy. The result is the same as one chunk after the other. After a failure no further chunk starts,
+  // and the evaluation rejects once the chunk still running has settled.
+  const inFlight = policy.concurrentGenerate === true ? 2 : 1;
+  const failures: unknown[] = [];
+  let next = 0;
+  const runner = async () => {
+    while (failures.length === 0 && next < starts.length) {
+      const index = next++;
+      try {
+        gradedChunks[index] = await evaluateChunk(starts[index]!);
+      } catch (error) {
+        failures.push(error);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(inFlight, starts.length) }, runner));
+  if (failures.length > 0) throw failures[0];
+  const graded = gradedChunks.flat();
   const correctByProblem = new Map<string, number>();
   for (const t of graded)
     correctByProblem.set(t.groupId, (correctByProblem.get(t.groupId) ?? 0) + (t.correct ? 1 : 0));
