@@ -43,9 +43,10 @@ const METRICS = 'metrics.jsonl';
 
 /**
  * Fields a resumed run may change without --allow-config-change: where the run lives, how long it goes on, how
- * often it checkpoints and evaluates, and how it reaches its inference servers. None changes what a step computes
- * (RL's learning rate is constant, so more RL steps only extend the run; SFT's cosine schedule spans sft.steps, so
- * that one is guarded).
+ * often it checkpoints and evaluates, how many threads generate its rollouts (the same trajectories for any number;
+ * the default is the machine's core count), and how it reaches its inference servers. None changes what a step
+ * computes (RL's learning rate is constant, so more RL steps only extend the run; SFT's cosine schedule spans
+ * sft.steps, so that one is guarded).
  */
 const OPERATIONAL_FIELDS = [
   'outDir',
@@ -55,6 +56,7 @@ const OPERATIONAL_FIELDS = [
   'rl.checkpointEvery',
   'sft.checkpointEvery',
   'eval.',
+  'rollout.workers',
   'remote.endpoints',
   'remote.timeoutMs',
   'remote.maxAttempts',
