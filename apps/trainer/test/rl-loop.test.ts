@@ -22,7 +22,9 @@ function configText(outDir: string): string {
     `outDir: ${JSON.stringify(outDir)}`,
     'tool:',
     '  sandbox: {name: local, workers: 2, preload: []}',
-    'rollout: {maxResponseTokens: 40, maxTurns: 2, temperature: 1.0}',
+    // Generation on the main thread: 5 sessions would each start worker threads (seconds each, from the sources);
+    // rollout-workers.test.ts runs RL steps on them.
+    'rollout: {maxResponseTokens: 40, maxTurns: 2, temperature: 1.0, workers: 1}',
     'rl:',
     '  steps: 2',
     '  groups: 2',

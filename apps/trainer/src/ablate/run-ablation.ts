@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { EvalMetrics } from '../report/metrics.js';
 import { type RlStepMetrics, readMetrics } from '../report/metrics.js';
@@ -84,7 +85,10 @@ export async function runAblation(options: AblationOptions): Promise<AblationRes
     ]);
     from = join(dir, 'policy');
   }
-  const common = [...options.overrides, `model.path=${JSON.stringify(from)}`];
+  // The children share the cores: each generates on its share of them (rollout.workers, the same trajectories
+  // for any number) unless the overrides say otherwise, instead of each starting a worker thread per core.
+  const workers = Math.max(1, Math.floor(availableParallelism() / Math.max(1, options.parallel)));
+  const common = [`rollout.workers=${workers}`, ...options.overrides, `model.path=${JSON.stringify(from)}`];
   const startDir = (seed: number) => join(outDir, 'start', `seed-${seed}`);
   const runDir = (variant: AblationVariant, seed: number) =>
     join(outDir, 'runs', variant.name, `seed-${seed}`);

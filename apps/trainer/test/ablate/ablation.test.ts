@@ -1,5 +1,5 @@
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -61,6 +61,11 @@ describe('taorl ablate', () => {
       );
     expect(rlLines('grpo').every((line) => line.bonus.tokens === 0)).toBe(true);
     expect(rlLines('grpo')).toHaveLength(2);
+    // The 2 children at a time share the cores' rollout workers.
+    const record = JSON.parse(
+      readFileSync(join(outDir, 'runs', 'grpo', 'seed-1', 'run-config.json'), 'utf8'),
+    );
+    expect(record.config.rollout.workers).toBe(Math.max(1, Math.floor(availableParallelism() / 2)));
     expect(result.markdown).toMatch(/\| SFT start \(no RL\) \| 2 \|/);
     expect(readFileSync(result.paths.html, 'utf8')).toContain('<svg');
     expect(readFileSync(join(outDir, 'charts', 'train-accuracy.svg'), 'utf8')).toMatch(/^<svg/);
