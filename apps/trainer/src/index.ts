@@ -117,6 +117,6 @@ export { loadTokenizer, type TokenizerSource } from './rollout/tokenizer-source.
 export type { ToolEnvironment, ToolOutcome } from './rollout/tool-environment.js';
 export { type EvaluateOptions, evaluate } from './run/evaluate.js';
 export { type ProblemSource, problemSource } from './run/problems.js';
-export { type RlRunOptions, rlContext, rolloutMode, runRl } from './run/rl-run.js';
+export { checkRemoteMode, type RlRunOptions, rlContext, rolloutMode, runRl } from './run/rl-run.js';
 export { openSession, type Session } from './run/session.js';
 export { deriveSeed, permutation, prng } from './util/seeds.js';

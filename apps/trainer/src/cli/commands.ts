@@ -9,7 +9,7 @@ import { rollout } from '../rollout/rollout-engine.js';
 import { demoTable, runDemo } from '../run/demo.js';
 import { evaluate } from '../run/evaluate.js';
 import { problemSource } from '../run/problems.js';
-import { rolloutMode, runRl } from '../run/rl-run.js';
+import { checkRemoteMode, rolloutMode, runRl } from '../run/rl-run.js';
 import { openRun, planRun, type RunFolderFlags } from '../run/run-folder.js';
 import { runSft, sftExamples, sftTrainer } from '../run/sft-run.js';
 import { deriveSeed } from '../util/seeds.js';
@@ -99,6 +99,7 @@ const rl: CommandSpec = {
   checkFlags: (flags, config, source) => void planRun(config, source, 'rl', runFlags(flags)),
   async run(session, flags, io) {
     const { config } = session;
+    checkRemoteMode(session);
     const { writer, completed, optimizerState } = await openRun(
       session,
       'rl',

@@ -23,7 +23,8 @@ export interface ModelConfig {
   /**
    * Token shift: a second embedding table (`model.prev_embed_tokens.weight`) looked up with each position's
    * previous token and added to its embedding, so one attention layer can match "the token after this one" and
-   * copy. Not part of Qwen2/Qwen3: config.json marks it as `token_shift`, which transformers ignores.
+   * copy. Not part of Qwen2/Qwen3: config.json names it by model_type `taorl_token_shift_qwen3` (or `_qwen2`) and
+   * architecture `TaorlTokenShiftQwen3ForCausalLM`, which no other loader mistakes for a standard model.
    */
   tokenShift?: boolean;
 }
@@ -59,10 +60,100 @@ function flag(json: Json, name: string, source: string, fallback: boolean): bool
   return value;
 }
 
+/** transformers' default RoPE base when a config states none (RotaryEmbeddingConfigMixin.default_theta). */
+const DEFAULT_ROPE_THETA = 10000;
+
+/** The keys a "default" RoPE parameter object may hold; `type` is the older spelling of `rope_type`. */
+const DEFAULT_ROPE_KEYS = new Set(['rope_type', 'type', 'rope_theta', 'partial_rotary_factor']);
+
+/**
+ * The RoPE base of a config in either layout: transformers 4 writes `rope_theta` at the top level (and
+ * `rope_scaling` for scaled variants), transformers 5 writes `rope_parameters: {rope_type, rope_theta}` and no
+ * top-level `rope_theta`. The decoder implements only "default" RoPE over the whole head, so every other rope_type
+ * (linear, dynamic, yarn, longrope, llama3, ...), a partial rotary factor, per-layer-type parameters or any
+ * unknown key is an error naming the field: ignoring one would compute a different model without a word. Two
+ * stated bases that disagree are an error too.
+ */
+function ropeTheta(c: Json, source: string): number {
+  const stated: [string, number][] = [];
+  if ('rope_theta' in c && c.rope_theta !== null) {
+    stated.push(['rope_theta', positiveNumber(c, 'rope_theta', source, DEFAULT_ROPE_THETA)]);
+  }
+  const partial = c.partial_rotary_factor;
+  if (partial !== undefined && partial !== null && partial !== 1) {
+    throw new Error(
+      `${source}: partial_rotary_factor ${JSON.stringify(partial)} is not supported (RoPE over the whole head only)`,
+    );
+  }
+  for (const field of ['rope_parameters', 'rope_scaling']) {
+    const value = c[field];
+    if (value === undefined || value === null) continue;
+    if (typeof value !== 'object' || Array.isArray(value)) {
+      throw new Error(`${source}: field "${field}" must be an object or null, got ${JSON.stringify(value)}`);
+    }
+    const params = value as Json;
+    const typeKey = 'rope_type' in params ? 'rope_type' : 'type';
+    const type = params[typeKey] ?? 'default';
+    if (type !== 'default') {
+      throw new Error(
+        `${source}: ${field}.${typeKey} ${JSON.stringify(type)} is not supported (this decoder implements ` +
+          'only "default" RoPE)',
+      );
+    }
+    for (const key of Object.keys(params)) {
+      if (!DEFAULT_ROPE_KEYS.has(key)) {
+        throw new Error(
+          `${source}: ${field}.${key} is not supported (a "default" RoPE takes only rope_type and rope_theta)`,
+        );
+      }
+    }
+    const inner = params.partial_rotary_factor;
+    if (inner !== undefined && inner !== null && inner !== 1) {
+      throw new Error(
+        `${source}: ${field}.partial_rotary_factor ${JSON.stringify(inner)} is not supported (RoPE over the ` +
+          'whole head only)',
+      );
+    }
+    if ('rope_theta' in params && params.rope_theta !== null) {
+      const theta = params.rope_theta;
+      if (typeof theta !== 'number' || !(theta > 0)) {
+        throw new Error(
+          `${source}: field "${field}.rope_theta" must be a positive number, got ${JSON.stringify(theta)}`,
+        );
+      }
+      stated.push([`${field}.rope_theta`, theta]);
+    }
+  }
+  const [first, ...others] = stated;
+  const conflict = others.find(([, theta]) => theta !== first![1]);
+  if (conflict !== undefined) {
+    throw new Error(
+      `${source}: ${first![0]} ${first![1]} and ${conflict[0]} ${conflict[1]} disagree (state the RoPE base once)`,
+    );
+  }
+  return first?.[1] ?? DEFAULT_ROPE_THETA;
+}
+
+/** transformers 5 lists each layer's attention in `layer_types`; the decoder has only full attention. */
+function fullAttentionOnly(c: Json, source: string): void {
+  const types = c.layer_types;
+  if (types === undefined || types === null) return;
+  if (!Array.isArray(types)) {
+    throw new Error(`${source}: field "layer_types" must be a list, got ${JSON.stringify(types)}`);
+  }
+  const bad = types.findIndex((type) => type !== 'full_attention');
+  if (bad >= 0) {
+    throw new Error(
+      `${source}: layer_types[${bad}] ${JSON.stringify(types[bad])} is not supported (only "full_attention")`,
+    );
+  }
+}
+
 /**
  * Reads a Hugging Face Qwen2 / Qwen3 config.json object. `source` names the file in error messages. Features this
- * decoder does not implement (RoPE scaling, sliding-window attention, non-SiLU activations) are rejected rather
- * than silently ignored, since ignoring them would produce a different model.
+ * decoder does not implement (RoPE other than "default", sliding-window attention, non-SiLU activations) are
+ * rejected rather than silently ignored, since ignoring them would produce a different model. Both the
+ * transformers 4 and the transformers 5 layout of the RoPE fields are read (see `ropeTheta`).
  */
 export function parseHfConfig(json: unknown, source = 'config.json'): ModelConfig {
   if (typeof json !== 'object' || json === null || Array.isArray(json)) {
@@ -70,20 +161,23 @@ export function parseHfConfig(json: unknown, source = 'config.json'): ModelConfi
   }
   const c = json as Json;
   const modelType = field(c, 'model_type', source);
-  if (modelType !== 'qwen2' && modelType !== 'qwen3') {
+  const family = FAMILIES.find((f) => modelType === f || modelType === TOKEN_SHIFT_TYPES[f]);
+  if (family === undefined) {
     throw new Error(
-      `${source}: model_type ${JSON.stringify(modelType)} is not supported (expected "qwen2" or "qwen3")`,
+      `${source}: model_type ${JSON.stringify(modelType)} is not supported (expected one of ` +
+        `${FAMILIES.flatMap((f) => [f, TOKEN_SHIFT_TYPES[f]])
+          .map((t) => JSON.stringify(t))
+          .join(', ')})`,
     );
   }
+  const tokenShift = readTokenShift(c, modelType === TOKEN_SHIFT_TYPES[family], source);
   const act = c.hidden_act ?? 'silu';
   if (act !== 'silu')
     throw new Error(`${source}: hidden_act ${JSON.stringify(act)} is not supported (only "silu")`);
-  if (c.rope_scaling !== undefined && c.rope_scaling !== null) {
-    throw new Error(`${source}: rope_scaling ${JSON.stringify(c.rope_scaling)} is not supported (use null)`);
-  }
   if (c.use_sliding_window === true) {
     throw new Error(`${source}: use_sliding_window true is not supported (use false)`);
   }
+  fullAttentionOnly(c, source);
   const hiddenSize = positiveInt(c, 'hidden_size', source);
   const numHeads = positiveInt(c, 'num_attention_heads', source);
   const numKvHeads = 'num_key_value_heads' in c ? positiveInt(c, 'num_key_value_heads', source) : numHeads;
@@ -98,7 +192,6 @@ export function parseHfConfig(json: unknown, source = 'config.json'): ModelConfi
   if (!Number.isInteger(headDim) || headDim % 2 !== 0) {
     throw new Error(`${source}: head dimension ${headDim} must be an even integer (rotate-half RoPE)`);
   }
-  const family: ModelFamily = modelType;
   return {
     family,
     vocabSize: positiveInt(c, 'vocab_size', source),
@@ -109,21 +202,55 @@ export function parseHfConfig(json: unknown, source = 'config.json'): ModelConfi
     numKvHeads,
     headDim,
     rmsNormEps: positiveNumber(c, 'rms_norm_eps', source, 1e-6),
-    ropeTheta: positiveNumber(c, 'rope_theta', source, 10000),
+    ropeTheta: ropeTheta(c, source),
     maxPositionEmbeddings: positiveInt(c, 'max_position_embeddings', source),
     tieWordEmbeddings: flag(c, 'tie_word_embeddings', source, false),
     // Qwen2 always has q/k/v bias (its config has no attention_bias field); Qwen3 states it, normally false.
     attentionBias: family === 'qwen2' ? true : flag(c, 'attention_bias', source, false),
     qkNorm: family === 'qwen3',
-    ...(flag(c, 'token_shift', source, false) ? { tokenShift: true } : {}),
+    ...(tokenShift ? { tokenShift: true } : {}),
   };
 }
 
-/** The config.json written next to saved weights, loadable by transformers, vLLM and SGLang. */
+const FAMILIES: readonly ModelFamily[] = ['qwen2', 'qwen3'];
+
+/**
+ * DECISION (docs/models.md): a token-shift decoder is saved under a model_type and an architecture of its own,
+ * which transformers, vLLM and SGLang refuse to load, because under Qwen3's names they would load it (noting one
+ * unexpected tensor) and compute a different model.
+ */
+const TOKEN_SHIFT_TYPES: Record<ModelFamily, string> = {
+  qwen2: 'taorl_token_shift_qwen2',
+  qwen3: 'taorl_token_shift_qwen3',
+};
+const TOKEN_SHIFT_ARCHITECTURES: Record<ModelFamily, string> = {
+  qwen2: 'TaorlTokenShiftQwen2ForCausalLM',
+  qwen3: 'TaorlTokenShiftQwen3ForCausalLM',
+};
+
+/**
+ * Whether a config describes a token-shift decoder: its own model_type, or (folders taorl wrote before the
+ * token-shift model types) model_type qwen2 / qwen3 with `token_shift: true`, still read so that earlier runs
+ * load and resume; saving such a policy again writes the token-shift model_type.
+ */
+function readTokenShift(c: Json, tokenShiftType: boolean, source: string): boolean {
+  const legacy = flag(c, 'token_shift', source, tokenShiftType);
+  if (tokenShiftType && !legacy) {
+    throw new Error(`${source}: model_type ${JSON.stringify(c.model_type)} contradicts token_shift false`);
+  }
+  return legacy;
+}
+
+/**
+ * The config.json written next to saved weights, in the transformers 4 layout (top-level rope_theta), which
+ * transformers 5, vLLM and SGLang read too. A token-shift decoder gets its own model_type and architecture, so those
+ * loaders refuse it instead of computing a different model.
+ */
 export function toHfConfig(config: ModelConfig): Json {
+  const standard = config.family === 'qwen2' ? 'Qwen2ForCausalLM' : 'Qwen3ForCausalLM';
   const common: Json = {
-    architectures: [config.family === 'qwen2' ? 'Qwen2ForCausalLM' : 'Qwen3ForCausalLM'],
-    model_type: config.family,
+    architectures: [config.tokenShift ? TOKEN_SHIFT_ARCHITECTURES[config.family] : standard],
+    model_type: config.tokenShift ? TOKEN_SHIFT_TYPES[config.family] : config.family,
     vocab_size: config.vocabSize,
     hidden_size: config.hiddenSize,
     intermediate_size: config.intermediateSize,
@@ -139,7 +266,6 @@ export function toHfConfig(config: ModelConfig): Json {
     use_sliding_window: false,
     torch_dtype: 'float32',
   };
-  if (config.tokenShift) common.token_shift = true;
   return config.family === 'qwen3'
     ? { ...common, head_dim: config.headDim, attention_bias: config.attentionBias }
     : common;

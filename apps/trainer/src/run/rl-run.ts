@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { AdamWState, GrpoUpdater } from '@taorl/grpo';
 import { saveTrainCheckpoint } from '../checkpoint/train-checkpoint.js';
+import { ConfigError } from '../config/schema-dsl.js';
 import type { TrainerConfig } from '../config/trainer-config.js';
 import { RemoteRollouts } from '../remote/remote-rollouts.js';
 import type { MetricsWriter, RlStepMetrics } from '../report/metrics.js';
@@ -45,6 +46,22 @@ export function rolloutMode(config: TrainerConfig): string {
 }
 
 /**
+ * Remote mode needs inference servers that compute the trained model; vLLM and SGLang implement no token shift
+ * (docs/models.md), so a token-shift policy (model.tokenShift, or a token-shift folder in model.path) is refused
+ * before anything runs rather than trained on rollouts of a different model.
+ */
+export function checkRemoteMode(session: Session): void {
+  if (session.config.remote.endpoints.length > 0 && session.policy.config.tokenShift === true) {
+    throw new ConfigError(
+      session.source,
+      'remote.endpoints',
+      'the policy uses token shift (model.tokenShift or a token-shift model.path), which vLLM and SGLang do not ' +
+        'implement, so a server would sample from a different model; train it with local rollouts',
+    );
+  }
+}
+
+/**
  * The RL context of a session: every stage's plug-in from the config, rollouts from the local policy or (remote
  * mode, remote.endpoints set) from inference servers that get the trained weights. Call `context.sync.start`
  * before the first step and `context.sync.close` at the end (`runRl` does).
@@ -54,6 +71,7 @@ export function rlContext(
   problems: ProblemSource,
   log: (message: string) => void = toStderr,
 ): { context: RlStepContext; updater: GrpoUpdater } {
+  checkRemoteMode(session);
   const { config, components, policy, tokenizer, tools } = session;
   const { rl, rollout, remote } = config;
   const { update, updater } = grpoUpdate(policy, tokenizer, {

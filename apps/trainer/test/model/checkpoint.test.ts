@@ -155,7 +155,7 @@ describe('bad folders give clear errors', () => {
         { num_key_value_heads: 3 },
         /num_attention_heads \(4\) must be a multiple of num_key_value_heads \(3\)/,
       ],
-      [{ rope_scaling: { type: 'yarn' } }, /rope_scaling .* is not supported/],
+      [{ rope_scaling: { type: 'yarn' } }, /rope_scaling\.type "yarn" is not supported/],
       [{ hidden_size: undefined }, /missing field "hidden_size"/],
     ];
     for (const [patch, message] of cases) {

@@ -80,9 +80,88 @@ describe('Hugging Face configs', () => {
       parseHfConfig(qwen3Like),
       parseHfConfig(qwen2Like),
       tinyQwen3Config({ vocabSize: 259 }),
+      tinyQwen3Config({ vocabSize: 259, tokenShift: true }),
     ]) {
       expect(parseHfConfig(JSON.parse(JSON.stringify(toHfConfig(config))))).toEqual(config);
     }
+  });
+
+  it('reads the RoPE base from either layout: rope_theta (transformers 4) or rope_parameters (transformers 5)', () => {
+    const { rope_theta: _theta, rope_scaling: _scaling, ...withoutRope } = qwen3Like;
+    const v5 = { ...withoutRope, rope_parameters: { rope_theta: 1_000_000, rope_type: 'default' } };
+    expect(parseHfConfig(v5).ropeTheta).toBe(1_000_000);
+    expect(parseHfConfig({ ...v5, rope_theta: 1_000_000 }).ropeTheta).toBe(1_000_000);
+    // transformers 4 also accepts a default-type rope_scaling, with the older spelling "type".
+    expect(parseHfConfig({ ...qwen3Like, rope_scaling: { type: 'default' } }).ropeTheta).toBe(1_000_000);
+    expect(
+      parseHfConfig({ ...withoutRope, rope_scaling: { rope_type: 'default', rope_theta: 5e5 } }).ropeTheta,
+    ).toBe(5e5);
+    // No base stated anywhere: transformers' default.
+    expect(parseHfConfig(withoutRope).ropeTheta).toBe(10000);
+    expect(parseHfConfig({ ...v5, layer_types: Array(28).fill('full_attention') }).ropeTheta).toBe(1_000_000);
+  });
+
+  it('refuses every RoPE variant but "default", naming the field', () => {
+    const { rope_theta: _theta, rope_scaling: _scaling, ...withoutRope } = qwen3Like;
+    for (const type of ['linear', 'dynamic', 'yarn', 'longrope', 'llama3', 'proportional']) {
+      expect(() =>
+        parseHfConfig(
+          { ...withoutRope, rope_parameters: { rope_theta: 1e6, rope_type: type, factor: 4 } },
+          'm/config.json',
+        ),
+      ).toThrow(`m/config.json: rope_parameters.rope_type "${type}" is not supported`);
+      expect(() => parseHfConfig({ ...qwen3Like, rope_scaling: { rope_type: type, factor: 4 } })).toThrow(
+        `rope_scaling.rope_type "${type}" is not supported`,
+      );
+      expect(() => parseHfConfig({ ...qwen3Like, rope_scaling: { type, factor: 4 } })).toThrow(
+        `rope_scaling.type "${type}" is not supported`,
+      );
+    }
+    const v5 = (params: Record<string, unknown>) => ({ ...withoutRope, rope_parameters: params });
+    const refused: [unknown, string][] = [
+      [v5({ rope_theta: 1e6, rope_type: 'default', factor: 2 }), 'rope_parameters.factor is not supported'],
+      [
+        v5({ full_attention: { rope_theta: 1e6, rope_type: 'default' } }),
+        'rope_parameters.full_attention is not supported',
+      ],
+      [
+        v5({ rope_theta: 1e6, rope_type: 'default', partial_rotary_factor: 0.5 }),
+        'rope_parameters.partial_rotary_factor 0.5 is not supported',
+      ],
+      [{ ...qwen3Like, partial_rotary_factor: 0.5 }, 'partial_rotary_factor 0.5 is not supported'],
+      [v5({ rope_theta: 'big' }), 'field "rope_parameters.rope_theta" must be a positive number'],
+      [{ ...qwen3Like, rope_parameters: 'yarn' }, 'field "rope_parameters" must be an object or null'],
+      [
+        { ...v5({ rope_theta: 1e6 }), rope_theta: 10000 },
+        'rope_theta 10000 and rope_parameters.rope_theta 1000000 disagree',
+      ],
+      [
+        { ...qwen3Like, layer_types: ['full_attention', 'sliding_attention'] },
+        'layer_types[1] "sliding_attention" is not supported',
+      ],
+    ];
+    for (const [json, message] of refused) expect(() => parseHfConfig(json)).toThrow(message);
+  });
+
+  it('reads token-shift model types, and the token_shift flag of folders saved before them', () => {
+    const shifted = parseHfConfig({ ...qwen3Like, model_type: 'taorl_token_shift_qwen3' });
+    expect(shifted).toMatchObject({ family: 'qwen3', tokenShift: true, qkNorm: true });
+    expect(parseHfConfig({ ...qwen2Like, model_type: 'taorl_token_shift_qwen2' })).toMatchObject({
+      family: 'qwen2',
+      tokenShift: true,
+      attentionBias: true,
+    });
+    expect(parseHfConfig({ ...qwen3Like, token_shift: true }).tokenShift).toBe(true);
+    expect(parseHfConfig(qwen3Like).tokenShift).toBeUndefined();
+    expect(() =>
+      parseHfConfig({ ...qwen3Like, model_type: 'taorl_token_shift_qwen3', token_shift: false }),
+    ).toThrow('model_type "taorl_token_shift_qwen3" contradicts token_shift false');
+    const written = toHfConfig(tinyQwen3Config({ vocabSize: 259, tokenShift: true }));
+    expect(written).toMatchObject({
+      model_type: 'taorl_token_shift_qwen3',
+      architectures: ['TaorlTokenShiftQwen3ForCausalLM'],
+    });
+    expect(written).not.toHaveProperty('token_shift');
   });
 
   it('rejects what this decoder does not implement, naming the field and the file', () => {

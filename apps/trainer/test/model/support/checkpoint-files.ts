@@ -71,6 +71,27 @@ export function hfConfigJson(config: ReferenceConfig, family: 'qwen2' | 'qwen3')
   };
 }
 
+/**
+ * config.json as transformers 5 writes it for a Qwen3 model: the RoPE base only inside `rope_parameters`, `dtype`
+ * instead of `torch_dtype`, and `layer_types`. `modelType` replaces "qwen3" (taorl's token-shift type).
+ */
+export function transformers5ConfigJson(
+  config: ReferenceConfig,
+  modelType = 'qwen3',
+): Record<string, unknown> {
+  const { rope_theta: _theta, ...rest } = hfConfigJson(config, 'qwen3');
+  return {
+    ...rest,
+    model_type: modelType,
+    rope_parameters: { rope_theta: config.ropeTheta, rope_type: 'default' },
+    layer_types: Array.from({ length: config.numLayers }, () => 'full_attention'),
+    use_sliding_window: false,
+    sliding_window: null,
+    dtype: 'float32',
+    transformers_version: '5.0.0',
+  };
+}
+
 /** Every tensor of the config, filled by `value(name, index)`. */
 export function testTensors(
   config: ReferenceConfig,
@@ -85,6 +106,7 @@ export function testTensors(
     vocabSize: v,
   } = config;
   const specs: [string, number[]][] = [['model.embed_tokens.weight', [v, d]]];
+  if (config.tokenShift) specs.push(['model.prev_embed_tokens.weight', [v, d]]);
   for (let l = 0; l < config.numLayers; l++) {
     const p = `model.layers.${l}`;
     specs.push([`${p}.input_layernorm.weight`, [d]]);

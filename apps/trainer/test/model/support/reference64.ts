@@ -14,6 +14,8 @@ export interface ReferenceConfig {
   tied: boolean;
   bias: boolean;
   qkNorm: boolean;
+  /** taorl's token shift: the previous token's row of model.prev_embed_tokens.weight is added to the embedding. */
+  tokenShift?: boolean;
 }
 
 type Weights = Map<string, Float32Array>;
@@ -58,7 +60,12 @@ function rope(x: number[], pos: number, theta: number): number[] {
 export function referenceLogits(config: ReferenceConfig, weights: Weights, tokens: number[]): number[][] {
   const { hiddenSize: d, numHeads: h, numKvHeads: hkv, headDim: dh, rmsNormEps: eps } = config;
   const embedding = w(weights, 'model.embed_tokens.weight');
-  let hidden = tokens.map((id) => Array.from(embedding.subarray(id * d, (id + 1) * d)));
+  const row = (table: Float32Array, id: number) => Array.from(table.subarray(id * d, (id + 1) * d));
+  let hidden = tokens.map((id, t) => {
+    if (!config.tokenShift || t === 0) return row(embedding, id);
+    const previous = row(w(weights, 'model.prev_embed_tokens.weight'), tokens[t - 1]!);
+    return row(embedding, id).map((v, i) => v + previous[i]!);
+  });
   for (let l = 0; l < config.numLayers; l++) {
     const p = `model.layers.${l}`;
     const b = (n: string) => (config.bias ? w(weights, `${p}.self_attn.${n}.bias`) : undefined);
