@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { type ModelConfig, parseHfConfig, toHfConfig } from './config.js';
 import {
   encodeSafetensors,
@@ -16,37 +16,56 @@ export interface WeightSpec {
   shape: number[];
 }
 
-/** Every tensor of a Qwen2 / Qwen3 causal LM with this config, in the order transformers lists them. */
-export function weightSpecs(config: ModelConfig): WeightSpec[] {
-  const { hiddenSize: d, headDim, numHeads, numKvHeads, intermediateSize, vocabSize } = config;
+/** The tensors of decoder layer `i`. */
+function layerSpecs(config: ModelConfig, i: number): WeightSpec[] {
+  const { hiddenSize: d, headDim, numHeads, numKvHeads, intermediateSize } = config;
   const q = numHeads * headDim;
   const kv = numKvHeads * headDim;
-  const specs: WeightSpec[] = [{ name: 'model.embed_tokens.weight', shape: [vocabSize, d] }];
-  if (config.tokenShift) specs.push({ name: 'model.prev_embed_tokens.weight', shape: [vocabSize, d] });
-  for (let i = 0; i < config.numLayers; i++) {
-    const p = `model.layers.${i}`;
-    specs.push({ name: `${p}.input_layernorm.weight`, shape: [d] });
-    specs.push({ name: `${p}.self_attn.q_proj.weight`, shape: [q, d] });
-    specs.push({ name: `${p}.self_attn.k_proj.weight`, shape: [kv, d] });
-    specs.push({ name: `${p}.self_attn.v_proj.weight`, shape: [kv, d] });
-    if (config.attentionBias) {
-      specs.push({ name: `${p}.self_attn.q_proj.bias`, shape: [q] });
-      specs.push({ name: `${p}.self_attn.k_proj.bias`, shape: [kv] });
-      specs.push({ name: `${p}.self_attn.v_proj.bias`, shape: [kv] });
-    }
-    specs.push({ name: `${p}.self_attn.o_proj.weight`, shape: [d, q] });
-    if (config.qkNorm) {
-      specs.push({ name: `${p}.self_attn.q_norm.weight`, shape: [headDim] });
-      specs.push({ name: `${p}.self_attn.k_norm.weight`, shape: [headDim] });
-    }
-    specs.push({ name: `${p}.post_attention_layernorm.weight`, shape: [d] });
-    specs.push({ name: `${p}.mlp.gate_proj.weight`, shape: [intermediateSize, d] });
-    specs.push({ name: `${p}.mlp.up_proj.weight`, shape: [intermediateSize, d] });
-    specs.push({ name: `${p}.mlp.down_proj.weight`, shape: [d, intermediateSize] });
+  const p = `model.layers.${i}`;
+  const specs: WeightSpec[] = [
+    { name: `${p}.input_layernorm.weight`, shape: [d] },
+    { name: `${p}.self_attn.q_proj.weight`, shape: [q, d] },
+    { name: `${p}.self_attn.k_proj.weight`, shape: [kv, d] },
+    { name: `${p}.self_attn.v_proj.weight`, shape: [kv, d] },
+  ];
+  if (config.attentionBias) {
+    specs.push({ name: `${p}.self_attn.q_proj.bias`, shape: [q] });
+    specs.push({ name: `${p}.self_attn.k_proj.bias`, shape: [kv] });
+    specs.push({ name: `${p}.self_attn.v_proj.bias`, shape: [kv] });
   }
-  specs.push({ name: 'model.norm.weight', shape: [d] });
-  if (!config.tieWordEmbeddings) specs.push({ name: 'lm_head.weight', shape: [vocabSize, d] });
+  specs.push({ name: `${p}.self_attn.o_proj.weight`, shape: [d, q] });
+  if (config.qkNorm) {
+    specs.push({ name: `${p}.self_attn.q_norm.weight`, shape: [headDim] });
+    specs.push({ name: `${p}.self_attn.k_norm.weight`, shape: [headDim] });
+  }
+  specs.push({ name: `${p}.post_attention_layernorm.weight`, shape: [d] });
+  specs.push({ name: `${p}.mlp.gate_proj.weight`, shape: [intermediateSize, d] });
+  specs.push({ name: `${p}.mlp.up_proj.weight`, shape: [intermediateSize, d] });
+  specs.push({ name: `${p}.mlp.down_proj.weight`, shape: [d, intermediateSize] });
   return specs;
+}
+
+/** The tensors outside the layers: embeddings first, then the final norm and the head. */
+function outerSpecs(config: ModelConfig): { first: WeightSpec[]; last: WeightSpec[] } {
+  const { hiddenSize: d, vocabSize } = config;
+  const first: WeightSpec[] = [{ name: 'model.embed_tokens.weight', shape: [vocabSize, d] }];
+  if (config.tokenShift) first.push({ name: 'model.prev_embed_tokens.weight', shape: [vocabSize, d] });
+  const last: WeightSpec[] = [{ name: 'model.norm.weight', shape: [d] }];
+  if (!config.tieWordEmbeddings) last.push({ name: 'lm_head.weight', shape: [vocabSize, d] });
+  return { first, last };
+}
+
+/** Every tensor of a Qwen2 / Qwen3 causal LM with this config, in the order transformers lists them. */
+export function weightSpecs(config: ModelConfig): WeightSpec[] {
+  const { first, last } = outerSpecs(config);
+  const layers = Array.from({ length: config.numLayers }, (_, i) => layerSpecs(config, i));
+  return [...first, ...layers.flat(), ...last];
+}
+
+/** How many tensors `weightSpecs(config)` lists, computed without listing them (a config may claim millions). */
+export function weightCount(config: ModelConfig): number {
+  const { first, last } = outerSpecs(config);
+  return first.length + config.numLayers * layerSpecs(config, 0).length + last.length;
 }
 
 /** A checkpoint in memory: its config and every tensor of `weightSpecs(config)` as float32, HF layout. */
@@ -58,6 +77,11 @@ export interface Checkpoint {
 const SINGLE_FILE = 'model.safetensors';
 const INDEX_FILE = 'model.safetensors.index.json';
 
+/** A config.json implying more tensors than the files hold by over this many is refused by the count alone. */
+const MISSING_LISTED = 1000;
+/** Missing tensors named in an error at most. */
+const MISSING_NAMED = 20;
+
 /** Buffers derived from the config that some exporters store; they carry no weights. */
 const DERIVED_BUFFER = /\.rotary_emb\.inv_freq$/;
 
@@ -65,8 +89,9 @@ async function readJson(file: string): Promise<unknown> {
   const text = await readFile(file, 'utf8');
   try {
     return JSON.parse(text);
-  } catch (error) {
-    throw new Error(`${file}: not valid JSON (${(error as Error).message})`);
+  } catch {
+    // Not the parser's message: it quotes the text, and a server must not echo the bytes of a file it was pointed at.
+    throw new Error(`${file}: not valid JSON`);
   }
 }
 
@@ -80,7 +105,9 @@ async function tensorLocations(dir: string): Promise<TensorLocation[]> {
     const shards = [...new Set(Object.values(map as Record<string, unknown>))];
     const locations: TensorLocation[] = [];
     for (const shard of shards) {
-      if (typeof shard !== 'string') throw new Error(`${indexPath}: weight_map values must be file names`);
+      // A file of this folder only: a path ("../x", "/x") would read outside the folder the caller chose.
+      if (typeof shard !== 'string' || shard !== basename(shard) || shard === '..' || shard === '.')
+        throw new Error(`${indexPath}: weight_map values must be file names in ${dir}`);
       const shardPath = join(dir, shard);
       if (!existsSync(shardPath))
         throw new Error(`${indexPath}: names shard "${shard}", which is not in ${dir}`);
@@ -104,11 +131,22 @@ export async function loadCheckpoint(dir: string): Promise<Checkpoint> {
     throw new Error(`${dir}: no config.json (expected a Hugging Face model folder)`);
   const config = parseHfConfig(await readJson(configPath), configPath);
   const byName = new Map((await tensorLocations(dir)).map((l) => [l.name, l]));
+  // Bounded by the files before anything is listed or allocated: a config.json claiming 3e7 layers must fail here,
+  // not after minutes of building names for tensors that are not there. A few missing tensors are named below.
+  const implied = weightCount(config);
+  if (implied > byName.size + MISSING_LISTED) {
+    throw new Error(
+      `${dir}: config.json implies ${implied} tensors (num_hidden_layers ${config.numLayers}), the safetensors ` +
+        `files hold ${byName.size}`,
+    );
+  }
   const specs = weightSpecs(config);
   const missing = specs.filter((s) => !byName.has(s.name)).map((s) => s.name);
   if (missing.length > 0) {
+    const shown = missing.slice(0, MISSING_NAMED).join(', ');
     throw new Error(
-      `${dir}: missing ${missing.length} tensor(s) required by config.json: ${missing.join(', ')}`,
+      `${dir}: missing ${missing.length} tensor(s) required by config.json: ${shown}` +
+        `${missing.length > MISSING_NAMED ? ', ...' : ''}`,
     );
   }
   const expected = new Set(specs.map((s) => s.name));

@@ -43,15 +43,17 @@ export async function readSafetensorsHeader(file: string): Promise<TensorLocatio
       throw new Error(`${file}: too short to be a safetensors file`);
     }
     const headerLength = Number(lengthBytes.readBigUInt64LE(0));
+    // The length is not quoted: for a file that is not safetensors it is the file's first 8 bytes.
     if (headerLength > size - 8)
-      throw new Error(`${file}: header length ${headerLength} exceeds the file size`);
+      throw new Error(`${file}: the header length exceeds the file size (${size} bytes)`);
     const headerBytes = Buffer.alloc(headerLength);
     await handle.read(headerBytes, 0, headerLength, 8);
     let header: unknown;
     try {
       header = JSON.parse(headerBytes.toString('utf8'));
-    } catch (error) {
-      throw new Error(`${file}: header is not valid JSON (${(error as Error).message})`);
+    } catch {
+      // Not the parser's message, which quotes the bytes.
+      throw new Error(`${file}: header is not valid JSON`);
     }
     if (typeof header !== 'object' || header === null)
       throw new Error(`${file}: header is not a JSON object`);
@@ -80,7 +82,9 @@ function parseEntry(
   const validOffsets =
     Array.isArray(offsets) && offsets.length === 2 && offsets.every((o) => Number.isInteger(o));
   if (typeof dtype !== 'string' || !validShape || !validOffsets) {
-    throw new Error(`${file}: tensor "${name}" has a malformed header entry ${JSON.stringify(value)}`);
+    throw new Error(
+      `${file}: tensor "${name}" has a malformed header entry (expected {dtype, shape, data_offsets})`,
+    );
   }
   const [from, to] = offsets as [number, number];
   const begin = dataStart + from;
