@@ -8,6 +8,7 @@ import { BenchmarkResultsError } from '../bench-eval/results-file.js';
 import { writeFileAtomic } from '../checkpoint/atomic-write.js';
 import { isHttpUrl } from '../config/schema-dsl.js';
 import type { RolloutPolicy } from '../model/policy.js';
+import { apiKeyFromEnv } from '../remote/api-key.js';
 import { RemotePolicy } from '../remote/remote-policy.js';
 import { evaluate } from '../run/evaluate.js';
 import { problemSource } from '../run/problems.js';
@@ -112,6 +113,7 @@ function answeringPolicy(
   }
   const endpoints = endpointsOf(flags.endpoint);
   const { remote: settings } = config;
+  const apiKey = apiKeyFromEnv();
   const served = typeof flags['served-model'] === 'string' ? flags['served-model'] : settings.model;
   // The servers differ (--endpoint, --api, --served-model); how they are asked is remote.*, as in remote training.
   const remote = new RemotePolicy({
@@ -124,6 +126,7 @@ function answeringPolicy(
     maxConcurrentPerServer: settings.maxConcurrentPerServer,
     timeoutMs: settings.timeoutMs,
     maxAttempts: settings.maxAttempts,
+    ...(apiKey === undefined ? {} : { apiKey }),
   });
   return {
     policy: remote,

@@ -1,6 +1,10 @@
+import { statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { type BackendChoice, initBackend } from '@taorl/grpo';
+import { API_KEY_ENV, apiKeyFromEnv } from '../remote/api-key.js';
 import { startServer } from '../remote/serve.js';
+import { isLoopback } from '../remote/serve-guard.js';
 import { openServedModel } from '../remote/serve-model.js';
 import { UsageError } from './command-args.js';
 import type { CliCommand } from './run-cli.js';
@@ -11,7 +15,14 @@ const SUMMARY =
 const flags = {
   model: { type: 'string', doc: 'Hugging Face folder to serve (default: a fresh embedded tiny model)' },
   seed: { type: 'string', doc: 'initialisation seed of the embedded tiny model (default 0)' },
-  host: { type: 'string', doc: 'address to listen on (default 127.0.0.1)' },
+  host: {
+    type: 'string',
+    doc: `address to listen on (default 127.0.0.1); any other than loopback needs ${API_KEY_ENV}`,
+  },
+  'reload-dir': {
+    type: 'string',
+    doc: 'the only folder POST /update_weights_from_disk may load from (links resolved); without it reloads are off',
+  },
   port: { type: 'string', doc: 'port (default 8000; 0 picks a free one)' },
   'model-name': {
     type: 'string',
@@ -83,6 +94,17 @@ export const serveCommand: CliCommand = {
       );
     }
     const port = integer(values.port, 'port', 8000, 0, 65535);
+    const host = values.host ?? '127.0.0.1';
+    const apiKey = apiKeyFromEnv();
+    if (!isLoopback(host) && apiKey === undefined) {
+      throw new UsageError(
+        `--host ${host} lets other machines reach the server: set ${API_KEY_ENV} to a secret token, which ` +
+          'clients then send as Authorization: Bearer <token>',
+      );
+    }
+    const reloadRoot = values['reload-dir'] === undefined ? undefined : resolve(values['reload-dir']);
+    if (reloadRoot !== undefined && statSync(reloadRoot, { throwIfNoEntry: false })?.isDirectory() !== true)
+      throw new UsageError(`--reload-dir ${reloadRoot} is not a folder`);
     const maxBatch = integer(values['max-batch'], 'max-batch', 64, 1, Number.MAX_SAFE_INTEGER);
     const seed = integer(values.seed, 'seed', 0, 0, 2 ** 32 - 1);
     await initBackend({ prefer: backend });
@@ -97,15 +119,18 @@ export const serveCommand: CliCommand = {
       modelName: name,
       ...(model.dir === undefined ? {} : { modelPath: model.dir }),
       eosTokenId: model.tokenizer.eosTokenId,
-      loadWeights: (dir) => model.loadWeights(dir),
+      ...(reloadRoot === undefined ? {} : { loadWeights: (dir) => model.loadWeights(dir), reloadRoot }),
       releasePolicy: (policy) => policy.dispose(),
       maxBatch,
-      host: values.host ?? '127.0.0.1',
+      host,
       port,
+      ...(apiKey === undefined ? {} : { apiKey }),
     });
     io.out(
       `taorl serve: listening on ${server.url} (model ${name}, vocab ${model.policy.vocabSize}, ` +
-        `max length ${model.policy.maxSequenceLength})\n`,
+        `max length ${model.policy.maxSequenceLength}; weight reloads ` +
+        `${reloadRoot === undefined ? 'off' : `from ${reloadRoot}`}; ` +
+        `${apiKey === undefined ? 'no API key' : `API key from ${API_KEY_ENV}`})\n`,
     );
     const signal = await untilSignal();
     await server.close();

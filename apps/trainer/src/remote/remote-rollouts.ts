@@ -98,7 +98,9 @@ export class RemoteRollouts implements RolloutPolicy, PolicySync {
   private async push(): Promise<DroppedServer[]> {
     const dir = await this.folders.save(this.trainedPolicy, this.steps);
     const timeoutMs = this.servers.timeoutMs ?? 120_000;
-    const outcomes = await Promise.all(this.endpoints.map((url) => reloadWeights(url, dir, timeoutMs)));
+    const outcomes = await Promise.all(
+      this.endpoints.map((url) => reloadWeights(url, dir, timeoutMs, this.servers.apiKey)),
+    );
     const errors = outcomes.flatMap((outcome) => (outcome.status === 'failed' ? [outcome.error] : []));
     if (errors.length === 1) throw errors[0]!;
     if (errors.length > 1) {

@@ -21,9 +21,12 @@ export interface ErrorBody {
 
 const errorTypes: Record<number, string> = {
   400: 'invalid_request_error',
+  401: 'authentication_error',
+  403: 'permission_error',
   404: 'not_found_error',
   405: 'invalid_request_error',
   413: 'invalid_request_error',
+  415: 'invalid_request_error',
   500: 'internal_server_error',
 };
 

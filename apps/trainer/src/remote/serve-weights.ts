@@ -1,6 +1,7 @@
 import type { RolloutPolicy } from '../model/policy.js';
 import type { GenerationBatcher } from './serve-batcher.js';
 import { RequestFields } from './serve-fields.js';
+import { reloadFolder } from './serve-reload-folder.js';
 import type { ModelLimits } from './serve-sampling.js';
 
 /** SGLang's answer to POST /update_weights_from_disk. */
@@ -12,6 +13,8 @@ export interface UpdateWeightsResponse {
 export interface WeightReloadOptions<P extends RolloutPolicy> {
   /** Builds a policy from a folder, or rejects with a message for the client (see `ServeOptions.loadWeights`). */
   load?(path: string): Promise<P>;
+  /** The only folder reloads may read from (see `reloadFolder`); required with `load`. */
+  root?: string;
   /** Frees a policy that was loaded but refused. */
   release?(policy: P): void;
   /** Where the served weights came from. */
@@ -19,7 +22,8 @@ export interface WeightReloadOptions<P extends RolloutPolicy> {
 }
 
 /**
- * POST /update_weights_from_disk {model_path}: loads the folder into a new policy while generation goes on, then
+ * POST /update_weights_from_disk {model_path}: loads the folder (which must lie inside the reload root, links
+ * included) into a new policy while generation goes on, then
  * hands it to the batcher, which swaps it in between model calls. A folder that cannot be loaded, or whose model
  * differs in vocabulary or length, is refused with success false and the served weights stay. Reloads run one
  * after another, so weight versions count up in the order the requests came.
@@ -61,10 +65,14 @@ export class WeightReloads<P extends RolloutPolicy> {
   }
 
   async #reload(dir: string): Promise<{ status: number; body: UpdateWeightsResponse }> {
-    const { load } = this.options;
-    if (!load) return { status: 400, body: { success: false, message: 'this server cannot reload weights' } };
+    const { load, root } = this.options;
+    if (!load || root === undefined) {
+      const message =
+        'this server cannot reload weights (start it with a reload folder: taorl serve --reload-dir)';
+      return { status: 400, body: { success: false, message } };
+    }
     try {
-      const next = await load(dir);
+      const next = await load(await reloadFolder(root, dir));
       const { vocabSize, maxModelLen } = this.limits;
       if (next.vocabSize !== vocabSize || next.maxSequenceLength !== maxModelLen) {
         this.options.release?.(next);

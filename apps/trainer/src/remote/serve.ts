@@ -6,6 +6,7 @@ import { completions } from './serve-completions.js';
 import type { ServeContext } from './serve-context.js';
 import { errorBody, ServeRequestError } from './serve-errors.js';
 import { generateRoute } from './serve-generate.js';
+import { isLoopback, RequestGuard } from './serve-guard.js';
 import { WeightReloads } from './serve-weights.js';
 
 export interface ServeOptions<P extends RolloutPolicy = RolloutPolicy> {
@@ -27,6 +28,13 @@ export interface ServeOptions<P extends RolloutPolicy = RolloutPolicy> {
    * for the client) a folder that does not fit the served model. Absent: the route answers that reloading is off.
    */
   loadWeights?(path: string): Promise<P>;
+  /** The only folder `loadWeights` is given folders from (links resolved); required with `loadWeights`. */
+  reloadRoot?: string;
+  /**
+   * When set, every route but /health needs `Authorization: Bearer <apiKey>`. Required when `host` is not a
+   * loopback address: anyone who can reach the port could otherwise generate and reload weights.
+   */
+  apiKey?: string;
   /** Frees a policy a reload replaced (or one refused), once no batch uses it. */
   releasePolicy?(policy: P): void;
   /** Most requests per model call. Default 64. */
@@ -59,6 +67,17 @@ export async function startServer<P extends RolloutPolicy>(
   options: ServeOptions<P>,
 ): Promise<InferenceServer<P>> {
   const { policy } = options;
+  const host = options.host ?? '127.0.0.1';
+  if (!isLoopback(host) && options.apiKey === undefined) {
+    throw new TypeError(`startServer: host ${host} is reachable from other machines: an apiKey is required`);
+  }
+  if (options.loadWeights !== undefined && options.reloadRoot === undefined) {
+    throw new TypeError('startServer: loadWeights needs reloadRoot, the only folder reloads may read from');
+  }
+  const guard = new RequestGuard(
+    { loopback: isLoopback(host), ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }) },
+    new Set(['/health']),
+  );
   const batcher = new GenerationBatcher(policy, {
     maxBatch: options.maxBatch ?? 64,
     decode: options.decode,
@@ -77,6 +96,7 @@ export async function startServer<P extends RolloutPolicy>(
   const reloads = new WeightReloads(batcher, context.limits, {
     ...(options.loadWeights ? { load: options.loadWeights } : {}),
     ...(options.releasePolicy ? { release: options.releasePolicy } : {}),
+    ...(options.reloadRoot === undefined ? {} : { root: options.reloadRoot }),
     initialPath: options.modelPath ?? options.modelName,
   });
 
@@ -130,19 +150,19 @@ export async function startServer<P extends RolloutPolicy>(
   ]);
 
   const server = createServer((request, response) => {
-    void answer(routes, request, response);
+    void answer(routes, guard, request, response);
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port ?? 8000, options.host ?? '127.0.0.1', () => {
+    server.listen(options.port ?? 8000, host, () => {
       server.off('error', reject);
       resolve();
     });
   });
   const address = server.address() as AddressInfo;
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const bound = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return {
-    url: `http://${host}:${address.port}`,
+    url: `http://${bound}:${address.port}`,
     port: address.port,
     batcher,
     async close() {
@@ -158,12 +178,14 @@ export async function startServer<P extends RolloutPolicy>(
 
 async function answer(
   routes: Map<string, { method: string; handle: Handler }>,
+  guard: RequestGuard,
   request: IncomingMessage,
   response: ServerResponse,
 ): Promise<void> {
   const path = new URL(request.url ?? '/', 'http://localhost').pathname;
   const route = routes.get(path);
   try {
+    guard.check(request, path);
     if (!route) throw new ServeRequestError(`no route ${request.method} ${path}`, null, 404);
     if (request.method !== route.method) {
       response.setHeader('allow', route.method);

@@ -35,16 +35,25 @@ const UNREACHABLE_CODES = new Set([
 
 /**
  * POST {base}/update_weights_from_disk {model_path: dir} (SGLang's route, which `taorl serve` speaks too) and
- * reads SGLang's answer {success, message}: anything but success true is a failure naming the server.
+ * reads SGLang's answer {success, message}: anything but success true is a failure naming the server. `apiKey`,
+ * when given, is sent as a bearer token.
  */
-export async function reloadWeights(base: string, dir: string, timeoutMs: number): Promise<ReloadOutcome> {
+export async function reloadWeights(
+  base: string,
+  dir: string,
+  timeoutMs: number,
+  apiKey?: string,
+): Promise<ReloadOutcome> {
   const url = `${base}/update_weights_from_disk`;
   let response: Response;
   let text: string;
   try {
     response = await fetch(url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: {
+        'content-type': 'application/json',
+        ...(apiKey === undefined ? {} : { authorization: `Bearer ${apiKey}` }),
+      },
       body: JSON.stringify({ model_path: dir }),
       signal: AbortSignal.timeout(timeoutMs),
     });

@@ -3,6 +3,7 @@ import type { AdamWState, GrpoUpdater } from '@taorl/grpo';
 import { saveTrainCheckpoint } from '../checkpoint/train-checkpoint.js';
 import { ConfigError } from '../config/schema-dsl.js';
 import type { TrainerConfig } from '../config/trainer-config.js';
+import { apiKeyFromEnv } from '../remote/api-key.js';
 import { RemoteRollouts } from '../remote/remote-rollouts.js';
 import type { MetricsWriter, RlStepMetrics } from '../report/metrics.js';
 import { ProgressBar } from '../report/progress.js';
@@ -81,6 +82,7 @@ export function rlContext(
     microBatchRows: rl.microBatch,
     temperature: rollout.temperature,
   });
+  const apiKey = apiKeyFromEnv();
   const servers =
     remote.endpoints.length === 0
       ? null
@@ -94,6 +96,7 @@ export function rlContext(
             maxConcurrentPerServer: remote.maxConcurrentPerServer,
             timeoutMs: remote.timeoutMs,
             maxAttempts: remote.maxAttempts,
+            ...(apiKey === undefined ? {} : { apiKey }),
           },
           { weightsDir: weightsDir(config), reloadEvery: remote.reloadEvery, log },
         );

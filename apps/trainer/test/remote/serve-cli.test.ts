@@ -41,7 +41,7 @@ describe('taorl serve (CLI)', () => {
       void exited.then((code) => reject(new Error(`taorl serve exited early with ${code}: ${stderr}`)));
     });
     expect(line).toMatch(
-      /^taorl serve: listening on http:\/\/127\.0\.0\.1:(\d+) \(model taorl-tiny, vocab 259, max length 512\)\n$/,
+      /^taorl serve: listening on http:\/\/127\.0\.0\.1:(\d+) \(model taorl-tiny, vocab 259, max length 512; weight reloads off; no API key\)\n$/,
     );
     const url = /(http:\/\/\S+)/.exec(line)![1]!;
     expect(url).not.toMatch(/:0$/);

@@ -90,7 +90,7 @@ export function serveTinyPolicyForFile(options: TinyPolicyServeOptions): ServedT
     await policy.save(served.modelDir);
     policy.dispose();
     const started = Array.from({ length: options.servers }, () =>
-      startServeProcess(['--model', served.modelDir]),
+      startServeProcess(['--model', served.modelDir, '--reload-dir', root]),
     );
     served.servers.push(...(await Promise.all(started)));
   }, 120_000);

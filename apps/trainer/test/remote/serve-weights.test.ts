@@ -50,6 +50,7 @@ describe('taorl serve: /update_weights_from_disk', () => {
       modelName: 'tiny',
       modelPath: dirs.a,
       port: 0,
+      reloadRoot: root,
       loadWeights: async (dir) => {
         const policy = new GatedPolicy(await model.loadWeights(dir));
         loaded.push(dir);
@@ -102,7 +103,7 @@ describe('taorl serve: /update_weights_from_disk', () => {
       const missing = await update(join(root, 'missing'));
       expect(missing.status).toBe(400);
       expect(missing.body.success).toBe(false);
-      expect(missing.body.message).toMatch(/missing: no config\.json.*previous weights \(version 1\) stay/);
+      expect(missing.body.message).toMatch(/missing does not exist.*previous weights \(version 1\) stay/);
       const wrongShape = await update(dirs.short);
       expect(wrongShape.body.success).toBe(false);
       expect(wrongShape.body.message).toMatch(/maxPositionEmbeddings: 64 served vs 32 in the folder/);
@@ -130,7 +131,11 @@ describe('taorl serve: /update_weights_from_disk', () => {
         },
       );
       expect(reply.status).toBe(400);
-      expect(reply.body).toEqual({ success: false, message: 'this server cannot reload weights' });
+      expect(reply.body).toEqual({
+        success: false,
+        message:
+          'this server cannot reload weights (start it with a reload folder: taorl serve --reload-dir)',
+      });
     } finally {
       await server.close();
       policy.dispose();
