@@ -15,14 +15,17 @@ function within(root: string, path: string): boolean {
  */
 export async function reloadFolder(root: string, requested: string): Promise<string> {
   const realRoot = await realpath(root);
+  const outside = new Error(`model_path ${requested} is outside the reload folder ${realRoot}`);
+  // Checked by name first, so a client cannot probe which paths exist elsewhere.
+  const named = resolve(realRoot, requested);
+  if (!within(realRoot, named)) throw outside;
   let dir: string;
   try {
-    dir = await realpath(resolve(realRoot, requested));
+    dir = await realpath(named);
   } catch {
     throw new Error(`model_path ${requested} does not exist`);
   }
-  if (!within(realRoot, dir))
-    throw new Error(`model_path ${requested} is outside the reload folder ${realRoot}`);
+  if (!within(realRoot, dir)) throw outside;
   if (!(await stat(dir)).isDirectory()) throw new Error(`model_path ${requested} is not a folder`);
   for (const entry of await readdir(dir, { withFileTypes: true })) {
     if (!entry.isSymbolicLink()) continue;

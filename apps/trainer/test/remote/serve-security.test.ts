@@ -185,6 +185,8 @@ describe('taorl serve: what a reload may read', () => {
     };
     await refused(outsideModel, /is outside the reload folder/);
     await refused('../secrets/model', /is outside the reload folder/);
+    // Whether a path outside exists is not told.
+    await refused(join(secrets, 'no-such-folder'), /is outside the reload folder/);
     symlinkSync(outsideModel, join(root, 'linked-model'));
     await refused(join(root, 'linked-model'), /is outside the reload folder/);
     const linkedConfig = variant(join(root, 'linked-config'), (dir) => {
