@@ -2,7 +2,7 @@
 // publishConfig applies) and are-the-types-wrong, and its ESM and CJS builds load in Node with the same exports.
 // pnpm pack shows each tarball holds only what users need. The trainer's built CLI answers an unknown command with usage and exit code 2.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -15,6 +15,22 @@ const check = (ok, label) => {
 
 const builtFiles = ['index.js', 'index.js.map', 'index.cjs', 'index.cjs.map', 'index.d.ts', 'index.d.cts'];
 const packageDirs = readdirSync('packages').map((name) => resolve('packages', name));
+
+/**
+ * The data files a package ships: each benchmark's test.jsonl and READMEs under data/benchmarks (only
+ * @taorl/eval has that folder). The verl parquet copies stay in the repository (docs/packages/eval.md).
+ */
+function shippedData(dir) {
+  const root = join(dir, 'data', 'benchmarks');
+  if (!existsSync(root)) return [];
+  const files = ['data/benchmarks/README.md'];
+  for (const name of readdirSync(root, { withFileTypes: true }).filter((entry) => entry.isDirectory())) {
+    for (const file of ['test.jsonl', 'README.md', 'UPSTREAM_README.md']) {
+      if (existsSync(join(root, name.name, file))) files.push(`data/benchmarks/${name.name}/${file}`);
+    }
+  }
+  return files;
+}
 
 for (const dir of packageDirs) {
   const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
@@ -38,14 +54,20 @@ for (const dir of packageDirs) {
     }),
   );
   const shipped = packed.files.map((file) => file.path);
-  const required = ['LICENSE', 'README.md', 'package.json', ...builtFiles.map((file) => `dist/${file}`)];
+  const required = [
+    'LICENSE',
+    'README.md',
+    'package.json',
+    ...builtFiles.map((file) => `dist/${file}`),
+    ...shippedData(dir),
+  ];
   const unexpected = shipped.filter(
     (path) => !required.includes(path) && !/^(dist\/|CHANGELOG\.md$)/.test(path),
   );
   const missing = required.filter((path) => !shipped.includes(path));
   check(
     missing.length === 0 && unexpected.length === 0,
-    `${name}: the tarball holds the build, README.md, LICENSE and package.json only (${shipped.length} files)` +
+    `${name}: the tarball holds the build, README.md, LICENSE, package.json and its benchmark data only (${shipped.length} files)` +
       [
         ...missing.map((path) => `; missing ${path}`),
         ...unexpected.map((path) => `; unexpected ${path}`),

@@ -9,7 +9,7 @@ export {
   renderBenchmarkHtml,
   writeBenchmarkReports,
 } from './bench-eval/benchmark-reports.js';
-export { defaultBenchmarkDir, resolveBenchmarkNames } from './bench-eval/benchmark-set.js';
+export { resolveBenchmarkNames } from './bench-eval/benchmark-set.js';
 export {
   type BenchmarkEvalOptions,
   type BenchmarkEvalParts,

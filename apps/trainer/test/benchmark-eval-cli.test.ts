@@ -1,14 +1,14 @@
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type BenchmarkSampleRecord, runCli } from '../src/index.js';
 import { capture } from './support/capture-io.js';
 
-const DATA = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../../../shared/data/benchmarks');
-
-/** taorl eval --bench on the embedded tiny model (untrained) with the real sandbox and grader. */
+/**
+ * taorl eval --bench on the embedded tiny model (untrained) with the real sandbox and grader; no --data-dir: the
+ * benchmark files come from @taorl/eval.
+ */
 function benchArgs(outDir: string, ...extra: string[]): string[] {
   return [
     'eval',
@@ -16,8 +16,6 @@ function benchArgs(outDir: string, ...extra: string[]): string[] {
     'aime24,math500',
     '--limit',
     '2',
-    '--data-dir',
-    DATA,
     '--out',
     outDir,
     '--set',
@@ -26,6 +24,16 @@ function benchArgs(outDir: string, ...extra: string[]): string[] {
     'rollout.maxResponseTokens=24',
     ...extra,
   ];
+}
+
+async function inFolder<T>(dir: string, run: () => Promise<T>): Promise<T> {
+  const previous = process.cwd();
+  process.chdir(dir);
+  try {
+    return await run();
+  } finally {
+    process.chdir(previous);
+  }
 }
 
 const records = (path: string): BenchmarkSampleRecord[] =>
@@ -40,7 +48,8 @@ describe('taorl eval --bench (embedded tiny model, real sandbox)', () => {
     const outDir = mkdtempSync(join(tmpdir(), 'taorl-bench-cli-'));
     const resultsPath = join(outDir, 'eval', 'results.jsonl');
     const first = capture();
-    expect(await runCli(benchArgs(outDir, '--k', '2'), first.io)).toBe(0);
+    // Run from a folder outside the repository: the default data folder must not depend on the working directory.
+    expect(await inFolder(outDir, () => runCli(benchArgs(outDir, '--k', '2'), first.io))).toBe(0);
     const written = records(resultsPath);
     expect(written).toHaveLength(2 * 2 * 2);
     for (const record of written) {

@@ -3,14 +3,13 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ByteTokenizer, ChatTemplate, type Tokenizer } from '@taorl/data';
-import { createGraderPool, loadBenchmark } from '@taorl/eval';
+import { createGraderPool, defaultBenchmarkDir, loadBenchmark } from '@taorl/eval';
 import { createSandbox, markdownFormat, type Sandbox } from '@taorl/sandbox';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type BenchmarkEvalOptions,
   type BenchmarkSampleRecord,
-  defaultBenchmarkDir,
   evaluateBenchmarks,
   type GeneratedSequence,
   type RolloutPolicy,
@@ -21,7 +20,7 @@ import {
 } from '../src/index.js';
 
 const repoRoot = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../..');
-const DATA = resolve(repoRoot, '../shared/data/benchmarks');
+const DATA = defaultBenchmarkDir;
 const tokenizer = new ByteTokenizer();
 const template = ChatTemplate.embedded();
 let sandbox: Sandbox;
@@ -389,7 +388,8 @@ describe('benchmark evaluation with a scripted tool-using policy (real sandbox, 
     expect(() => resolveBenchmarkNames('aime24,aime2024')).toThrow(
       /unknown benchmark\(s\) aime2024; known: all, aime24/,
     );
-    expect(defaultBenchmarkDir(join(repoRoot, 'apps', 'trainer', 'src'))).toBe(DATA);
+    // The default data folder is the one @taorl/eval ships, inside the repository whatever the working directory.
+    expect(DATA).toBe(join(repoRoot, 'packages', 'eval', 'data', 'benchmarks'));
     expect(existsSync(join(DATA, 'aime24', 'test.jsonl'))).toBe(true);
   });
 });

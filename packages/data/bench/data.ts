@@ -1,10 +1,11 @@
 // Throughput of @taorl/data's tokenizers and dataset loaders, each against a baseline measured in the same run.
-// Run: cd /work/main && pnpm bench packages/data/bench/data.ts
+// Run from the repository root: pnpm bench packages/data/bench/data.ts
 import { createReadStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 import { Tokenizer as CoreTokenizer } from '@huggingface/tokenizers';
 import { ByteTokenizer, HfTokenizer, loadDataset } from '@taorl/data';
 import { asyncBufferFromFile, parquetReadObjects } from 'hyparquet';
@@ -41,7 +42,10 @@ async function compare(unit: string, entries: Array<[name: string, run: Run]>) {
 }
 
 // --- Encoding: MATH500 problems and solutions as the text corpus.
-const math500 = readFileSync('/work/shared/data/benchmarks/math500/test.jsonl', 'utf8')
+const math500 = readFileSync(
+  fileURLToPath(new URL('../../eval/data/benchmarks/math500/test.jsonl', import.meta.url)),
+  'utf8',
+)
   .split('\n')
   .filter((line) => line.trim() !== '')
   .map((line) => JSON.parse(line) as { problem: string; solution: string });

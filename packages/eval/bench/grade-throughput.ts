@@ -1,8 +1,7 @@
 // Grading throughput on MATH500 golds against re-rendered (equivalent) and perturbed (different) predictions,
-// single-threaded and with the worker pool. Run: cd /work/main && pnpm bench packages/eval/bench/grade-throughput.ts
+// single-threaded and with the worker pool. Run from the repository root: pnpm bench packages/eval/bench/grade-throughput.ts
 import { availableParallelism } from 'node:os';
 import { createGraderPool, isEquivalent, loadBenchmark, normalizeAnswer } from '@taorl/eval';
-import { benchmarkDir } from '../test/benchmarkDir';
 import { perturbation, rerenderings } from '../test/rerender';
 
 interface Pair {
@@ -11,7 +10,7 @@ interface Pair {
   readonly expected: boolean;
 }
 
-const golds = loadBenchmark('math500', benchmarkDir).map((problem) => problem.gold[0]!);
+const golds = loadBenchmark('math500').map((problem) => problem.gold[0]!);
 const pairsOf = (gold: string): Pair[] => [
   ...rerenderings(gold).map((pred) => ({ pred, gold, expected: true })),
   { pred: perturbation(gold), gold, expected: false },

@@ -1,3 +1,4 @@
+export { defaultBenchmarkDir } from './benchmarkDir';
 export { benchmarkNames, loadBenchmark } from './benchmarks/load';
 export { BenchmarkFormatError, type BenchmarkProblem } from './benchmarks/problem';
 export { loadVerlParquet } from './benchmarks/verl';

@@ -1,16 +1,22 @@
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { type BenchmarkProblem, benchmarkNames, compareAnswers, grade, loadBenchmark } from '../src/index';
+import {
+  type BenchmarkProblem,
+  benchmarkNames,
+  compareAnswers,
+  defaultBenchmarkDir,
+  grade,
+  loadBenchmark,
+} from '../src/index';
 import { parseLatex } from '../src/latex/parse';
 import { normalizeAnswer } from '../src/normalize';
-import { requireBenchmarkDir } from './benchmarkDir';
 import { perturbation, rerenderings } from './rerender';
 
-const dir = requireBenchmarkDir();
 const problems = new Map<string, BenchmarkProblem[]>(
-  benchmarkNames.map((name) => [name, loadBenchmark(name, dir)]),
+  benchmarkNames.map((name) => [name, loadBenchmark(name)]),
 );
 const allGolds = [...problems.values()].flatMap((list) => list.flatMap((problem) => problem.gold));
 
@@ -35,6 +41,11 @@ const textGolds = [
 const unrecognisedRerenderings = new Set(['np.arcsin(10/13)', 't(0,4]']);
 
 describe('benchmark loaders', () => {
+  it('default to the data/benchmarks folder of this package, whatever the working directory', () => {
+    const packageRoot = fileURLToPath(new URL('..', import.meta.url));
+    expect(defaultBenchmarkDir).toBe(join(packageRoot, 'data', 'benchmarks'));
+  });
+
   it('read every row of the six benchmarks', () => {
     const counts = Object.fromEntries([...problems].map(([name, list]) => [name, list.length]));
     expect(counts).toEqual({
@@ -117,7 +128,7 @@ describe('every benchmark gold', () => {
 
 describe('reference solutions', () => {
   it('MATH500: every worked solution, graded as a response, earns its own answer (500 / 500)', () => {
-    const rows = readFileSync(join(dir, 'math500', 'test.jsonl'), 'utf8')
+    const rows = readFileSync(join(defaultBenchmarkDir, 'math500', 'test.jsonl'), 'utf8')
       .trim()
       .split('\n')
       .map((line) => JSON.parse(line) as { solution: string; answer: string });

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../src/cli/run';
-import { requireBenchmarkDir } from './benchmarkDir';
+import { defaultBenchmarkDir } from '../src/index';
 
 async function run(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = '';
@@ -47,8 +47,8 @@ describe('taorl-eval', () => {
         { problem_id: '1', response: '\\boxed{36.0}', response_tokens: 200 },
       ]),
     );
-    const benchmarkDir = requireBenchmarkDir();
-    const inline = await run(['score', samples, '--benchmark', 'amc23', '--data', benchmarkDir]);
+    // Without --data the golds come from the benchmark files the package ships; --data names a folder.
+    const inline = await run(['score', samples, '--benchmark', 'amc23']);
     expect(inline.code).toBe(0);
     expect(inline.stdout.split('\n')[2]).toBe(
       '| amc23 | 2 | 75.0 | 75.0 | 100.0 | 100.0 | 200.0 | 0.3 | 0.3 | 0.0 |',
@@ -59,7 +59,7 @@ describe('taorl-eval', () => {
       '--benchmark',
       'amc23',
       '--data',
-      benchmarkDir,
+      defaultBenchmarkDir,
       '--workers',
       '2',
     ]);

@@ -1,9 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { benchmarkNames, compareAnswers, grade, loadBenchmark } from '../src/index';
-import { requireBenchmarkDir } from './benchmarkDir';
 
-const dir = requireBenchmarkDir();
-const golds = benchmarkNames.flatMap((name) => loadBenchmark(name, dir).flatMap((problem) => problem.gold));
+const golds = benchmarkNames.flatMap((name) => loadBenchmark(name).flatMap((problem) => problem.gold));
 const pieces = [
   '\\frac',
   '{',

@@ -1,9 +1,8 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadBenchmark, loadVerlParquet } from '../src/index';
-import { requireBenchmarkDir } from './benchmarkDir';
+import { defaultBenchmarkDir, loadBenchmark, loadVerlParquet } from '../src/index';
 
-const dir = requireBenchmarkDir();
+const dir = defaultBenchmarkDir;
 
 describe('loadVerlParquet', () => {
   it('reads the verl RL format: last user message, ground truth, data source', async () => {

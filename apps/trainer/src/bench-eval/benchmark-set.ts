@@ -1,5 +1,4 @@
-import { existsSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { type BenchmarkProblem, benchmarkNames, loadBenchmark } from '@taorl/eval';
 
 /**
@@ -17,20 +16,6 @@ export function resolveBenchmarkNames(list: string): string[] {
   if (unknown.length > 0)
     throw new Error(`unknown benchmark(s) ${unknown.join(', ')}; known: all, ${benchmarkNames.join(', ')}`);
   return [...new Set(names)];
-}
-
-/**
- * Where the benchmarks live when no folder is given: ../shared/data/benchmarks next to the repository root (the
- * nearest folder above `cwd` holding pnpm-workspace.yaml), or next to `cwd` outside a checkout.
- */
-export function defaultBenchmarkDir(cwd = process.cwd()): string {
-  let dir = resolve(cwd);
-  while (!existsSync(join(dir, 'pnpm-workspace.yaml'))) {
-    const parent = dirname(dir);
-    if (parent === dir) return resolve(cwd, '..', 'shared', 'data', 'benchmarks');
-    dir = parent;
-  }
-  return resolve(dir, '..', 'shared', 'data', 'benchmarks');
 }
 
 /** The first `limit` problems (all when undefined) of each benchmark, benchmarks in the given order. */

@@ -1,8 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { BenchmarkFormatError, benchmarkNames, createGraderPool } from '@taorl/eval';
+import { BenchmarkFormatError, benchmarkNames, createGraderPool, defaultBenchmarkDir } from '@taorl/eval';
 import { benchmarkTable, writeBenchmarkReports } from '../bench-eval/benchmark-reports.js';
-import { defaultBenchmarkDir, resolveBenchmarkNames } from '../bench-eval/benchmark-set.js';
+import { resolveBenchmarkNames } from '../bench-eval/benchmark-set.js';
 import { evaluateBenchmarks } from '../bench-eval/evaluate-benchmarks.js';
 import { BenchmarkResultsError } from '../bench-eval/results-file.js';
 import { writeFileAtomic } from '../checkpoint/atomic-write.js';
@@ -47,7 +47,7 @@ async function benchmarkEval(
 ): Promise<void> {
   const { config } = session;
   const outDir = join(config.outDir, 'eval');
-  const dataDir = typeof flags['data-dir'] === 'string' ? resolve(flags['data-dir']) : defaultBenchmarkDir();
+  const dataDir = typeof flags['data-dir'] === 'string' ? resolve(flags['data-dir']) : defaultBenchmarkDir;
   const { policy, model } = answering;
   const grader = createGraderPool({ size: 1 });
   try {
@@ -160,7 +160,7 @@ export const evalCommand: CommandSpec = {
     limit: { type: 'string', doc: 'only the first n problems of each benchmark' },
     'data-dir': {
       type: 'string',
-      doc: 'benchmark folder (default ../shared/data/benchmarks beside the repository root)',
+      doc: 'benchmark folder (default: the benchmark files @taorl/eval ships)',
     },
     fresh: { type: 'boolean', doc: 'discard <outDir>/eval/results.jsonl instead of resuming it' },
     greedy: { type: 'boolean', doc: 'with --bench: greedy decoding instead of rollout.temperature sampling' },

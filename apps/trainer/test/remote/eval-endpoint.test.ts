@@ -1,13 +1,11 @@
 import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { ByteTokenizer } from '@taorl/data';
 import { describe, expect, it } from 'vitest';
 import { type BenchmarkSampleRecord, RemotePolicy, runCli } from '../../src/index.js';
 import { capture } from '../support/capture-io.js';
 import { serveTinyPolicyForFile, startServeProcess } from './serve-process.js';
 
-const DATA = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../../../../shared/data/benchmarks');
 const tokenizer = new ByteTokenizer();
 // Peaked distributions (weights far from their small initialisation), so greedy answers have no near-ties and
 // the served model's answers can be compared token for token with the local model's.
@@ -34,8 +32,6 @@ describe('taorl eval --endpoint against taorl serve processes', () => {
       '3',
       '--k',
       '2',
-      '--data-dir',
-      DATA,
       '--set',
       `model.path=${JSON.stringify(modelDir)}`,
       '--greedy',

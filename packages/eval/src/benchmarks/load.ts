@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { defaultBenchmarkDir } from '../benchmarkDir';
 import { lastBoxed } from '../extract';
 import { type JsonlRow, readJsonl } from './jsonl';
 import { BenchmarkFormatError, type BenchmarkProblem } from './problem';
@@ -53,8 +54,8 @@ const readers: Record<string, RowReader> = {
 
 export const benchmarkNames = Object.keys(readers);
 
-/** Reads `<dir>/<name>/test.jsonl` (dir is e.g. shared/data/benchmarks). */
-export function loadBenchmark(name: string, dir: string): BenchmarkProblem[] {
+/** Reads `<dir>/<name>/test.jsonl`; dir defaults to the copies this package ships (defaultBenchmarkDir). */
+export function loadBenchmark(name: string, dir: string = defaultBenchmarkDir): BenchmarkProblem[] {
   const reader = readers[name];
   if (reader === undefined) {
     throw new BenchmarkFormatError(`unknown benchmark "${name}"; known: ${benchmarkNames.join(', ')}`);

@@ -20,7 +20,8 @@ export const usage = `Usage: taorl-eval <command>
   score <samples.jsonl> [--benchmark <name>] [--data <dir>] [--workers <n>]
       Grade every sample (one JSON object a line: problem_id, response, optional gold, response_tokens,
       tool_calls, tool_failures, code_lines) and print the metrics table. Samples without gold take it from
-      <dir>/<name>/test.jsonl (names: aime24, aime25, amc23, math500, minerva_math, olympiadbench).
+      <dir>/<name>/test.jsonl (names: aime24, aime25, amc23, math500, minerva_math, olympiadbench); <dir>
+      defaults to the benchmark files this package ships.
 `;
 
 /** The taorl-eval command line; returns the exit code (2 for usage errors). */
@@ -83,7 +84,7 @@ async function scoreCommand(args: readonly string[], io: CliIo): Promise<number>
     const gold = sample.gold ?? golds.get(sample.problemId);
     if (gold === undefined) {
       throw new BenchmarkFormatError(
-        `no gold for problem "${sample.problemId}" (give "gold" or --benchmark and --data)`,
+        `no gold for problem "${sample.problemId}" (give "gold" or --benchmark)`,
       );
     }
     return { response: sample.response, gold };
@@ -106,7 +107,7 @@ function goldLookup(
   data?: string,
 ): Map<string, readonly string[]> {
   if (samples.every((sample) => sample.gold !== undefined)) return new Map();
-  if (benchmark === undefined || data === undefined) return new Map();
+  if (benchmark === undefined) return new Map();
   return new Map(loadBenchmark(benchmark, data).map((problem) => [problem.id, problem.gold]));
 }
 
