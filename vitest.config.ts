@@ -18,10 +18,14 @@ export default defineConfig({
   resolve: { conditions: sourceConditions },
   test: {
     // One project per workspace package, so the report names the package of every test.
-    projects: workspaceDirs.map((dir) => ({
-      extends: true as const,
-      test: { name: dir.split('/')[1], include: [`${dir}/test/**/*.test.ts`] },
-    })),
+    // Plus the repository's own checks (test/ at the root).
+    projects: [
+      ...workspaceDirs.map((dir) => ({
+        extends: true as const,
+        test: { name: dir.split('/')[1], include: [`${dir}/test/**/*.test.ts`] },
+      })),
+      { extends: true as const, test: { name: 'repository', include: ['test/**/*.test.ts'] } },
+    ],
     testTimeout: 60_000,
     hookTimeout: 120_000,
   },

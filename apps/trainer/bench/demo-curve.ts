@@ -2,7 +2,7 @@
  * The demo's learning curve: held-out accuracy of the tiny model after k SFT steps (k = 100, 200, ...), then RL
  * from the last SFT checkpoint against the same minutes of more SFT. Sizes the demo config.
  *
- *   cd /work/main && pnpm bench apps/trainer/bench/demo-curve.ts [sftSteps] [rlSteps] [evalEvery] [field=value ...]
+ *   pnpm bench apps/trainer/bench/demo-curve.ts [sftSteps] [rlSteps] [evalEvery] [field=value ...]
  */
 import * as tf from '@tensorflow/tfjs';
 import { presetPath } from '../src/cli/presets.js';

@@ -1,7 +1,7 @@
 /**
  * Prints a few greedy held-out rollouts of a saved policy, for looking at what the model actually writes.
  *
- *   cd /work/main && pnpm bench apps/trainer/bench/probe-samples.ts <policy folder> [count]
+ *   pnpm bench apps/trainer/bench/probe-samples.ts <policy folder> [count]
  */
 
 import { presetPath } from '../src/cli/presets.js';

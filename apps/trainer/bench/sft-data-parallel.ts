@@ -15,7 +15,7 @@
  * `grouped` takes length-grouped batches (sft.batching: length) instead of random ones: their sequences are of
  * similar length, so sharding saves no padding and the ratio is the parallelism alone.
  *
- *   cd /work/main && pnpm bench apps/trainer/bench/sft-data-parallel.ts [rounds=12] [random|grouped]
+ *   pnpm bench apps/trainer/bench/sft-data-parallel.ts [rounds=12] [random|grouped]
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { parseConfig } from '../src/index.js';

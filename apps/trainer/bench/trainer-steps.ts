@@ -4,7 +4,7 @@
  * forward + backward on a batch of the mean trace length (the floor any training step pays). SFT steps on random
  * and on length-grouped batches are interleaved, so both see the same machine load.
  *
- *   cd /work/main && pnpm bench apps/trainer/bench/trainer-steps.ts
+ *   pnpm bench apps/trainer/bench/trainer-steps.ts
  */
 import * as tf from '@tensorflow/tfjs';
 import { MetricsWriter, parseConfig } from '../src/index.js';

@@ -1,6 +1,6 @@
 // Throughput of real SFT trace generation for the arith-tool task, against running the same code cells
 // directly in the same sandbox (the floor set by Python execution).
-// Run: cd /work/main && pnpm bench packages/data/bench/arith-traces.ts
+// Run from the repository root: pnpm bench packages/data/bench/arith-traces.ts
 import { ByteTokenizer, generateArithProblems, generateArithTraces } from '@taorl/data';
 import { createSandbox } from '@taorl/sandbox';
 

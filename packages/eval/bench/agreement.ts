@@ -1,5 +1,5 @@
 // Agreement of isEquivalent with the expected verdicts of the hand-written cases, per comparison class.
-// Run: cd /work/main && pnpm bench packages/eval/bench/agreement.ts
+// Run from the repository root: pnpm bench packages/eval/bench/agreement.ts
 import { compareAnswers } from '@taorl/eval';
 import { caseClasses } from '../test/cases';
 import { heldOutCases, secondHeldOutCases } from '../test/heldOutCases';

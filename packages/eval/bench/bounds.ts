@@ -1,5 +1,5 @@
 // Time to a verdict on pathological inputs, in-thread and through the pool's hard limit.
-// Run: cd /work/main && pnpm bench packages/eval/bench/bounds.ts
+// Run from the repository root: pnpm bench packages/eval/bench/bounds.ts
 import { compareAnswers, createGraderPool, grade } from '@taorl/eval';
 
 const cases: [string, () => string][] = [

@@ -1,7 +1,7 @@
 // Independent reference for scalar verdicts: sympy (python3 with sympy, not a dependency of this package) decides
 // the hand-written scalar pairs by simplify(a - b) == 0, from our parse trees printed as sympy expressions, and
 // this script reports where our verdicts differ. It checks the comparison (exact, numeric, probing), not parsing.
-// Run: cd /work/main && pnpm bench packages/eval/bench/sympy-crosscheck.ts
+// Run from the repository root: pnpm bench packages/eval/bench/sympy-crosscheck.ts
 import { execFileSync } from 'node:child_process';
 import { compareAnswers, normalizeAnswer } from '@taorl/eval';
 import type { Expr } from '../src/latex/ast';
