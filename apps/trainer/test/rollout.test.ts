@@ -1,8 +1,9 @@
 import { ByteTokenizer } from '@taorl/data';
 import { createSandbox, markdownFormat, type Sandbox } from '@taorl/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rollout } from '../src/index.js';
+import { type RolloutPolicy, rollout } from '../src/index.js';
 import { sandboxToolEnvironment } from '../src/rollout/sandbox-tools.js';
+import type { ToolEnvironment } from '../src/rollout/tool-environment.js';
 import { ScriptedPolicy } from './scripted-policy.js';
 
 const tokenizer = new ByteTokenizer();
@@ -78,5 +79,45 @@ describe('tool-integrated rollout (real sandbox)', () => {
     expect(t.truncated).toBe(true);
     expect(t.responseIds.length).toBe(40);
     expect(t.lossMask.length).toBe(40);
+  });
+  it('a failing lane stops the others at their next turn; the rollout rejects once every lane has settled', async () => {
+    const scripted = new ScriptedPolicy(
+      tokenizer,
+      ['```python\nimport time\ntime.sleep(0.3)\nprint(1)\n```\n```output', 'A: \\boxed{1}<|im_end|>'],
+      '```output\n',
+    );
+    // Lanes call at once (as with rollout workers): lane 0 gets a tool call, lane 1's first call fails.
+    let calls = 0;
+    const policy: RolloutPolicy = {
+      vocabSize: scripted.vocabSize,
+      maxSequenceLength: scripted.maxSequenceLength,
+      concurrentGenerate: true,
+      async generate(prompts, sampling) {
+        calls++;
+        if (calls === 2) throw new Error('lane 1 failed');
+        return scripted.generate(prompts, sampling);
+      },
+    };
+    const real = tools();
+    const executions = { running: 0, done: 0 };
+    const counted: ToolEnvironment = {
+      ...real,
+      async execute(code) {
+        executions.running++;
+        try {
+          return await real.execute(code);
+        } finally {
+          executions.running--;
+          executions.done++;
+        }
+      },
+    };
+    await expect(rollout(policy, tokenizer, counted, [prompt, prompt], options)).rejects.toThrow(
+      'lane 1 failed',
+    );
+    // Lane 0's tool call had finished when the rollout rejected, and lane 0 generated no further turn after it.
+    expect(executions).toEqual({ running: 0, done: 1 });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(calls).toBe(2);
   });
 });
