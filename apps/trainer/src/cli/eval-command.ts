@@ -120,7 +120,8 @@ function answeringPolicy(
     endpoints,
     api: flags.api === 'sglang' || flags.api === 'openai' ? flags.api : settings.api,
     ...(served === undefined ? {} : { model: served }),
-    vocabSize: session.tokenizer.vocabSize,
+    // The model's vocabulary, not the tokenizer's: a server may return a padding id (Qwen3: 151936 rows, 151669 ids).
+    vocabSize: session.vocabSize,
     maxSequenceLength: session.contextLength,
     topLogprobs: settings.topLogprobs,
     maxConcurrentPerServer: settings.maxConcurrentPerServer,

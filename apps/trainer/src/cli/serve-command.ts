@@ -116,6 +116,7 @@ export const serveCommand: CliCommand = {
     const server = await startServer({
       policy: model.policy,
       decode: (ids, options) => model.tokenizer.decode(ids, options),
+      tokenizerVocabSize: model.tokenizer.vocabSize,
       modelName: name,
       ...(model.dir === undefined ? {} : { modelPath: model.dir }),
       eosTokenId: model.tokenizer.eosTokenId,

@@ -35,7 +35,11 @@ function settingsOf(sampling: SamplingParams): SamplerSettings {
   if ((sampling.stopStrings?.length ?? 0) > 0 && !sampling.decode) {
     throw new Error('sampling.stopStrings needs sampling.decode to turn generated ids into text');
   }
-  return { temperature, topK, topP, topLogprobs };
+  const { tokenizerVocabSize } = sampling;
+  if (tokenizerVocabSize === undefined) return { temperature, topK, topP, topLogprobs };
+  if (!Number.isInteger(tokenizerVocabSize) || tokenizerVocabSize < 1)
+    throw new Error(`sampling.tokenizerVocabSize must be an integer >= 1, got ${tokenizerVocabSize}`);
+  return { temperature, topK, topP, topLogprobs, sampleableIds: tokenizerVocabSize };
 }
 
 function checkPrompts(prompts: readonly Int32Array[], config: ModelConfig): void {

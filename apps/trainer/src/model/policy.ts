@@ -30,6 +30,14 @@ export interface SamplingParams {
    * the distribution the recorded log-probs describe. Default 0 (off, no cost).
    */
   topLogprobs?: number;
+  /**
+   * The tokenizer's vocabulary size when the model's is larger (Qwen3: 151936 logits for a 151669-token
+   * tokenizer): ids at or above it are padding rows that no text maps to, so they are never sampled nor listed in
+   * `topLogprobs`. Like top-k / top-p, this only restricts what is drawn: recorded log-probs and entropies still
+   * describe the model's whole distribution, the one the trainer recomputes. Default: every id of the model. The
+   * local model applies it; inference servers (RemotePolicy) do their own sampling.
+   */
+  tokenizerVocabSize?: number;
 }
 
 /** Why a generated sequence ended. */
@@ -47,7 +55,7 @@ export interface GeneratedSequence {
   /** The stop string that ended the sequence, when `finishReason` is 'stop_string'. */
   stopString?: string;
   /**
-   * When `SamplingParams.topLogprobs` is k > 0: min(k, vocabSize) entries per generated token, flat, the most likely
+   * When `SamplingParams.topLogprobs` is k > 0: min(k, vocabSize, tokenizerVocabSize) entries per generated token, flat, the most likely
    * id first (ties: lower id first), with log p under the same distribution as `logProbs`.
    */
   topLogprobs?: { ids: Int32Array; logProbs: Float32Array };

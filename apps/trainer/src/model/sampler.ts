@@ -5,6 +5,8 @@ export interface SamplerSettings {
   topP: number;
   /** How many of the most likely ids to report with their log-probs (`TokenChoice.top`). Default 0. */
   topLogprobs?: number;
+  /** Only ids below this are drawn or reported in `top` (`SamplingParams.tokenizerVocabSize`). Default: all. */
+  sampleableIds?: number;
 }
 
 /** A sampled token with its log-prob and the entropy of the full (tempered, untruncated) distribution. */
@@ -19,8 +21,8 @@ export interface TokenChoice {
 /**
  * Samples one token from logits[offset, offset + vocab), in float64. The recorded log-prob and entropy describe
  * softmax(logits / temperature) before top-k / top-p, the distribution the training loss recomputes; greedy
- * (temperature 0) takes the lowest argmax id and records temperature 1. Top-k then top-p, each on the
- * renormalised remainder, as vLLM orders them.
+ * (temperature 0) takes the lowest argmax id and records temperature 1. Ids from `sampleableIds` on are left out
+ * first, then top-k then top-p, each on the renormalised remainder, as vLLM orders them.
  */
 export function chooseToken(
   logits: Float32Array,
@@ -30,36 +32,42 @@ export function chooseToken(
   random: () => number,
 ): TokenChoice {
   const scale = settings.temperature > 0 ? 1 / settings.temperature : 1;
+  // Ids [0, sampleable) may be drawn; the recorded distribution is over all `vocab` ids.
+  const sampleable = Math.min(vocab, settings.sampleableIds ?? vocab);
   let max = Number.NEGATIVE_INFINITY;
+  let sampleableMax = Number.NEGATIVE_INFINITY;
   let argmax = 0;
   for (let i = 0; i < vocab; i++) {
     const z = logits[offset + i]! * scale;
-    if (z > max) {
-      max = z;
+    if (z > max) max = z;
+    if (i < sampleable && z > sampleableMax) {
+      sampleableMax = z;
       argmax = i;
     }
   }
   let sumExp = 0;
   let sumExpZ = 0;
+  let sampleableSumExp = 0;
   for (let i = 0; i < vocab; i++) {
     const z = logits[offset + i]! * scale;
     const e = Math.exp(z - max);
     sumExp += e;
     sumExpZ += e * z;
+    if (i < sampleable) sampleableSumExp += e;
   }
   const logNormalizer = max + Math.log(sumExp);
   const entropy = logNormalizer - sumExpZ / sumExp;
   const logProbOf = (id: number) => logits[offset + id]! * scale - logNormalizer;
-  const truncated = (settings.topK > 0 && settings.topK < vocab) || settings.topP < 1;
+  const truncated = (settings.topK > 0 && settings.topK < sampleable) || settings.topP < 1;
   const id =
     settings.temperature === 0
       ? argmax
       : truncated
-        ? sampleTruncated(logits, offset, vocab, scale, max, settings, random)
-        : sampleFull(logits, offset, vocab, scale, max, sumExp, random);
-  const k = Math.min(settings.topLogprobs ?? 0, vocab);
+        ? sampleTruncated(logits, offset, sampleable, scale, max, settings, random)
+        : sampleFull(logits, offset, sampleable, scale, max, sampleableSumExp, random);
+  const k = Math.min(settings.topLogprobs ?? 0, sampleable);
   if (k <= 0) return { id, logProb: logProbOf(id), entropy };
-  const ids = mostLikely(logits, offset, vocab, k);
+  const ids = mostLikely(logits, offset, sampleable, k);
   return { id, logProb: logProbOf(id), entropy, top: { ids, logProbs: ids.map(logProbOf) } };
 }
 

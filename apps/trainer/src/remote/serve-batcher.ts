@@ -39,6 +39,8 @@ export interface BatcherOptions<P extends RolloutPolicy> {
   maxBatch: number;
   /** Turns generated ids into text, for stop strings. */
   decode: TextDecode;
+  /** Ids `decode` can turn into text are [0, tokenizerVocabSize); the model never samples the others. */
+  tokenizerVocabSize?: number;
   /** Frees a policy that a swap replaced, once no batch uses it. */
   release?(policy: P): void;
 }
@@ -179,9 +181,12 @@ export class GenerationBatcher<P extends RolloutPolicy = RolloutPolicy> {
           decode: (ids) => this.options.decode(ids, { skipSpecialTokens: first.settings.skipSpecialTokens }),
           topLogprobs: k,
           ...(first.seed === undefined ? {} : { seed: first.seed }),
+          ...(this.options.tokenizerVocabSize === undefined
+            ? {}
+            : { tokenizerVocabSize: this.options.tokenizerVocabSize }),
         },
       );
-      const perStep = Math.min(k, this.#policy.vocabSize);
+      const perStep = Math.min(k, this.#policy.vocabSize, this.options.tokenizerVocabSize ?? k);
       for (const [i, p] of batch.entries()) {
         p.resolve({ sequence: forRequest(sequences[i]!, p.request, perStep), weightVersion: version });
       }

@@ -17,6 +17,11 @@ export interface ServeOptions<P extends RolloutPolicy = RolloutPolicy> {
    * skip_special_tokens (default true, as on vLLM and SGLang).
    */
   decode: TextDecode;
+  /**
+   * The tokenizer's vocabulary size when the model's is larger (padding rows, as Qwen3 has): ids from it on are
+   * never sampled, so every generated id decodes. Default: the policy's vocabSize.
+   */
+  tokenizerVocabSize?: number;
   /** The name /v1/models lists and /v1/completions accepts in `model`. */
   modelName: string;
   /** Where the weights came from, for /get_model_info (updated by each successful reload). */
@@ -81,6 +86,7 @@ export async function startServer<P extends RolloutPolicy>(
   const batcher = new GenerationBatcher(policy, {
     maxBatch: options.maxBatch ?? 64,
     decode: options.decode,
+    ...(options.tokenizerVocabSize === undefined ? {} : { tokenizerVocabSize: options.tokenizerVocabSize }),
     ...(options.releasePolicy ? { release: options.releasePolicy } : {}),
   });
   const context: ServeContext = {

@@ -222,6 +222,7 @@ export async function rollout(
           stopTokenIds: [tokenizer.eosTokenId],
           stopStrings: tools.stopStrings,
           decode,
+          tokenizerVocabSize: tokenizer.vocabSize,
           seed: deriveSeed(options.seed, 'rollout', laneIndex, turn),
         }),
       );

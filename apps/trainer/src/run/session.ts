@@ -6,6 +6,7 @@ import { createSandbox, type Sandbox } from '@taorl/sandbox';
 import { ConfigError } from '../config/schema-dsl.js';
 import type { TrainerConfig } from '../config/trainer-config.js';
 import { parseHfConfig } from '../model/config.js';
+import { paddedVocabTokenizer } from '../model/padded-vocab-tokenizer.js';
 import type { RolloutPolicy } from '../model/policy.js';
 import { createTinyPolicy, loadPolicy, type TransformerPolicy } from '../model/transformer-policy.js';
 import { GenerationWorkers } from '../rollout/generation-workers.js';
@@ -31,6 +32,11 @@ export interface Session {
   readonly rolloutPolicy: RolloutPolicy;
   /** Longest prompt + response the model takes (its RoPE table size). */
   contextLength: number;
+  /**
+   * The model's output vocabulary (config.json vocab_size): the ids a policy or an inference server may return. It
+   * may exceed the tokenizer's (`tokenizer` then decodes the padding ids as '', see paddedVocabTokenizer).
+   */
+  vocabSize: number;
   sandbox: Sandbox;
   tools: ToolEnvironment;
   components: RlComponents;
@@ -56,10 +62,16 @@ export interface SessionOptions {
   localPolicy?: boolean;
 }
 
-/** The model's context length from its config.json, without loading its weights. */
-function configuredContext(dir: string): number {
+interface ModelShape {
+  contextLength: number;
+  vocabSize: number;
+}
+
+/** The model's context length and vocabulary from its config.json, without loading its weights. */
+function configuredShape(dir: string): ModelShape {
   const path = join(dir, 'config.json');
-  return parseHfConfig(JSON.parse(readFileSync(path, 'utf8')), path).maxPositionEmbeddings;
+  const config = parseHfConfig(JSON.parse(readFileSync(path, 'utf8')), path);
+  return { contextLength: config.maxPositionEmbeddings, vocabSize: config.vocabSize };
 }
 
 /** Opens everything a command needs. Plug-in names are resolved first, so typos fail before anything starts. */
@@ -74,7 +86,7 @@ export async function openSession(
   let tokenizer: Tokenizer;
   let template: ChatTemplate;
   let policy: TransformerPolicy | null = null;
-  let contextLength = EMBEDDED_CONTEXT;
+  let configured: ModelShape | null = null;
   let tokenizerSource: TokenizerSource = { kind: 'byte' };
   if (config.model.source === 'hf') {
     const path = config.model.path;
@@ -84,7 +96,7 @@ export async function openSession(
     tokenizer = hf;
     template = ChatTemplate.fromTokenizerConfig(hf.config);
     if (withPolicy) policy = await loadPolicy(path);
-    else contextLength = configuredContext(path);
+    else configured = configuredShape(path);
   } else {
     tokenizer = new ByteTokenizer();
     template = ChatTemplate.embedded();
@@ -99,9 +111,13 @@ export async function openSession(
               seed: config.seed,
             })
           : await loadPolicy(path);
-    } else if (path !== undefined) contextLength = configuredContext(path);
+    } else if (path !== undefined) configured = configuredShape(path);
   }
-  if (policy !== null) contextLength = policy.maxSequenceLength;
+  const { contextLength, vocabSize }: ModelShape =
+    policy !== null
+      ? { contextLength: policy.maxSequenceLength, vocabSize: policy.vocabSize }
+      : (configured ?? { contextLength: EMBEDDED_CONTEXT, vocabSize: tokenizer.vocabSize });
+  tokenizer = paddedVocabTokenizer(tokenizer, vocabSize);
   const { sandbox: sandboxSpec } = config.tool;
   const sandbox = await createSandbox({ ...sandboxSpec.options, backend: sandboxSpec.name }).catch(
     (error: Error) => {
@@ -131,6 +147,7 @@ export async function openSession(
       return generationWorkers;
     },
     contextLength,
+    vocabSize,
     sandbox,
     tools,
     components,

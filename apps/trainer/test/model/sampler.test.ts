@@ -58,3 +58,53 @@ describe('chooseToken', () => {
     for (const id of [1, 3, 5]) expect(Math.abs(nucleus[id]! - p[id]! / z3)).toBeLessThan(0.02);
   });
 });
+
+describe('chooseToken with ids the tokenizer cannot decode (sampleableIds)', () => {
+  // The two largest logits belong to ids 6 and 7, past a tokenizer of 6 ids (a model's padding rows).
+  const padded = Float32Array.from([0.5, 2.0, -1.0, 1.5, 0.0, 1.0, 4.0, 3.5]);
+  const sampleableIds = 6;
+  const full = softmax(Array.from(padded));
+
+  it('greedy takes the best decodable id; log-prob and entropy still describe all ids', () => {
+    const choice = chooseToken(
+      padded,
+      0,
+      padded.length,
+      { temperature: 0, topK: 0, topP: 1, sampleableIds },
+      prng(1),
+    );
+    expect(choice.id).toBe(1);
+    expect(choice.logProb).toBeCloseTo(Math.log(full[1]!), 12);
+    expect(choice.entropy).toBeCloseTo(-full.reduce((a, q) => a + q * Math.log(q), 0), 12);
+  });
+
+  it('samples only decodable ids, in proportion to their probabilities; top log-probs list only them', () => {
+    for (const truncation of [
+      { topK: 0, topP: 1 },
+      { topK: 7, topP: 1 },
+      { topK: 0, topP: 0.999 },
+    ]) {
+      const n = 20000;
+      const random = prng(2);
+      const counts = new Array<number>(padded.length).fill(0);
+      for (let i = 0; i < n; i++) {
+        const choice = chooseToken(
+          padded,
+          0,
+          padded.length,
+          { temperature: 1, ...truncation, topLogprobs: 8, sampleableIds },
+          random,
+        );
+        counts[choice.id]! += 1;
+        expect(choice.top!.ids).toEqual([1, 3, 5, 0, 4, 2]);
+        expect(choice.logProb).toBeCloseTo(Math.log(full[choice.id]!), 12);
+      }
+      expect(counts[6]! + counts[7]!).toBe(0);
+      const z = full.slice(0, sampleableIds).reduce((a, b) => a + b, 0);
+      for (let id = 0; id < sampleableIds; id++) {
+        const q = full[id]! / z;
+        expect(Math.abs(counts[id]! / n - q)).toBeLessThan(4 * Math.sqrt((q * (1 - q)) / n) + 1e-3);
+      }
+    }
+  });
+});

@@ -1,0 +1,45 @@
+import { initBackend } from '@taorl/grpo';
+import { createSandbox, markdownFormat, type Sandbox } from '@taorl/sandbox';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rollout, type TransformerPolicy } from '../src/index.js';
+import { sandboxToolEnvironment } from '../src/rollout/sandbox-tools.js';
+import { byteTokenizer, paddedVocabPolicy } from './support/padded-vocab.js';
+
+// Local rollouts from a model with more rows than its tokenizer has ids, the padding rows scoring highest: the
+// rollout must never draw them (it would fail to decode its own response).
+
+let sandbox: Sandbox;
+let policy: TransformerPolicy;
+beforeAll(async () => {
+  await initBackend({ prefer: 'wasm' });
+  sandbox = await createSandbox({ backend: 'local', workers: 1, preload: [] });
+  policy = paddedVocabPolicy(4);
+});
+afterAll(async () => {
+  policy?.dispose();
+  await sandbox?.close();
+});
+
+describe('rollout with a vocabulary padded past the tokenizer', () => {
+  it('samples only ids the tokenizer decodes, greedy and at temperature 1', async () => {
+    const prompt = { groupId: 'q', promptIds: byteTokenizer.encode('<|im_start|>user\nQ: 6*7?<|im_end|>\n') };
+    const tools = sandboxToolEnvironment(markdownFormat, sandbox, { timeoutMs: 5000, observationChars: 256 });
+    for (const temperature of [0, 1]) {
+      const { trajectories } = await rollout(policy, byteTokenizer, tools, [prompt, prompt], {
+        maxTurns: 1,
+        maxResponseTokens: 32,
+        sampling: { temperature },
+        seed: 9,
+        lanes: 1,
+      });
+      for (const trajectory of trajectories) {
+        expect(trajectory.responseIds.length).toBeGreaterThan(0);
+        expect(Math.max(...trajectory.responseIds)).toBeLessThan(byteTokenizer.vocabSize);
+        expect(trajectory.text).toBe(byteTokenizer.decode(trajectory.responseIds));
+        // Recorded log-probs are of the whole distribution, where the padding ids hold nearly all the mass.
+        const policyTokens = trajectory.oldLogProbs.filter((_, i) => trajectory.lossMask[i] === 1);
+        expect(Math.max(...policyTokens)).toBeLessThan(-5);
+      }
+    }
+  }, 60_000);
+});
