@@ -1,11 +1,24 @@
 // Packaging checks on the built workspace: every publishable package passes publint (strict, packed with pnpm so
 // publishConfig applies) and are-the-types-wrong, and its ESM and CJS builds load in Node with the same exports.
-// pnpm pack shows each tarball holds only what users need. The trainer's built CLI answers an unknown command with usage and exit code 2.
+// pnpm pack shows each tarball holds only what users need. Then the packed tarballs are installed into a project
+// outside the workspace and exercised by the oldest Node the `engines` fields allow (scripts/packaging/). The
+// trainer's built CLI answers an unknown command with usage and exit code 2, on this Node and on the oldest.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { installNode, oldestNodeVersion } from './packaging/oldest-node.mjs';
 
 const failures = [];
 const check = (ok, label) => {
@@ -67,7 +80,7 @@ for (const dir of packageDirs) {
   const missing = required.filter((path) => !shipped.includes(path));
   check(
     missing.length === 0 && unexpected.length === 0,
-    `${name}: the tarball holds the build, README.md, LICENSE, package.json and its benchmark data only (${shipped.length} files)` +
+    `${name}: the tarball holds the build, README.md, LICENSE, package.json and the data it ships only (${shipped.length} files)` +
       [
         ...missing.map((path) => `; missing ${path}`),
         ...unexpected.map((path) => `; unexpected ${path}`),
@@ -84,13 +97,65 @@ for (const dir of packageDirs) {
   check(esmNames.length > 0 && esmNames === cjsNames, `${name}: ESM and CJS builds export the same names`);
 }
 
-const cli = spawnSync(process.execPath, ['apps/trainer/dist/cli.js', 'no-such-command'], {
-  encoding: 'utf8',
-});
-check(
-  cli.status === 2 && cli.stderr.includes('Usage: taorl'),
-  'taorl: unknown command prints usage, exits 2',
+const readManifest = (dir) => JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+const oldestVersions = [
+  ...new Set(['.', 'apps/trainer', ...packageDirs].map((dir) => oldestNodeVersion(readManifest(dir)))),
+];
+const oldestBinaries = oldestVersions.map((version) =>
+  installNode(version, resolve('node_modules', '.cache', 'oldest-node')),
 );
+
+// A project outside the workspace that depends on every packed tarball; overrides point the packages'
+// dependencies on each other at the tarballs too. Third-party dependencies come from pnpm's store.
+const project = mkdtempSync(join(tmpdir(), 'taorl-packed-'));
+try {
+  mkdirSync(join(project, 'tarballs'));
+  const tarballs = Object.fromEntries(
+    packageDirs.map((dir) => {
+      const packed = JSON.parse(
+        execFileSync('pnpm', ['pack', '--json', '--pack-destination', join(project, 'tarballs')], {
+          cwd: dir,
+          encoding: 'utf8',
+          stdio: ['ignore', 'pipe', 'pipe'],
+        }),
+      );
+      return [readManifest(dir).name, `file:${packed.filename}`];
+    }),
+  );
+  writeFileSync(
+    join(project, 'package.json'),
+    JSON.stringify({ name: 'packed-check', private: true, type: 'module', dependencies: tarballs }),
+  );
+  writeFileSync(
+    join(project, 'pnpm-workspace.yaml'),
+    // strictDepBuilds: false leaves dependencies' install scripts unrun, as the workspace declines them.
+    `strictDepBuilds: false\noverrides:\n${Object.entries(tarballs)
+      .map(([name, spec]) => `  ${JSON.stringify(name)}: ${JSON.stringify(spec)}`)
+      .join('\n')}\n`,
+  );
+  execFileSync('pnpm', ['install', '--prefer-offline', '--reporter=silent'], {
+    cwd: project,
+    stdio: 'inherit',
+  });
+  copyFileSync(resolve('scripts/packaging/smoke.mjs'), join(project, 'smoke.mjs'));
+  const parquet = resolve('packages/eval/data/benchmarks/aime24/deepscaler_aime.parquet');
+  for (const binary of oldestBinaries) {
+    const smoke = spawnSync(binary, [join(project, 'smoke.mjs'), parquet], { encoding: 'utf8' });
+    process.stdout.write(smoke.stdout + smoke.stderr);
+    if (smoke.status !== 0) failures.push(`the packed tarballs on ${binary}`);
+  }
+} finally {
+  rmSync(project, { recursive: true, force: true });
+}
+
+for (const node of [process.execPath, ...oldestBinaries]) {
+  const cli = spawnSync(node, ['apps/trainer/dist/cli.js', 'no-such-command'], { encoding: 'utf8' });
+  const version = spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout.trim();
+  check(
+    cli.status === 2 && cli.stderr.includes('Usage: taorl'),
+    `taorl: unknown command prints usage, exits 2 (Node ${version})`,
+  );
+}
 
 if (failures.length > 0) {
   console.error(`\n${failures.length} packaging check(s) failed`);

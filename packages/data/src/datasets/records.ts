@@ -1,5 +1,5 @@
 import { extname } from 'node:path';
-import { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects } from 'hyparquet';
+import type { AsyncBuffer, FileMetaData } from 'hyparquet';
 import { DataError, type DataLocation } from '../errors';
 import { readLines } from './lines';
 
@@ -44,8 +44,11 @@ async function* jsonlRecords(path: string): AsyncGenerator<LocatedRecord> {
 
 /** Reads one row group at a time, so memory holds one group's rows, not the file's. */
 async function* parquetRecords(path: string): AsyncGenerator<LocatedRecord> {
-  let file: Awaited<ReturnType<typeof asyncBufferFromFile>>;
-  let metadata: Awaited<ReturnType<typeof parquetMetadataAsync>>;
+  // hyparquet is ESM-only: a dynamic import keeps the CommonJS build working on Node 20.11, which cannot
+  // require() an ES module (Node 20.19 can).
+  const { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects } = await import('hyparquet');
+  let file: AsyncBuffer;
+  let metadata: FileMetaData;
   try {
     file = await asyncBufferFromFile(path);
     metadata = await parquetMetadataAsync(file);

@@ -1,0 +1,83 @@
+// Run by the oldest Node the packages allow, in a project that installed their packed tarballs: every package
+// loads through import and require with the same exports, and the code paths that need more than loading work
+// (hyparquet is ESM-only: @taorl/data and @taorl/eval read parquet from their CommonJS builds too; @taorl/eval
+// finds the benchmark files it ships; the sandbox runs Python; the taorl-eval bin runs).
+// Copied into that project and run there, so that import and require resolve the packages as a user's code would.
+// Usage: node smoke.mjs <a verl parquet file with 30 rows>
+import { spawnSync } from 'node:child_process';
+import { readFileSync, realpathSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const [parquet] = process.argv.slice(2);
+const project = dirname(fileURLToPath(import.meta.url));
+const require = createRequire(import.meta.url);
+const names = Object.keys(JSON.parse(readFileSync(join(project, 'package.json'), 'utf8')).dependencies);
+let failed = 0;
+const check = (ok, label) => {
+  console.log(`${ok ? 'ok  ' : 'FAIL'} ${label} (Node ${process.version})`);
+  if (!ok) failed++;
+};
+async function attempt(label, run) {
+  try {
+    check(await run(), label);
+  } catch (error) {
+    check(false, `${label}: ${error.message.split('\n')[0]}`);
+  }
+}
+
+const builds = {};
+for (const name of names) {
+  await attempt(`${name}: ESM and CJS builds load with the same exports`, async () => {
+    const esm = await import(name);
+    builds[name] = { esm };
+    const cjs = require(name);
+    builds[name].cjs = cjs;
+    const keys = (module) => Object.keys(module).filter((key) => key !== '__esModule' && key !== 'default');
+    return keys(esm).length > 0 && keys(esm).sort().join() === keys(cjs).sort().join();
+  });
+}
+
+for (const format of ['esm', 'cjs']) {
+  const data = builds['@taorl/data']?.[format];
+  await attempt(`@taorl/data (${format}): loadDataset reads a parquet file`, async () => {
+    let rows = 0;
+    for await (const _ of data.loadDataset(parquet, 'verl')) rows++;
+    return rows === 30;
+  });
+  const evaluation = builds['@taorl/eval']?.[format];
+  await attempt(
+    `@taorl/eval (${format}): loadVerlParquet, and loadBenchmark from the shipped files`,
+    async () => {
+      const shipped = realpathSync(join(project, 'node_modules', '@taorl', 'eval', 'data', 'benchmarks'));
+      return (
+        (await evaluation.loadVerlParquet(parquet)).length === 30 &&
+        evaluation.defaultBenchmarkDir === shipped &&
+        evaluation.loadBenchmark('amc23').length === 40
+      );
+    },
+  );
+}
+
+await attempt('@taorl/sandbox: runs Python', async () => {
+  const sandbox = await builds['@taorl/sandbox'].esm.createSandbox({
+    backend: 'local',
+    workers: 1,
+    preload: [],
+  });
+  try {
+    const result = await sandbox.run({ code: 'print(6 * 7)', timeoutMs: 10_000 });
+    return result.status === 'ok' && result.stdout === '42\n';
+  } finally {
+    await sandbox.close();
+  }
+});
+
+const bin = join(project, 'node_modules', '@taorl', 'eval', 'dist', 'cli.js');
+const graded = spawnSync(process.execPath, [bin, 'grade', '--pred', '\\boxed{1/2}', '--gold', '0.5'], {
+  encoding: 'utf8',
+});
+check(graded.status === 0 && JSON.parse(graded.stdout).correct === true, 'taorl-eval grade runs');
+
+process.exit(failed === 0 ? 0 : 1);
