@@ -366,8 +366,12 @@ def empty_directory(top):
     code may leave a tree thousands of levels deep): it walks down with fchdir, one listing per directory held in
     memory. Symbolic links are never followed (one could point outside the scratch directory), and directories the
     code locked (chmod 0) are opened up first, so that their owner can empty them even without DAC_OVERRIDE."""
-    os.chmod(top, 0o700)
-    os.chdir(top)
+    fd = os.open(top, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)  # unisolated, top's parent may be shared
+    try:
+        os.fchmod(fd, 0o700)
+        os.fchdir(fd)
+    finally:
+        os.close(fd)
     pending = [os.listdir(".")]  # per level, the names still to remove
     path = []  # the directory names from top down to the current directory
     try:

@@ -60,6 +60,9 @@ os.dup2(out_w, 1)
 os.dup2(err_w, 2)
 os.close(out_w)
 os.close(err_w)
+# As in the local backend: a run stopped at a limit still shows what it printed before.
+sys.stdout.reconfigure(line_buffering=True)
+sys.stderr.reconfigure(line_buffering=True)
 ${CELL_RUNNER}
 
 
