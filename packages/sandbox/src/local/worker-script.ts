@@ -7,7 +7,7 @@
 import { CELL_RUNNER } from '../cell-runner';
 
 export const WORKER_SCRIPT = String.raw`
-import base64, ctypes, json, linecache, os, platform, resource, select, signal, sys, time, traceback
+import base64, ctypes, gc, json, linecache, os, platform, resource, select, signal, sys, time, traceback
 
 CONFIG = json.loads(sys.argv[1])
 SCRATCH = CONFIG["scratch"]
@@ -97,11 +97,11 @@ class SockFprog(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(SockFilter))]
 
 
-def forbid_user_namespaces():
-    """Installs the filter in this process (inherited by everything it starts); False on an unknown machine."""
+def userns_filter():
+    """The filter as the kernel takes it, built once in the worker; None on a machine without its numbers."""
     numbers = SECCOMP_ARCHES.get(platform.machine())
     if numbers is None:
-        return False
+        return None
     arch, nr_clone, nr_unshare, nr_clone3 = numbers
     load, jeq, jge, jset, ret = 0x20, 0x15, 0x35, 0x45, 0x06
     allow, eperm, enosys = 0x7FFF0000, 0x00050000 | 1, 0x00050000 | 38
@@ -123,12 +123,21 @@ def forbid_user_namespaces():
     filters = (SockFilter * len(program))(
         *[SockFilter(code, max(t - i - 1, 0), max(f - i - 1, 0), k) for i, (code, t, f, k) in enumerate(program)]
     )
-    prog = SockFprog(len(program), filters)
-    if LIBC.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+    return SockFprog(len(program), filters), filters
+
+
+USERNS_FILTER = userns_filter()
+PRCTL = LIBC.prctl
+
+
+def forbid_user_namespaces():
+    """Installs the filter in this process (inherited by everything it starts)."""
+    if USERNS_FILTER is None:
+        return
+    if PRCTL(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
         raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS)")
-    if LIBC.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0) != 0:
+    if PRCTL(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(USERNS_FILTER[0]), 0, 0) != 0:
         raise OSError(ctypes.get_errno(), "prctl(PR_SET_SECCOMP)")
-    return True
 
 
 def mirror_end(status):
@@ -217,20 +226,38 @@ def cpu_seconds(req):
     return max(1, -(-req["cpuTimeMs"] // 1000))
 
 
-def child_setup(req, stdin_fd, out_w, err_w, mark_w):
+REQUEST_FD = 4
+
+
+def child_prepare(stdin_fd, out_w, err_w, mark_w, request_r):
+    """What the child does before its request exists: its descriptors, and the seat's memory cgroup (moving a
+    process between cgroups waits for the kernel, about 15 ms here, so it happens while the manager waits)."""
     os.dup2(mark_w, 3)  # first, so that a failure below can still be reported on it
     os.dup2(stdin_fd, 0)
     os.dup2(out_w, 1)
     os.dup2(err_w, 2)
-    os.closerange(4, 1 << 16)
-    if NESTED_PID_NAMESPACE:
-        enter_nested_pid_namespace()
-    os.setsid()
-    os.chdir(SCRATCH)
+    os.dup2(request_r, REQUEST_FD)
+    os.closerange(REQUEST_FD + 1, 1 << 16)
     if MEMORY_CGROUP is not None:
         # Every process the code starts stays in the seat's cgroup: the run's memory is bounded as a whole.
         with open(cgroup_file("cgroup.procs"), "w") as handle:
             handle.write(str(os.getpid()))
+
+
+def read_request():
+    """The request the manager hands over (code, session, limits), or None when none comes."""
+    data = bytearray()
+    while chunk := os.read(REQUEST_FD, 65536):
+        data += chunk
+    os.close(REQUEST_FD)
+    return json.loads(data) if data else None
+
+
+def child_setup(req):
+    if NESTED_PID_NAMESPACE:
+        enter_nested_pid_namespace()
+    os.setsid()
+    os.chdir(SCRATCH)
     if UID is not None:
         os.setgroups([])
         os.setgid(UID)
@@ -258,12 +285,18 @@ def child_setup(req, stdin_fd, out_w, err_w, mark_w):
 
 ${CELL_RUNNER}
 
-def child_main(req, stdin_fd, out_w, err_w, mark_w):
-    """The forked child. Whatever happens, it ends in os._exit and never returns into the worker's loop."""
+def child_main(stdin_fd, out_w, err_w, mark_w, request_r):
+    """The forked child, started before its request comes. Whatever happens, it ends in os._exit and never returns
+    into the manager's code."""
     code = 125
     try:
         try:
-            child_setup(req, stdin_fd, out_w, err_w, mark_w)
+            child_prepare(stdin_fd, out_w, err_w, mark_w, request_r)
+            req = read_request()
+            if req is None:
+                code = 0
+                return
+            child_setup(req)
         except BaseException:
             try:
                 os.write(3, MARK_SETUP)
@@ -281,22 +314,25 @@ def child_main(req, stdin_fd, out_w, err_w, mark_w):
 
 
 def leftover_pids():
-    """Live processes the code may have left: all but init, the worker and this manager in the worker's own pid
-    namespace, else those of the run's uid."""
-    keep = (1, WORKER_PID, os.getpid())
+    """Live processes the code may have left: those of the run's uid (as root), else those in a pid namespace
+    other than the worker's (without root, each run's processes live in one of their own). Never the worker, its
+    managers or the child the next manager prepared, which are none of these."""
     found = []
     for entry in os.listdir("/proc"):
-        if not entry.isdigit() or int(entry) in keep:
+        if not entry.isdigit():
             continue
         try:
             with open("/proc/%s/status" % entry) as status:
                 fields = dict(line.split(":", 1) for line in status.read().splitlines() if ":" in line)
-        except (OSError, ValueError):
+            if fields.get("State", "Z").split()[0] == "Z":
+                continue
+            if UID is not None:
+                if int(fields["Uid"].split()[0]) == UID:
+                    found.append(int(entry))
+            elif os.readlink("/proc/%s/ns/pid" % entry) != WORKER_PID_NAMESPACE:
+                found.append(int(entry))
+        except (OSError, ValueError, KeyError):
             continue
-        if fields.get("State", "Z").split()[0] == "Z":
-            continue
-        if OWN_PID_NAMESPACE or int(fields["Uid"].split()[0]) == UID:
-            found.append(int(entry))
     return found
 
 
@@ -311,7 +347,7 @@ def stop(pid):
 def kill_leftovers(child_pid):
     """Kills every process the reaped child left behind, setsid() escapees included. False if some survive."""
     stop(child_pid)
-    if not OWN_PID_NAMESPACE and UID is None:
+    if UID is None and not NESTED_PID_NAMESPACE:
         return True  # unisolated and unprivileged: the process group is all that can be found
     deadline = time.monotonic() + 2.0
     while time.monotonic() < deadline:
@@ -423,13 +459,12 @@ def write_files(files):
                     os.lchown(os.path.join(root, name), UID, UID)
 
 
-def stdin_descriptor(encoded):
-    fd = os.memfd_create("stdin")
+def fill_stdin(fd, encoded):
+    """Writes the run's stdin into the memfd the child already holds as its fd 0 (they share the offset)."""
     data = base64.b64decode(encoded)
     while data:
         data = data[os.write(fd, data):]
     os.lseek(fd, 0, os.SEEK_SET)
-    return fd
 
 
 class Capture:
@@ -468,30 +503,30 @@ def signal_name(number):
         return "SIGRTMIN+%d" % (number - signal.SIGRTMIN)
 
 
-def execute(req):
+def execute(req, child):
+    """Prepares the scratch directory and stdin, hands the request to the waiting child and collects the run."""
+    pid, stdin_fd, request_w, out_r, err_r, mark_r = child
     if not wipe_scratch():
         raise OSError("the scratch directory could not be emptied")
     try:
         write_files(req["files"])
     except OSError as error:
         # Too large for the scratch space, a name too long: the request cannot run, the worker is fine.
+        stop(pid)
+        os.waitpid(pid, 0)
         return {"id": req["id"], "setupError": "cannot write the request's files: %s" % (error,),
-                "clean": wipe_scratch()}
-    stdin_fd = stdin_descriptor(req["stdin"])
+                "clean": kill_leftovers(pid) and wipe_scratch()}
+    fill_stdin(stdin_fd, req["stdin"])
+    os.close(stdin_fd)
     oom_kills_before = limit_run_memory(req)
-    out_r, out_w = os.pipe()
-    err_r, err_w = os.pipe()
-    mark_r, mark_w = os.pipe()
-    sys.stdout.flush()
-    sys.stderr.flush()
     started = time.monotonic()
-    pid = os.fork()
-    if pid == 0:
-        os.close(PROTO_IN)
-        os.close(PROTO_OUT)
-        child_main(req, stdin_fd, out_w, err_w, mark_w)
-    for fd in (stdin_fd, out_w, err_w, mark_w):
-        os.close(fd)
+    try:
+        data = json.dumps({key: value for key, value in req.items() if key not in ("files", "stdin")}).encode()
+        while data:
+            data = data[os.write(request_w, data):]
+    except BrokenPipeError:
+        pass  # the child died before its request: it reported no complete setup, a sandbox_error
+    os.close(request_w)
     pidfd = os.pidfd_open(pid)
     deadline = started + req["timeoutMs"] / 1000.0
     out, err, marks = Capture(out_r, req["maxOutputBytes"]), Capture(err_r, req["maxOutputBytes"]), Capture(mark_r, 16)
@@ -550,37 +585,87 @@ def execute(req):
     }
 
 
+def start_child():
+    """Forks the run's child ahead of its request; returns its pid and the manager's ends of its descriptors."""
+    stdin_fd = os.memfd_create("stdin")
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    mark_r, mark_w = os.pipe()
+    request_r, request_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        for fd in (PROTO_IN, PROTO_OUT, out_r, err_r, mark_r, request_w):
+            os.close(fd)
+        child_main(stdin_fd, out_w, err_w, mark_w, request_r)
+    for fd in (out_w, err_w, mark_w, request_r):
+        os.close(fd)
+    return pid, stdin_fd, request_w, out_r, err_r, mark_r
+
+
 def serve_one_request():
-    """The manager: reads one request, runs it, replies; returns the manager's exit code (EXIT_*)."""
+    """The manager: starts the child, reads one request, tells the worker it did (so the worker prepares the next
+    manager while this one runs), runs the request, replies; returns its exit code (EXIT_*)."""
+    child = start_child()
     with os.fdopen(PROTO_IN, "rb", closefd=False) as requests:
         line = requests.readline()
     if not line:
+        stop(child[0])
         return EXIT_END
+    os.write(TAKEN_W, b"t")
     req = json.loads(line)
     try:
-        reply = execute(req)
+        reply = execute(req, child)
     except BaseException:
         reply = {"id": req["id"], "workerError": traceback.format_exc()}
     send(reply)
     return EXIT_SERVED if reply.get("clean", False) else EXIT_UNCLEAN
 
 
-# The worker's loop. Each request is read, run and answered by a manager forked for it, which then exits: the
-# worker itself never holds a request, a reply or their freed memory, so a run (a copy of the worker's memory,
-# readable with ctypes) finds nothing of the runs before it.
-EXIT_SERVED, EXIT_END, EXIT_UNCLEAN = 0, 1, 3
-WORKER_PID = os.getpid()
-while True:
-    manager = os.fork()
-    if manager == 0:
+def start_manager():
+    """Forks a manager that waits for the next request; returns its pid and a pidfd."""
+    pid = os.fork()
+    if pid == 0:
         exit_code = EXIT_UNCLEAN
         try:
+            os.close(TAKEN_R)
             exit_code = serve_one_request()
         finally:
             os._exit(exit_code)
-    _, manager_status = os.waitpid(manager, 0)
-    if not os.WIFEXITED(manager_status) or os.WEXITSTATUS(manager_status) != EXIT_SERVED:
-        # The end of the requests, a run that could not be cleaned up after, or a manager that died: this worker is
-        # done (and replaced if the pool still needs it).
-        sys.exit(0 if os.WIFEXITED(manager_status) and os.WEXITSTATUS(manager_status) == EXIT_END else 3)
+    return pid, os.pidfd_open(pid)
+
+
+def serve():
+    """The worker's loop. Each request is read, run and answered by a manager forked for it, which then exits: the
+    worker itself never holds a request, a reply or their freed memory, so a run (a copy of the worker's memory,
+    readable with ctypes) finds nothing of the runs before it. The next manager (and its child) are forked as
+    soon as the current one has read its request, so that their start overlaps the current run. Returns the
+    worker's exit code: 0 at the end of the requests, 3 after a run that could not be cleaned up after or a
+    manager that died (the worker is then replaced)."""
+    waiting = start_manager()  # the manager that reads the next request
+    running = {}  # pidfd -> pid of managers that took their request
+    while True:
+        ready, _, _ = select.select([TAKEN_R, waiting[1]] + list(running), [], [])
+        if TAKEN_R in ready:
+            os.read(TAKEN_R, 1)
+            running[waiting[1]] = waiting[0]
+            waiting = start_manager()
+            continue
+        for pidfd in ready:
+            pid = running.pop(pidfd, None) or waiting[0]
+            status = os.waitpid(pid, 0)[1]
+            os.close(pidfd)
+            code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else None
+            if code != EXIT_SERVED:
+                for other in [waiting[0]] + list(running.values()):
+                    stop(other)
+                return 0 if code == EXIT_END else 3
+
+
+EXIT_SERVED, EXIT_END, EXIT_UNCLEAN = 0, 1, 3
+WORKER_PID_NAMESPACE = os.readlink("/proc/self/ns/pid")
+TAKEN_R, TAKEN_W = os.pipe()  # a manager writes a byte there once it has read its request
+# Everything allocated so far stays put: no collection in a forked process walks (and so copies, at a page fault
+# each) the preloaded objects.
+gc.freeze()
+sys.exit(serve())
 `;
