@@ -320,6 +320,10 @@ describe.skipIf(!isRoot)("security: a run's memory is bounded as a whole", () =>
       },
     ]);
     expect(alone).toMatchObject({ status: 'ok', stdout: '300\n' });
+    // The seat's counters (peak usage, OOM kills) outlive a run: a later run cannot read them (in the sandbox /sys
+    // is root's only; the seat's directory is too, which also holds unisolated).
+    const counters = await sandbox.run({ code: 'import os\nos.listdir("/sys/fs/cgroup")' });
+    expect(counters.stderr).toMatch(/PermissionError/);
     expect(many).toMatchObject({ status: 'memory', stdout: 'True\n' });
     for (const seat of seats) {
       expect(Number(readFileSync(join(seat, peak), 'utf8'))).toBeLessThanOrEqual(memoryMb * 1024 * 1024);

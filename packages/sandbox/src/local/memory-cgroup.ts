@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { threadId } from 'node:worker_threads';
@@ -143,6 +143,8 @@ export function createMemoryCgroups(seats: number): MemoryCgroups | { reason: st
       const path = join(directory, `taorl-sandbox-${process.pid}-${threadId}-${seatsCreated++}`);
       mkdirSync(path);
       created.push(path);
+      // Root's only: its counters (peak usage, OOM kills) outlive a run, and a later run must not read them.
+      chmodSync(path, 0o700);
       // Without swap limited too, a bounded run could push the host's memory out to swap (v2 only; absent when
       // the kernel does not account swap).
       if (version === 2) {
