@@ -1,3 +1,5 @@
+import { checkFullAttention, readRopeTheta } from './rope-config.js';
+
 /** The decoder families this implementation reproduces; both are one code path with two switches. */
 export type ModelFamily = 'qwen2' | 'qwen3';
 
@@ -60,100 +62,11 @@ function flag(json: Json, name: string, source: string, fallback: boolean): bool
   return value;
 }
 
-/** transformers' default RoPE base when a config states none (RotaryEmbeddingConfigMixin.default_theta). */
-const DEFAULT_ROPE_THETA = 10000;
-
-/** The keys a "default" RoPE parameter object may hold; `type` is the older spelling of `rope_type`. */
-const DEFAULT_ROPE_KEYS = new Set(['rope_type', 'type', 'rope_theta', 'partial_rotary_factor']);
-
-/**
- * The RoPE base of a config in either layout: transformers 4 writes `rope_theta` at the top level (and
- * `rope_scaling` for scaled variants), transformers 5 writes `rope_parameters: {rope_type, rope_theta}` and no
- * top-level `rope_theta`. The decoder implements only "default" RoPE over the whole head, so every other rope_type
- * (linear, dynamic, yarn, longrope, llama3, ...), a partial rotary factor, per-layer-type parameters or any
- * unknown key is an error naming the field: ignoring one would compute a different model without a word. Two
- * stated bases that disagree are an error too.
- */
-function ropeTheta(c: Json, source: string): number {
-  const stated: [string, number][] = [];
-  if ('rope_theta' in c && c.rope_theta !== null) {
-    stated.push(['rope_theta', positiveNumber(c, 'rope_theta', source, DEFAULT_ROPE_THETA)]);
-  }
-  const partial = c.partial_rotary_factor;
-  if (partial !== undefined && partial !== null && partial !== 1) {
-    throw new Error(
-      `${source}: partial_rotary_factor ${JSON.stringify(partial)} is not supported (RoPE over the whole head only)`,
-    );
-  }
-  for (const field of ['rope_parameters', 'rope_scaling']) {
-    const value = c[field];
-    if (value === undefined || value === null) continue;
-    if (typeof value !== 'object' || Array.isArray(value)) {
-      throw new Error(`${source}: field "${field}" must be an object or null, got ${JSON.stringify(value)}`);
-    }
-    const params = value as Json;
-    const typeKey = 'rope_type' in params ? 'rope_type' : 'type';
-    const type = params[typeKey] ?? 'default';
-    if (type !== 'default') {
-      throw new Error(
-        `${source}: ${field}.${typeKey} ${JSON.stringify(type)} is not supported (this decoder implements ` +
-          'only "default" RoPE)',
-      );
-    }
-    for (const key of Object.keys(params)) {
-      if (!DEFAULT_ROPE_KEYS.has(key)) {
-        throw new Error(
-          `${source}: ${field}.${key} is not supported (a "default" RoPE takes only rope_type and rope_theta)`,
-        );
-      }
-    }
-    const inner = params.partial_rotary_factor;
-    if (inner !== undefined && inner !== null && inner !== 1) {
-      throw new Error(
-        `${source}: ${field}.partial_rotary_factor ${JSON.stringify(inner)} is not supported (RoPE over the ` +
-          'whole head only)',
-      );
-    }
-    if ('rope_theta' in params && params.rope_theta !== null) {
-      const theta = params.rope_theta;
-      if (typeof theta !== 'number' || !(theta > 0)) {
-        throw new Error(
-          `${source}: field "${field}.rope_theta" must be a positive number, got ${JSON.stringify(theta)}`,
-        );
-      }
-      stated.push([`${field}.rope_theta`, theta]);
-    }
-  }
-  const [first, ...others] = stated;
-  const conflict = others.find(([, theta]) => theta !== first![1]);
-  if (conflict !== undefined) {
-    throw new Error(
-      `${source}: ${first![0]} ${first![1]} and ${conflict[0]} ${conflict[1]} disagree (state the RoPE base once)`,
-    );
-  }
-  return first?.[1] ?? DEFAULT_ROPE_THETA;
-}
-
-/** transformers 5 lists each layer's attention in `layer_types`; the decoder has only full attention. */
-function fullAttentionOnly(c: Json, source: string): void {
-  const types = c.layer_types;
-  if (types === undefined || types === null) return;
-  if (!Array.isArray(types)) {
-    throw new Error(`${source}: field "layer_types" must be a list, got ${JSON.stringify(types)}`);
-  }
-  const bad = types.findIndex((type) => type !== 'full_attention');
-  if (bad >= 0) {
-    throw new Error(
-      `${source}: layer_types[${bad}] ${JSON.stringify(types[bad])} is not supported (only "full_attention")`,
-    );
-  }
-}
-
 /**
  * Reads a Hugging Face Qwen2 / Qwen3 config.json object. `source` names the file in error messages. Features this
  * decoder does not implement (RoPE other than "default", sliding-window attention, non-SiLU activations) are
  * rejected rather than silently ignored, since ignoring them would produce a different model. Both the
- * transformers 4 and the transformers 5 layout of the RoPE fields are read (see `ropeTheta`).
+ * transformers 4 and the transformers 5 layout of the RoPE fields are read (rope-config.ts).
  */
 export function parseHfConfig(json: unknown, source = 'config.json'): ModelConfig {
   if (typeof json !== 'object' || json === null || Array.isArray(json)) {
@@ -177,7 +90,7 @@ export function parseHfConfig(json: unknown, source = 'config.json'): ModelConfi
   if (c.use_sliding_window === true) {
     throw new Error(`${source}: use_sliding_window true is not supported (use false)`);
   }
-  fullAttentionOnly(c, source);
+  checkFullAttention(c, source);
   const hiddenSize = positiveInt(c, 'hidden_size', source);
   const numHeads = positiveInt(c, 'num_attention_heads', source);
   const numKvHeads = 'num_key_value_heads' in c ? positiveInt(c, 'num_key_value_heads', source) : numHeads;
@@ -202,7 +115,7 @@ export function parseHfConfig(json: unknown, source = 'config.json'): ModelConfi
     numKvHeads,
     headDim,
     rmsNormEps: positiveNumber(c, 'rms_norm_eps', source, 1e-6),
-    ropeTheta: ropeTheta(c, source),
+    ropeTheta: readRopeTheta(c, source),
     maxPositionEmbeddings: positiveInt(c, 'max_position_embeddings', source),
     tieWordEmbeddings: flag(c, 'tie_word_embeddings', source, false),
     // Qwen2 always has q/k/v bias (its config has no attention_bias field); Qwen3 states it, normally false.

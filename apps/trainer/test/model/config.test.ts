@@ -120,6 +120,7 @@ describe('Hugging Face configs', () => {
     const v5 = (params: Record<string, unknown>) => ({ ...withoutRope, rope_parameters: params });
     const refused: [unknown, string][] = [
       [v5({ rope_theta: 1e6, rope_type: 'default', factor: 2 }), 'rope_parameters.factor is not supported'],
+      [v5({ rope_type: 'default', type: 'yarn' }), 'rope_parameters.type "yarn" is not supported'],
       [
         v5({ full_attention: { rope_theta: 1e6, rope_type: 'default' } }),
         'rope_parameters.full_attention is not supported',
