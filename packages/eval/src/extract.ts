@@ -1,8 +1,16 @@
 /**
- * The places an answer is looked for. The default order is Math-Verify's priorities; 'last_number' (Qwen's last
- * resort, the last number in the text) is opt-in because it credits answers the model never committed to.
+ * The places an answer is looked for. The default order is Math-Verify's priorities; 'short_answer' reads a
+ * response that is only its answer ("28 percent", "-5", "it is 1,000.99"); 'last_number' (Qwen's and
+ * Math-Verify's last resort, the last number anywhere in the text) is opt-in because it credits answers the model
+ * never committed to.
  */
-export type ExtractionRule = 'final_answer' | 'boxed' | 'answer_phrase' | 'last_math' | 'last_number';
+export type ExtractionRule =
+  | 'final_answer'
+  | 'boxed'
+  | 'answer_phrase'
+  | 'last_math'
+  | 'short_answer'
+  | 'last_number';
 
 export interface ExtractOptions {
   /** Rules tried in order; the first that finds something wins. Default: defaultExtractionRules. */
@@ -19,6 +27,7 @@ export const defaultExtractionRules: readonly ExtractionRule[] = [
   'boxed',
   'answer_phrase',
   'last_math',
+  'short_answer',
 ];
 
 const assistantMarkers = [
@@ -47,27 +56,132 @@ const extractors: Record<ExtractionRule, (text: string) => string | null> = {
   final_answer: (text) => {
     const match = lastMatch(text, /final answer is/gi);
     if (match === null) return null;
-    const tail = text.slice(match).split(/\n|I hope it is correct/)[0] ?? '';
-    return lastBoxed(tail) ?? lastMath(tail) ?? stripSentenceEnd(tail);
+    const tail = cutAtHope(text.slice(match).split('\n')[0] ?? '');
+    return lastBoxed(tail) ?? joinedMath(tail) ?? stripSentenceEnd(tail);
   },
   boxed: lastBoxed,
   answer_phrase: (text) => {
     const match = lastMatch(text, /answer\s*:|the answer is/gi);
     if (match === null) return null;
-    const line =
+    const line = cutAtHope(
       text
         .slice(match)
         .split('\n')
-        .find((part) => part.trim() !== '') ?? '';
-    return lastMath(line) ?? stripSentenceEnd(line);
+        .find((part) => part.trim() !== '') ?? '',
+    );
+    return statedValue(line);
   },
-  last_math: lastMath,
+  last_math: (text) => {
+    // Math-Verify takes the rightmost of the last math span and the last plain number; we take a plain number
+    // only when a sentence states it ("... is 2/3.", "there are 12 sequences") after the last math span.
+    const math = lastMathSpan(text);
+    const stated = lastStatedNumber(text);
+    if (stated !== null && (math === null || stated.start >= math.end)) return stated.content;
+    return math?.content ?? null;
+  },
+  short_answer: (text) => {
+    const trimmed = text.trim();
+    // A cut-off box is no answer; prose ("Done.", "no answer here") is not an answer either.
+    if (trimmed.length > shortAnswerLength || trimmed.includes('\n') || /\\(?:boxed|fbox)/.test(trimmed)) {
+      return null;
+    }
+    const value = statedValue(trimmed);
+    return value !== null && startsLikeMath(value) ? value : null;
+  },
   last_number: (text) => {
     let last: string | null = null;
     for (const match of text.matchAll(/-?\d[\d,]*(?:\.\d+)?|-?\.\d+/g)) last = match[0];
     return last;
   },
 };
+
+/** A response of at most this many characters on one line may be only its answer. */
+const shortAnswerLength = 80;
+
+/** Minerva's closing formula ends the answer: "The final answer is 5. I hope it is correct." */
+function cutAtHope(line: string): string {
+  // A plain search (no leading \s*, which would rescan long runs of spaces from every start: quadratic).
+  const at = line.search(/I hope it is correct/i);
+  return at < 0 ? line : line.slice(0, at);
+}
+
+/**
+ * The value a sentence states: "The largest $n$ is 34." is 34, not n. What follows the last "is" (or "it's",
+ * "=") when something follows, else the last math span, else the sentence itself stripped of its full stop.
+ */
+function statedValue(sentence: string): string | null {
+  const tail = lastMatch(sentence, /\b(?:is|it's|are|equals)\b:?|=/gi);
+  if (tail !== null) {
+    const stated = sentence.slice(tail);
+    const found = lastMath(stated) ?? stripSentenceEnd(stated);
+    if (found !== null && isAnswerLike(found)) return found;
+  }
+  const math = lastMath(sentence);
+  if (math !== null) return math;
+  const stripped = stripSentenceEnd(sentence);
+  if (stripped === null || isAnswerLike(stripped)) return stripped;
+  // "Final Answer: Jane started growing it 3 hours ago.": the one number of a sentence is its answer.
+  const numbers = stripped.match(numberPattern) ?? [];
+  return numbers.length === 1 ? numbers[0]! : stripped;
+}
+
+const numberPattern = /-?\d[\d,]*(?:\.\d+)?(?:\/\d+)?%?/g;
+
+/** The last number a sentence states with a verb: "is 2/3", "are 12 distinct", "equals -4.5". */
+function lastStatedNumber(text: string): Span | null {
+  let found: Span | null = null;
+  for (const match of text.matchAll(
+    /\b(?:is|are|equals|was)\s+(-?\d[\d,]*(?:\.\d+)?(?:\/\d+)?%?)(?![\d,.]*\d)/g,
+  )) {
+    const content = match[1]!;
+    found = { start: match.index, end: match.index + match[0].length, content };
+  }
+  return found;
+}
+
+/**
+ * The last math span, joined with the spans before it when only separators stand between them
+ * ("$12$ and $13$" is "12, 13").
+ */
+function joinedMath(text: string): string | null {
+  const spans = [...text.matchAll(/\$([^$]+)\$/g)];
+  if (spans.length < 2) return lastMath(text);
+  const parts = [spans[spans.length - 1]!];
+  for (let index = spans.length - 2; index >= 0; index--) {
+    const [span, next] = [spans[index]!, parts[0]!];
+    if (!isSeparator(text.slice(span.index + span[0].length, next.index))) break;
+    parts.unshift(span);
+  }
+  return parts.length === 1 ? lastMath(text) : parts.map((part) => part[1]!.trim()).join(', ');
+}
+
+/** A stated value starts like mathematics (a digit, sign, bracket, backslash) or is a short word or two. */
+function isAnswerLike(text: string): boolean {
+  return startsLikeMath(text) || text.trim().split(/\s+/).length <= 2;
+}
+
+function startsLikeMath(text: string): boolean {
+  return /^[-+\d.([{\\|]/.test(text.trim());
+}
+
+/**
+ * The answer of a gold. A bare answer ("5", "$x=1$", "\\text{(C)}") is itself; a worked solution (Minerva's and
+ * OlympiadBench's golds) is read like a response: its box, its "final answer is", or its last math span, as
+ * Math-Verify parses its gold with the same extraction as the prediction.
+ */
+export function extractGoldAnswer(gold: string): string {
+  const stated = extractAnswer(gold, { rules: ['final_answer', 'boxed'], finalTextOnly: false });
+  if (stated !== null) return stated;
+  if (!isWorkedSolution(gold)) return gold;
+  return extractAnswer(gold, { rules: ['answer_phrase', 'last_math'], finalTextOnly: false }) ?? gold;
+}
+
+/** Prose around the mathematics: more than a few words outside math spans. */
+function isWorkedSolution(gold: string): boolean {
+  if (gold.length < 40) return false;
+  const prose = gold.replace(/\$[^$]*\$/g, ' ');
+  return (prose.match(/[a-zA-Z]{2,}/g) ?? []).length > 6;
+}
 
 function finalAssistantText(text: string): string {
   let start = 0;
@@ -139,9 +253,18 @@ export function lastBoxed(text: string): string | null {
         .join(', ');
 }
 
-/** Whether the text between two boxes only separates them; long gaps never do (and never reach the regex). */
+/**
+ * Whether the text between two boxes only separates them: punctuation, "and" / "or" with up to four words before
+ * it ("\\boxed{1} papers and \\boxed{2}", "\\quad\\text{and}\\quad"), and a label before the next box
+ * ("y_1 = \\boxed{..} and y_2 = \\boxed{..}"). Long gaps never do (and never reach the regexes).
+ */
 function isSeparator(gap: string): boolean {
-  return gap.length <= 40 && /^[\s,;$]*(?:and|or|\\text\{\s*(?:and|or)\s*\})?[\s,;$]*$/.test(gap);
+  if (gap.length > 60) return false;
+  const words = gap
+    .replace(/\\(?:quad|qquad|[,;:!\s]|\(|\))|\$|~/g, ' ')
+    .replace(/\\(?:text|textrm|mbox|mathrm)\s*\{([^{}]*)\}/g, ' $1 ')
+    .replace(/[A-Za-z](?:_\{?\w+\}?)?\s*=\s*$/, ' ');
+  return /^[\s,;]*(?:(?:[A-Za-z()]+\s+){0,4}(?:and|or)\b)?[\s,;.]*$/.test(words);
 }
 
 /** Every occurrence of a box command, left to right, with the command found there. */
@@ -179,8 +302,13 @@ function boxAt(text: string, start: number, command: string, closeOf: Int32Array
   return close < 0 ? null : { start, end: close + 1, content: text.slice(at + 1, close) };
 }
 
-/** The last non-empty $...$, $$...$$, \(...\) or \[...\] span (the longer delimiter wins a tie). */
+/** The content of the last non-empty $...$, $$...$$, \(...\) or \[...\] span. */
 function lastMath(text: string): string | null {
+  return lastMathSpan(text)?.content ?? null;
+}
+
+/** The last non-empty $...$, $$...$$, \(...\) or \[...\] span (the longer delimiter wins a tie). */
+function lastMathSpan(text: string): Span | null {
   let best: Span | null = null;
   for (const [open, close] of [
     ['$$', '$$'],
@@ -193,7 +321,10 @@ function lastMath(text: string): string | null {
     const start = text.lastIndexOf(open, closeAt - 1);
     const content = start < 0 ? '' : text.slice(start + open.length, closeAt);
     const end = closeAt + close.length;
+    // Inline math ($...$, \(...\)) stays on one line; a span across lines pairs unrelated dollar signs.
+    const inline = open === '$' || open === '\\(';
+    if (inline && content.includes('\n')) continue;
     if (content.trim() !== '' && (best === null || end > best.end)) best = { start, end, content };
   }
-  return best?.content ?? null;
+  return best;
 }

@@ -1,10 +1,10 @@
 import type { CompareContext, PercentPolicy } from './compare/context';
 import { expressionsEqual, normaliseWords } from './compare/structure';
-import { type ExtractOptions, extractAnswer } from './extract';
+import { type ExtractOptions, extractAnswer, extractGoldAnswer } from './extract';
 import type { Expr } from './latex/ast';
 import { ParseError, parseLatex } from './latex/parse';
 import { Deadline, defaultLimits, type Limits, TimeoutError, TooLargeError } from './limits';
-import { normalizeAnswer } from './normalize';
+import { normalizeAnswer, timeOfDay } from './normalize';
 
 export interface GradeOptions {
   /** Relative tolerance for floating-point comparison (default 1e-6). */
@@ -48,11 +48,15 @@ export function isEquivalent(pred: string, gold: Gold, options: GradeOptions = {
   return compareAnswers(pred, gold, options).equivalent;
 }
 
-/** Extracts the answer from a full model response and grades it against the gold. */
+/**
+ * Extracts the answer from a full model response and grades it against the gold; a gold given as a worked
+ * solution is reduced to its own final answer first (extractGoldAnswer).
+ */
 export function grade(response: string, gold: Gold, options: GradeOptions = {}): GradeResult {
   const extracted = extractAnswer(response, options.extraction);
   if (extracted === null) return { correct: false, extracted, gold, reason: 'no_answer' };
-  const verdict = compareAnswers(extracted, gold, options);
+  const goldAnswers = typeof gold === 'string' ? extractGoldAnswer(gold) : gold.map(extractGoldAnswer);
+  const verdict = compareAnswers(extracted, goldAnswers, options);
   return { correct: verdict.equivalent, extracted, gold, reason: verdict.reason };
 }
 
@@ -76,8 +80,16 @@ function compareOne(pred: string, gold: string, options: GradeOptions): Verdict 
   }
   const p = normalizeAnswer(pred);
   const g = normalizeAnswer(gold);
+  if (p.units.length > 0 && g.units.length > 0 && p.units.join(' ') !== g.units.join(' ')) {
+    // Both answers name a unit and the units differ: the same number is a different quantity.
+    return verdict(false);
+  }
   if (squeeze(p.text) === squeeze(g.text) && p.percent === g.percent)
     return { equivalent: true, reason: 'equivalent' };
+  const choices = [choiceLetter(p.text), choiceLetter(g.text)];
+  if (choices[0] !== null && choices[1] !== null) return verdict(choices[0] === choices[1]);
+  const times = [timeOfDay(p.text), timeOfDay(g.text)];
+  if (times[0] !== null && times[1] !== null) return verdict(times[0] === times[1]);
   const context: CompareContext = {
     relTol: options.relTol ?? 1e-6,
     percent: options.percent ?? 'either',
@@ -132,6 +144,19 @@ const verdict = (equivalent: boolean): Verdict => ({
   equivalent,
   reason: equivalent ? 'equivalent' : 'not_equivalent',
 });
+/**
+ * The option letter of a multiple-choice answer: "C", "(C)", "\\text{(C)}", and an option with its text, "(C) 12"
+ * or "\\textbf{(C) } 12"; null for anything else. Two answers that both name an option agree when the letters do.
+ */
+function choiceLetter(text: string): string | null {
+  const bare = text.replace(/\\(?:text|textbf|mathrm|mbox)\s*\{([^{}]*)\}/g, '$1').trim();
+  const alone = /^\(?([A-E])\)?\.?$/.exec(bare);
+  if (alone) return alone[1]!;
+  // The option's text follows the letter; an operator there ("(C) + 1") makes it an expression instead.
+  const withText = /^\(([A-E])\)\s*[\w$\\(]/.exec(bare);
+  return withText ? withText[1]! : null;
+}
+
 /** Words of an answer that is text: \text{(C)} and C, \text{Evelyn} and evelyn agree. */
 const wordsOf = (text: string): string => normaliseWords(text.replace(/\\[a-zA-Z]+/g, ''));
 const squeeze = (text: string): string => text.replace(/\s+/g, '');

@@ -3,7 +3,13 @@ export { benchmarkNames, loadBenchmark } from './benchmarks/load';
 export { BenchmarkFormatError, type BenchmarkProblem } from './benchmarks/problem';
 export { loadVerlParquet } from './benchmarks/verl';
 export type { PercentPolicy } from './compare/context';
-export { defaultExtractionRules, type ExtractionRule, type ExtractOptions, extractAnswer } from './extract';
+export {
+  defaultExtractionRules,
+  type ExtractionRule,
+  type ExtractOptions,
+  extractAnswer,
+  extractGoldAnswer,
+} from './extract';
 export {
   compareAnswers,
   type Gold,

@@ -2,6 +2,8 @@
 export interface NormalizedAnswer {
   readonly text: string;
   readonly percent: boolean;
+  /** Units removed after the number, canonical (cm, m, h, ...); 5 km and 5 m differ although both read 5. */
+  readonly units: readonly string[];
 }
 
 /** Unit words dropped after a number ("5 cm", "30 degrees"), after Qwen's unit list in spirit: common units only. */
@@ -17,8 +19,20 @@ export function normalizeAnswer(raw: string): NormalizedAnswer {
   let text = raw.trim();
   text = stripDelimiters(text);
   text = text.replace(/\\(?:boxed|fbox)\s*\{((?:[^{}]|\{[^{}]*\})*)\}/g, '$1');
-  // Newlines, display styles and the negative thin space \! (12,\!000) carry no mathematics.
-  text = text.replace(/\n/g, ' ').replace(/\\(?:displaystyle|textstyle)|\\!/g, '');
+  // Digit groups written with a comma and a negative thin space (11,\! 111,\! 100) are one number, not a list.
+  text = text.replace(/(\d),\s*\\!\s*(?=\d{3}(?!\d))/g, '$1');
+  // Newlines, display styles and the negative thin space \! carry no mathematics; "\ " is a space.
+  text = text
+    .replace(/\n/g, ' ')
+    .replace(/\\(?:displaystyle|textstyle)|\\!/g, '')
+    .replace(/(?<!\\)\\ /g, ' ');
+  // A command escaped twice (\\le from a raw string) outside a matrix, where \\ breaks rows.
+  if (!text.includes('\\begin')) text = text.replace(/\\\\(?=[a-zA-Z])/g, '\\');
+  // "x = 1/3 \approx 0.33": the exact value stated before the approximation is the answer.
+  const approx = /\\approx(?![a-zA-Z])/.exec(text);
+  if (approx && !/^\s*[a-zA-Z](?:_\{?\w+\}?)?\s*$/.test(text.slice(0, approx.index))) {
+    text = text.slice(0, approx.index).trim();
+  }
   // Degrees: a unit to drop (90^\circ, 90^{\circ}, 90°, \degree), except inside trigonometry (\sin 30^\circ).
   if (/\\(?:sin|cos|tan|sec|csc|cot)/.test(text)) {
     text = text.replace(/(\d+(?:\.\d+)?)\s*(?:\^\s*\{?\s*\\circ\s*\}?|°|\\degree)/g, '(\\frac{$1\\pi}{180})');
@@ -29,16 +43,25 @@ export function normalizeAnswer(raw: string): NormalizedAnswer {
   // Currency.
   text = text.replace(/\\\$|\$/g, '').trim();
   // Thousands separators inside numbers: 1{,}000, 1\,000 and (whole-answer only) 1,000,000.
-  text = text.replace(/(\d)\{,\}(?=\d{3})/g, '$1').replace(/(\d)\\[,!;: ](?=\d{3}(?!\d))/g, '$1');
-  if (/^-?\d{1,3}(?:[, ]\d{3})+(?:\.\d+)?$/.test(text)) text = text.replace(/[, ]/g, '');
+  text = text.replace(/(\d)\s*\{\s*,\s*\}\s*(?=\d{3})/g, '$1').replace(/(\d)\\[,!;: ](?=\d{3}(?!\d))/g, '$1');
+  text = ungroupDigits(text);
   // A plain-text mixed number "4 4/9" is 4 + 4/9 (the LaTeX form 4\frac{4}{9} is read by the parser).
   text = text.replace(/^([+-]?)(\d+) +(\d+)\/(\d+)$/, '$1($2+\\frac{$3}{$4})');
   const percent = /\\?%|\bpercent(?:age)?\b|\bpct\b/.test(text);
   text = text.replace(/\\?%|\\text\{\s*percent\s*\}|\s*\b(?:percent(?:age)?|pct)\b/g, '');
-  text = stripUnits(text);
+  const stripped = stripUnits(text);
+  text = stripped.text;
+  text = ungroupDigits(text);
   // "1 and 2", "x=1 \text{ or } x=2": several answers.
-  text = text.replace(/\\(?:text|mbox|textrm)\{\s*(?:and|or)\s*\}|\s+(?:and|or)\s+/g, ', ');
+  text = text.replace(
+    /\\(?:text|mbox|textrm)\{\s*(?:and|or)\s*\}|\s+(?:and|or)\s+|(?<=\))(?:and|or)(?=\()/g,
+    ', ',
+  );
   text = text.replace(/\\(?:text|mbox|textrm)\{\s*\}/g, '');
+  // Python-style answers: 2**(1/4), sqrt(2), pi/2.
+  text = text
+    .replace(/\*\*/g, '^')
+    .replace(/(?<![\\a-zA-Z])(sqrt|pi|sin|cos|tan|ln|log|exp)(?![a-zA-Z])/g, '\\$1');
   text = text.replace(/\\(?:dfrac|tfrac|cfrac)/g, '\\frac').replace(/\\(?:left|right)(?![a-zA-Z])\.?/g, '');
   text = text
     .replace(/^[\s,:;]+|[\s,;:]+$/g, '')
@@ -48,7 +71,7 @@ export function normalizeAnswer(raw: string): NormalizedAnswer {
   text = wordNumber(text) ?? text;
   // Leading decimal point: .5 -> 0.5 (the tokenizer reads both, this keeps text comparisons aligned).
   text = text.replace(/(^|[^\d])\.(\d)/g, '$10.$2');
-  return { text, percent };
+  return { text, percent, units: stripped.units };
 }
 
 const units = [
@@ -75,6 +98,11 @@ const units = [
 ];
 const tens = ['', '', 'twenty', 'thirty', 'forty', 'fifty', 'sixty', 'seventy', 'eighty', 'ninety'];
 
+/** A whole answer that is one number with grouped digits (1,000,000 or 1 000) without its separators. */
+function ungroupDigits(text: string): string {
+  return /^-?\d{1,3}(?:[, ]\d{3})+(?:\.\d+)?$/.test(text) ? text.replace(/[, ]/g, '') : text;
+}
+
 /** A whole answer written in words below one hundred ("five", "twenty-one", "\text{Seven}"), as digits. */
 function wordNumber(text: string): string | null {
   const words = /^(?:\\text\{\s*)?([a-zA-Z]+)(?:[\s-]+([a-zA-Z]+))?(?:\s*\})?$/.exec(text.trim());
@@ -87,6 +115,20 @@ function wordNumber(text: string): string | null {
   if (second === undefined) return String(10 * ten);
   const unit = units.indexOf(second);
   return unit >= 1 && unit <= 9 ? String(10 * ten + unit) : null;
+}
+
+/**
+ * A time of day ("12:00", "3:30 p.m.") as "h:mm" on a 24-hour clock, or null. Two answers that are both times
+ * compare as times (12:00 is not 1:00); otherwise a colon is a ratio (7:32).
+ */
+export function timeOfDay(text: string): string | null {
+  const time = /^(\d{1,2}):(\d{2})\s*(?:\\text\{\s*)?([ap])?\.?\s*(?:m\.?)?\s*\}?$/i.exec(text.trim());
+  if (!time) return null;
+  let hours = Number(time[1]);
+  const meridiem = time[3]?.toLowerCase();
+  if (meridiem === 'p' && hours < 12) hours += 12;
+  if (meridiem === 'a' && hours === 12) hours = 0;
+  return `${hours % 24}:${time[2]}`;
 }
 
 /** 0.1\overline{6} = (16 - 1) / 90: the exact fraction of a repeating decimal. */
@@ -111,23 +153,66 @@ function stripDelimiters(text: string): string {
  * Drops trailing units: "\text{ cm}^2", "\mbox{ inches}", "\mathrm{~m/s}", "5 dollars"; never the whole answer,
  * so "\text{Evelyn}" survives as text.
  */
-function stripUnits(text: string): string {
+function stripUnits(text: string): { text: string; units: string[] } {
   let result = text;
+  const units: string[] = [];
   for (let pass = 0; pass < 3; pass++) {
     const unit =
-      /^(.*?[\d})a-zA-Z])\s*\\(?:text|mbox|mathrm|textrm|operatorname)\s*\{\s*~?[a-zA-Z][^{}]*\}(?:\s*\^\s*\{?\d\}?)?$/.exec(
+      /^(.*?[\d})a-zA-Z])\s*\\(?:text|mbox|mathrm|textrm|textbf|textnormal|textit|operatorname)\s*\{\s*~?([a-zA-Z][^{}]*)\}(?:\s*\^\s*\{?\d\}?)?$/.exec(
         result,
       );
-    if (unit && !/\\(?:text|mbox|mathrm)\s*\{[^}]*$/.test(unit[1]!)) {
+    if (unit && !/\\(?:text|mbox|mathrm|textbf|textnormal|textit)\s*\{[^}]*$/.test(unit[1]!)) {
       result = unit[1]!.trim();
+      units.push(...unit[2]!.trim().split(/\s+/));
+      continue;
+    }
+    // A unit glued to the number: 1,000.99m², 5cm, 20€. One letter alone (6m) may be a variable: it stays.
+    const glued = /^(.*\d)\s*([a-zA-Z]+|€|£|¥)(²|³|\^\s*\{?\d\}?)?$/.exec(result);
+    const unitLike = glued && (glued[2]!.length > 1 || glued[3] !== undefined) && unitWord.test(glued[2]!);
+    if (glued && (/^[€£¥]$/.test(glued[2]!) || unitLike)) {
+      result = glued[1]!.trim();
+      units.push(glued[2]!);
       continue;
     }
     const words = /^(.*\d)\s+([a-zA-Z]+(?:\s+[a-zA-Z]+)*)(?:\s*\^\s*\{?\d\}?)?$/.exec(result);
     if (words && words[2]!.split(/\s+/).every((word) => unitWord.test(word))) {
       result = words[1]!.trim();
+      units.push(...words[2]!.split(/\s+/));
       continue;
     }
     break;
   }
-  return result;
+  return { text: result, units: units.map(canonicalUnit).filter((unit): unit is string => unit !== null) };
+}
+
+/** Spellings of one unit; a unit missing here (ways, people, square) does not fix the scale of the number. */
+const unitSpellings: Record<string, readonly string[]> = {
+  mm: ['mm', 'millimeter', 'millimeters', 'millimetre', 'millimetres'],
+  cm: ['cm', 'centimeter', 'centimeters', 'centimetre', 'centimetres'],
+  m: ['m', 'meter', 'meters', 'metre', 'metres'],
+  km: ['km', 'kilometer', 'kilometers', 'kilometre', 'kilometres'],
+  in: ['in', 'inch', 'inches'],
+  ft: ['ft', 'foot', 'feet'],
+  mi: ['mi', 'mile', 'miles'],
+  s: ['s', 'sec', 'secs', 'second', 'seconds'],
+  min: ['min', 'mins', 'minute', 'minutes'],
+  h: ['h', 'hr', 'hrs', 'hour', 'hours'],
+  day: ['day', 'days'],
+  week: ['week', 'weeks'],
+  month: ['month', 'months'],
+  year: ['year', 'years'],
+  g: ['g', 'gram', 'grams'],
+  kg: ['kg', 'kilogram', 'kilograms'],
+  lb: ['lb', 'lbs', 'pound', 'pounds'],
+  l: ['l', 'liter', 'liters', 'litre', 'litres'],
+  ml: ['ml', 'milliliter', 'milliliters'],
+  dollar: ['dollar', 'dollars'],
+  cent: ['cent', 'cents'],
+};
+const canonicalUnits = new Map(
+  Object.entries(unitSpellings).flatMap(([unit, spellings]) => spellings.map((spelling) => [spelling, unit])),
+);
+
+function canonicalUnit(word: string): string | null {
+  return canonicalUnits.get(word.toLowerCase()) ?? null;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { extractAnswer, grade } from '../src/index';
+import { extractAnswer, extractGoldAnswer, grade } from '../src/index';
 
 describe('extractAnswer', () => {
   it('takes the last \\boxed{} with nested braces', () => {
@@ -59,6 +59,57 @@ describe('extractAnswer', () => {
     expect(extractAnswer(answerOnlyInTool, { finalTextOnly: false })).toBe('1');
     const hermes = '<tool_call>{}</tool_call>\n<tool_response>\n\\boxed{9}\n</tool_response>\nSo \\boxed{8}.';
     expect(extractAnswer(hermes)).toBe('8');
+  });
+});
+
+describe('extraction of the misses of issue 17', () => {
+  it('reads plain-text final answers and the value an answer sentence states', () => {
+    expect(extractAnswer('The answer is 5.')).toBe('5');
+    expect(extractAnswer('Final Answer: The largest $n$ is 34.')).toBe('34');
+    expect(extractAnswer('Final Answer: The volume of $ABCDEFGH$ is 120. I hope it is correct.')).toBe('120');
+    expect(extractAnswer('Final Answer: Jane started growing it 3 hours ago. I hope it is correct.')).toBe(
+      '3',
+    );
+    expect(extractAnswer('We get $d = 90/n$. Therefore, there are 12 distinct sequences.')).toBe('12');
+  });
+
+  it('reads a short response that is only its answer, but not prose or a cut-off box', () => {
+    expect(extractAnswer('28 percent')).toBe('28 percent');
+    expect(extractAnswer('-5')).toBe('-5');
+    expect(extractAnswer('the number is not 10 which is 1,000.99€')).toBe('1,000.99');
+    expect(extractAnswer('so it is 1,000.99m²')).toBe('1,000.99');
+    expect(extractAnswer('Done.')).toBeNull();
+    expect(extractAnswer('\\boxed{12')).toBeNull();
+    expect(extractAnswer('Answer $ \n 9 \n $')).toBeNull();
+  });
+
+  it('joins boxes separated by \\quad\\text{and}\\quad, a few words and "and", or a label', () => {
+    expect(extractAnswer('$\\boxed{(2, 2)} \\quad \\text{and} \\quad \\boxed{(6, 2)}$')).toBe(
+      '(2, 2), (6, 2)',
+    );
+    expect(extractAnswer('\\boxed{1} papers and \\boxed{2} bins')).toBe('1, 2');
+    expect(extractAnswer('\\( y_1 = \\boxed{x+1} \\) and \\( y_2 = \\boxed{x-1} \\)')).toBe('x+1, x-1');
+    expect(extractAnswer('\\boxed{1} no no no no no \\boxed{2}')).toBe('2');
+  });
+
+  it('reduces a gold given as a worked solution to its final answer', () => {
+    expect(extractGoldAnswer('so $x=1/5$, or $\\boxed{20}$ percent.')).toBe('20');
+    expect(extractGoldAnswer('Final Answer: The final answer is $28 \\%$. I hope it is correct.')).toBe(
+      '28 \\%',
+    );
+    expect(extractGoldAnswer('$x = 1$')).toBe('$x = 1$');
+    expect(grade('\\boxed{20\\%}', 'Half are children, so $x=1/5$, or $\\boxed{20}$ percent.').correct).toBe(
+      true,
+    );
+  });
+
+  it("grades the embedded task's responses as the RL reward reads them", () => {
+    const response = (answer: string) =>
+      `\`\`\`python\nprint(4821*367-1290)\n\`\`\`\n\`\`\`output\n1768017\n\`\`\`\nA: ${answer}\n`;
+    expect(grade(response('\\boxed{1768017}'), '1768017').correct).toBe(true);
+    expect(grade(response('\\boxed{1768018}'), '1768017').correct).toBe(false);
+    expect(grade(response('\\boxed{17680'), '1768017').reason).toBe('no_answer');
+    expect(grade(response(''), '1768017').reason).toBe('no_answer');
   });
 });
 

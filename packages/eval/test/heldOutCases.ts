@@ -154,7 +154,9 @@ export const secondHeldOutCases: Record<string, readonly Case[]> = {
   text_and_choices: [
     ['\\text{(A)}', '\\text{A}', true],
     ['\\mathrm{(B)}', 'B', true],
-    ['\\text{(D) } 12', 'D', false],
+    // An option with its text names the option (Qwen's choice_answer_clean reads the letter): issue 17.
+    ['\\text{(D) } 12', 'D', true],
+    ['\\text{(D) } 12', 'C', false],
   ],
   percent: [
     ['28\\%', '28', true],

@@ -12,7 +12,7 @@ export function rerenderings(gold: string): string[] {
   );
   // Scientific notation (3.3e12), prose and thousands separators (10,\!080) keep their digits and commas:
   // rewriting them changes the reading.
-  if (/\de[+-]?\d|[a-zA-Z]{3,}\s|^(\\\$)?\d{1,3}(,(\\!)?\d{3})+$/.test(gold)) {
+  if (/\de[+-]?\d|[a-zA-Z]{3,}\s|^(\\\$)?\d{1,3}(,(\\!)?\s*\d{3})+$/.test(gold)) {
     forms.delete(gold);
     return [...forms];
   }

@@ -14,8 +14,8 @@ const minusInfinity: Expr = { kind: 'negate', operand: infinity };
  */
 export function expressionsEqual(pred: Expr, gold: Expr, context: CompareContext): boolean {
   context.deadline.check();
-  const p = expandPlusMinus(pred);
-  const g = expandPlusMinus(gold);
+  const p = groupAssignments(foldMatrices(expandPlusMinus(pred)));
+  const g = groupAssignments(foldMatrices(expandPlusMinus(gold)));
 
   if (p.kind === 'relation' && g.kind === 'relation') return relationsEqual(p, g, context);
   if (p.kind === 'relation' || g.kind === 'relation') {
@@ -28,7 +28,9 @@ export function expressionsEqual(pred: Expr, gold: Expr, context: CompareContext
     return expressionsEqual(pValue, gValue, context);
   }
 
-  if (isCollection(p) && isCollection(g)) return unorderedEqual(p.items, g.items, context);
+  if (isCollection(p) && isCollection(g)) {
+    return unorderedEqual(p.items, g.items, context, p.kind === 'set' || g.kind === 'set');
+  }
   if (isCollection(g) && g.items.length === 1) return expressionsEqual(p, g.items[0]!, context);
   // "\boxed{15\frac{39}{40}}, or \boxed{\frac{639}{40}}": one answer restated in several forms.
   if (isCollection(p) && !isCollection(g) && restatesOneValue(p.items, context)) {
@@ -70,8 +72,18 @@ function isCollection(expr: Expr): expr is Extract<Expr, { kind: 'set' | 'list' 
   return expr.kind === 'set' || expr.kind === 'list';
 }
 
-/** A one-to-one matching, each gold item used once (greedy is enough for answers of a few items). */
-function unorderedEqual(pred: readonly Expr[], gold: readonly Expr[], context: CompareContext): boolean {
+/**
+ * A one-to-one matching, each gold item used once (greedy is enough for answers of a few items). A solution tuple
+ * that repeats an earlier one is dropped first: a solution set lists each solution once however often it is written.
+ */
+function unorderedEqual(
+  predItems: readonly Expr[],
+  goldItems: readonly Expr[],
+  context: CompareContext,
+  asSets = false,
+): boolean {
+  const pred = withoutRepeats(predItems, context, asSets);
+  const gold = withoutRepeats(goldItems, context, asSets);
   if (pred.length !== gold.length) return false;
   const used = new Array<boolean>(gold.length).fill(false);
   return pred.every((item) => {
@@ -82,6 +94,27 @@ function unorderedEqual(pred: readonly Expr[], gold: readonly Expr[], context: C
     used[match] = true;
     return true;
   });
+}
+
+/**
+ * Drops repeats from a set (\\{1, 1, 2\\} is \\{1, 2\\}) and from a list of solution tuples ((3,17,3,7) written
+ * twice is one solution); a list of numbers keeps them, since 1, 1, 2 may be roots counted with multiplicity.
+ */
+function withoutRepeats(items: readonly Expr[], context: CompareContext, asSet: boolean): readonly Expr[] {
+  if (items.length < 2 || !(asSet || items.every((item) => item.kind === 'tuple'))) return items;
+  return items.filter(
+    (item, index) => !items.slice(0, index).some((earlier) => sameItem(item, earlier, context)),
+  );
+}
+
+/** Whether two items of one answer are the same; items that cannot be compared (a list and a number) are not. */
+function sameItem(a: Expr, b: Expr, context: CompareContext): boolean {
+  try {
+    return expressionsEqual(a, b, context);
+  } catch (error) {
+    if (error instanceof RangeError) return false;
+    throw error;
+  }
 }
 
 /** Ordered tuples need equal items; intervals also need the same openness at each end. */
@@ -123,16 +156,42 @@ function assignedValue(expr: Expr): Expr {
   const last = expr.items[expr.items.length - 1]!;
   if (last.kind === 'text') return expr;
   if (isAssignmentTarget(first)) return last;
+  // "1 = \\zzz = x = 0": a chain through a variable to a closed value assigns that value.
+  const closed = freeSymbols(last).size === 0;
+  if (closed && expr.items.length > 2 && expr.items.slice(1, -1).some(isAssignmentTarget)) return last;
   if (freeSymbols(first).size > 0) return expr;
   if (expr.items.length === 2 && isAssignmentTarget(last)) return first;
-  return last;
+  // "7 = 11a + c" is an equation in a and c; "2 + 3 = 5" is a computation whose result is its last value.
+  return expr.items.every((item) => freeSymbols(item).size === 0) ? last : expr;
 }
 
-/** The left side of an assignment: a variable (x, a_1, y') or a function applied to its arguments, f(x). */
+/**
+ * The left side of an assignment: a variable (x, a_1, y'), a function applied to its arguments (f(x)), a tuple
+ * of variables ((p, q) = (3, 2)), or a label made of capital letters: a segment AB, a length |AB|, a ratio
+ * NO/BO or V_1 : V_2. Products of small letters (xy = 0) are expressions, not labels.
+ */
 function isAssignmentTarget(expr: Expr): boolean {
-  return (
-    expr.kind === 'symbol' || (expr.kind === 'binary' && expr.applied === true && expr.left.kind === 'symbol')
-  );
+  if (expr.kind === 'symbol') return true;
+  if (isFunctionApplication(expr)) return true;
+  if (expr.kind === 'tuple') return expr.open === '(' && expr.items.every((item) => item.kind === 'symbol');
+  return isCapitalLabel(expr);
+}
+
+function isFunctionApplication(expr: Expr): boolean {
+  return expr.kind === 'binary' && expr.applied === true && expr.left.kind === 'symbol';
+}
+
+function isCapitalLabel(expr: Expr): boolean {
+  switch (expr.kind) {
+    case 'symbol':
+      return /^[A-Z]/.test(expr.name);
+    case 'binary':
+      return (expr.op === '*' || expr.op === '/') && isCapitalLabel(expr.left) && isCapitalLabel(expr.right);
+    case 'call':
+      return expr.name === 'abs' && isCapitalLabel(expr.args[0]!);
+    default:
+      return false;
+  }
 }
 
 /** An assignment chain "x = a = b" read as "x = b"; other relations as they are. */
@@ -204,13 +263,13 @@ function asIntervals(expr: Expr): Expr | null {
     expr.kind === 'relation' &&
     expr.ops.length === 1 &&
     expr.ops[0] === '=' &&
-    expr.items[0]!.kind === 'symbol'
+    (expr.items[0]!.kind === 'symbol' || isFunctionApplication(expr.items[0]!))
   ) {
     const assigned = expr.items[1]!;
     return assigned.kind === 'tuple' || assigned.kind === 'union' ? assigned : null;
   }
   if (expr.kind !== 'relation' || expr.ops.some((op) => op === '=' || op === '!=')) return null;
-  const variableIndex = expr.items.findIndex((item) => item.kind === 'symbol');
+  const variableIndex = expr.items.findIndex((item) => item.kind === 'symbol' || isFunctionApplication(item));
   if (variableIndex < 0 || expr.items.length > 3) return null;
   let lower: [Expr, boolean] = [minusInfinity, false];
   let upper: [Expr, boolean] = [infinity, false];
@@ -259,4 +318,60 @@ function plusMinusValues(expr: Expr, depth: number): Expr[] {
     return values.length === 1 ? [expr] : values.map((operand) => ({ kind: 'negate' as const, operand }));
   }
   return [expr];
+}
+
+type Matrix = Extract<Expr, { kind: 'matrix' }>;
+
+/**
+ * Sums, differences and products of matrices written out ("\\begin{pmatrix}..\\end{pmatrix} +
+ * \\begin{pmatrix}..\\end{pmatrix}") as one matrix of entry expressions; anything else as it is.
+ */
+function foldMatrices(expr: Expr): Expr {
+  if (expr.kind !== 'binary' || (expr.op !== '+' && expr.op !== '-' && expr.op !== '*')) return expr;
+  const left = foldMatrices(expr.left);
+  const right = foldMatrices(expr.right);
+  if (left.kind !== 'matrix' || right.kind !== 'matrix') return expr;
+  const [a, b] = [left.rows, right.rows];
+  if (expr.op === '*') {
+    if (a[0]!.length !== b.length) return expr;
+    const rows = a.map((row) =>
+      b[0]!.map((_, j) =>
+        row
+          .map((entry, k): Expr => ({ kind: 'binary', op: '*', left: entry, right: b[k]![j]! }))
+          .reduce((sum, term): Expr => ({ kind: 'binary', op: '+', left: sum, right: term })),
+      ),
+    );
+    return { kind: 'matrix', rows } satisfies Matrix;
+  }
+  if (a.length !== b.length || a.some((row, i) => row.length !== b[i]!.length)) return expr;
+  const op = expr.op;
+  return {
+    kind: 'matrix',
+    rows: a.map((row, i) =>
+      row.map((entry, j): Expr => ({ kind: 'binary', op, left: entry, right: b[i]![j]! })),
+    ),
+  };
+}
+
+/**
+ * "p=5, q=2; p=7, q=2": a list of assignments whose variables repeat in a cycle is a list of tuples, (5, 2) and
+ * (7, 2), in the cycle's order.
+ */
+function groupAssignments(expr: Expr): Expr {
+  if (expr.kind !== 'list' || expr.items.length < 4) return expr;
+  const names: string[] = [];
+  for (const item of expr.items) {
+    if (item.kind !== 'relation' || item.ops.length !== 1 || item.ops[0] !== '=') return expr;
+    if (item.items[0]!.kind !== 'symbol') return expr;
+    names.push(item.items[0]!.name);
+  }
+  const period = names.indexOf(names[0]!, 1);
+  if (period < 2 || names.length % period !== 0) return expr;
+  if (names.some((name, index) => name !== names[index % period])) return expr;
+  const values = expr.items.map((item) => (item as Extract<Expr, { kind: 'relation' }>).items[1]!);
+  const items: Expr[] = [];
+  for (let start = 0; start < values.length; start += period) {
+    items.push({ kind: 'tuple', open: '(', close: ')', items: values.slice(start, start + period) });
+  }
+  return { kind: 'list', items };
 }

@@ -122,8 +122,9 @@ class Parser {
   private parseProduct(): Expr {
     let left = this.parseUnary();
     for (;;) {
-      if (this.isOp('*') || this.isOp('/')) {
-        const op = (this.peek() as { text: '*' | '/' }).text;
+      if (this.isOp('*') || this.isOp('/') || this.isOp(':')) {
+        // A ratio a:b is the quotient a/b (times of day are turned into text before parsing).
+        const op = this.isOp('*') ? '*' : '/';
         this.at += 1;
         left = { kind: 'binary', op, left, right: this.parseUnary() };
       } else if (this.startsImplicitFactor()) {
@@ -399,12 +400,15 @@ class Parser {
       if (close?.type !== 'op' || (close.text !== ')' && close.text !== ']'))
         throw new ParseError(`unclosed "${open}"`);
       this.at += 1;
+      // A matrix written inside brackets, \left[\begin{array}..\end{array}\right] or (\begin{pmatrix}..), is the matrix.
       result =
-        inner.kind === 'list'
-          ? { kind: 'tuple', open, close: close.text, items: inner.items }
-          : open === '(' && close.text === ')'
-            ? inner
-            : { kind: 'tuple', open, close: close.text, items: [inner] };
+        inner.kind === 'matrix'
+          ? inner
+          : inner.kind === 'list'
+            ? { kind: 'tuple', open, close: close.text, items: inner.items }
+            : open === '(' && close.text === ')'
+              ? inner
+              : { kind: 'tuple', open, close: close.text, items: [inner] };
     } else if (open === '{') {
       result = this.parseList(new Set(['}']));
       this.expectOp('}');

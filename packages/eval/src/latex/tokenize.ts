@@ -109,6 +109,10 @@ const textCommands = new Set([
   'operatorname',
   'textrm',
   'mathsf',
+  'textnormal',
+  'textsf',
+  'texttt',
+  'textup',
 ]);
 
 export function tokenize(source: string): Token[] {

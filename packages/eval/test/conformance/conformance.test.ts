@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { compareAnswers } from '../../src/index';
+import { nearMissCases } from './nearMissCases';
+import { agreementOf, differenceFor, runSuite } from './suite';
+import { suites } from './suites';
+
+// Conformance with the public graders' own test cases (docs/benchmarks/eval.md reports the numbers).
+describe.each(suites)('conformance with $name', (suite) => {
+  const outcomes = runSuite(suite);
+  const agreement = agreementOf(outcomes);
+
+  it('decides every case as the suite does, except the listed deliberate differences', () => {
+    const unlisted = agreement.disagreements
+      .filter((outcome) => differenceFor(suite, outcome.testCase) === undefined)
+      .map(({ group, testCase, extracted, reason }) => ({ group, ...testCase, extracted, reason }));
+    expect(unlisted).toEqual([]);
+  });
+
+  it('lists no difference that the grader no longer makes (the list stays honest)', () => {
+    const disagreeing = new Set(agreement.disagreements.map((outcome) => outcome.testCase));
+    const stale = suite.differences.filter(
+      (difference) =>
+        !outcomes.some(
+          (outcome) =>
+            disagreeing.has(outcome.testCase) && differenceFor(suite, outcome.testCase) === difference,
+        ),
+    );
+    expect(stale).toEqual([]);
+  });
+
+  it('agrees on at least 95% of the cases', () => {
+    expect(agreement.agreed / agreement.cases).toBeGreaterThanOrEqual(0.95);
+  });
+});
+
+describe('near misses', () => {
+  const cases = Object.entries(nearMissCases).flatMap(([group, pairs]) =>
+    pairs.map(([pred, gold]) => ({ group, pred, gold })),
+  );
+
+  it(`has at least 100 cases (${cases.length})`, () => {
+    expect(cases.length).toBeGreaterThanOrEqual(100);
+  });
+
+  it('never grades a near miss as equal, in either direction', () => {
+    const falseEqual = cases.filter(
+      ({ pred, gold }) => compareAnswers(pred, gold).equivalent || compareAnswers(gold, pred).equivalent,
+    );
+    expect(falseEqual).toEqual([]);
+  });
+});

@@ -1,0 +1,93 @@
+import { mathVerifyCases } from './mathVerifyCases';
+import { minervaCases } from './minervaCases';
+import { qwenCases } from './qwenCases';
+import type { Difference, Suite } from './suite';
+
+const differences = (
+  entries: ReadonlyArray<readonly [gold: string, predIncludes: string, reason: string]>,
+): Difference[] => entries.map(([gold, predIncludes, reason]) => ({ gold, predIncludes, reason }));
+
+const decimalComma =
+  'a comma between digits that does not group thousands separates list items: "1,22" is the list 1, 22 (competition answers list solutions this way), so it never equals 1.22';
+
+/** The three public graders' suites, with every case we decide differently and why (docs/benchmarks/eval.md). */
+export const suites: readonly Suite[] = [
+  {
+    name: 'Math-Verify',
+    source: 'huggingface/Math-Verify tests/test_*.py (commit 5d148cf)',
+    groups: mathVerifyCases,
+    level: 'response',
+    differences: differences([
+      ['1000.99', '1000,99', decimalComma],
+      ['1,22', '1.22', decimalComma],
+      ['2.74', 'Soucis : 2,74 $ a..', decimalComma],
+      ['0,111', '0.111', decimalComma],
+      [
+        '$(1,3)$',
+        '{1,3}$',
+        'braces without a backslash are a TeX group, so {1,3} is the list 1, 3, not the ordered pair or interval (1,3)',
+      ],
+      [
+        '$100%$',
+        'increases by 100%.',
+        'the number stands in prose after the last math span with no verb that states it ("increases by 100%"); taking the last number anywhere is the opt-in rule last_number',
+      ],
+      [
+        '$x \\in [-2,7]$',
+        '$-2 \\\\le x \\\\le 7$',
+        'an interval and the inequality describing it are equal in both directions; Math-Verify compares them only when the prediction is the set (allow_set_relation_comp off)',
+      ],
+      [
+        '$\\\\boxed{35 cm} ++++++ \\\\boxed{4}$',
+        '35 cm,4}$',
+        'boxes with "++++++" between them are separate answers; only punctuation and "and"/"or" join boxes into one answer',
+      ],
+      [
+        '$1\\leq|z|\\leq \\frac{3}{2}$',
+        '$z \\in \\left[-\\frac{3}{2}, -1\\right] \\cup \\left[1, \\frac{3}{2}\\right]$',
+        'an inequality in |z| is not turned into intervals of z',
+      ],
+      [
+        '\\\\boxed{W(n) = 1 \\\\text{ and } W(n) = -1',
+        'W(x)=1orW(x)=-1',
+        "the gold's box is never closed, so the gold has no answer to compare with",
+      ],
+      [
+        '$1 - \\frac{1}{\\mathrm{e}}$',
+        '$1 + \\frac{1}{\\mathrm{e}}$',
+        'the two values differ (1 - 1/e and 1 + 1/e); this label of the suite credits a wrong answer',
+      ],
+      [
+        '$f(x)$',
+        '$f(y)$',
+        'run in Math-Verify with strict=False (variables renamed freely); we have no such mode, since in a reward x + 1 must not equal y + 1',
+      ],
+    ]),
+  },
+  {
+    name: 'Qwen2.5-Math',
+    source: 'QwenLM/Qwen2.5-Math evaluation/grader.py (math_equal, _test_math_equal)',
+    groups: qwenCases,
+    level: 'answer',
+    options: { relTol: 1e-4 },
+    differences: differences([
+      [
+        '(\\begin{pmatrix}0.29\\\\0.196\\\\-0.186\\\\\\end{pmatrix})',
+        '\\begin{pmatrix}0.290243531202435\\\\0.196008371385084\\\\-0.186381278538813\\end{pmatrix}',
+        'Qwen rounds matrix entries to 3 decimals before comparing; we compare entries with the relative tolerance (0.29 is 0.08% from 0.29024)',
+      ],
+      [
+        '0.5',
+        '50',
+        'without a percent sign on either side 50 is not 0.5; Qwen tries x/100 and x*100 for every pair of numbers',
+      ],
+    ]),
+  },
+  {
+    name: 'minerva_math',
+    source: 'EleutherAI/lm-evaluation-harness lm_eval/tasks/minerva_math/utils.py',
+    groups: minervaCases,
+    level: 'response',
+    differences: differences([]),
+  },
+];
