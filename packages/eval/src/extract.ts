@@ -131,7 +131,7 @@ const numberPattern = /-?\d[\d,]*(?:\.\d+)?(?:\/\d+)?%?/g;
 function lastStatedNumber(text: string): Span | null {
   let found: Span | null = null;
   for (const match of text.matchAll(
-    /\b(?:is|are|equals|was)\s+(-?\d[\d,]*(?:\.\d+)?(?:\/\d+)?%?)(?![\d,.]*\d)/g,
+    /\b(?:is|are|equals|was)\s+(-?\d(?:[\d,]*\d)?(?:\.\d+)?(?:\/\d+)?%?)(?![\d,.]*\d)/g,
   )) {
     const content = match[1]!;
     found = { start: match.index, end: match.index + match[0].length, content };
@@ -146,13 +146,18 @@ function lastStatedNumber(text: string): Span | null {
 function joinedMath(text: string): string | null {
   const spans = [...text.matchAll(/\$([^$]+)\$/g)];
   if (spans.length < 2) return lastMath(text);
+  // Collected backwards and reversed once: unshift per span would be quadratic in a long run of spans.
   const parts = [spans[spans.length - 1]!];
   for (let index = spans.length - 2; index >= 0; index--) {
-    const [span, next] = [spans[index]!, parts[0]!];
+    const [span, next] = [spans[index]!, parts[parts.length - 1]!];
     if (!isSeparator(text.slice(span.index + span[0].length, next.index))) break;
-    parts.unshift(span);
+    parts.push(span);
   }
-  return parts.length === 1 ? lastMath(text) : parts.map((part) => part[1]!.trim()).join(', ');
+  if (parts.length === 1) return lastMath(text);
+  return parts
+    .reverse()
+    .map((part) => part[1]!.trim())
+    .join(', ');
 }
 
 /** A stated value starts like mathematics (a digit, sign, bracket, backslash) or is a short word or two. */

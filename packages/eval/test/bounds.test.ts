@@ -35,4 +35,16 @@ describe('bounded comparisons', () => {
     expect(grade(`The final answer is ${'x'.repeat(1_000_000)}`, '2').reason).toBe('too_large');
     expect(grade(`${'$'.repeat(100_000)}\\boxed{${'{'.repeat(100_000)}`, '2').reason).toBe('no_answer');
   });
+
+  it('reads megabyte answer sentences, math-span runs and worked-solution golds without quadratic scans', () => {
+    // The paths added for issue 17: stated values, joined math spans, the stated number after the last span, and
+    // gold extraction. Each is one pass over the text; a quadratic scan of a megabyte would not finish.
+    expect(grade(`Final Answer: The final answer is ${'$1$ and '.repeat(100_000)}`, '1').reason).toBe(
+      'too_large',
+    );
+    expect(grade(`So it ${'is 1, '.repeat(200_000)}done.`, '1').reason).toBe('equivalent');
+    expect(grade(`Answer:${' '.repeat(1_000_000)}is 5`, '5').reason).toBe('equivalent');
+    expect(grade(`${' '.repeat(1_000_000)}`, '5').reason).toBe('no_answer');
+    expect(grade('\\boxed{1}', `${'word '.repeat(200_000)}so $1$.`).correct).toBe(true);
+  });
 });
