@@ -1,5 +1,12 @@
 export type { ArithKind, ArithLevel } from './arith-tool/kinds';
 export {
+  ARITH_MIXES,
+  type ArithMix,
+  type ArithMixName,
+  type ArithStrategyShares,
+  arithMix,
+} from './arith-tool/mixes';
+export {
   type ArithProblem,
   type ArithProblemOptions,
   type ArithSplit,
@@ -10,6 +17,7 @@ export {
   generateArithProblems,
 } from './arith-tool/problems';
 export { Rng } from './arith-tool/rng';
+export { ARITH_STRATEGIES, arithStrategyOf } from './arith-tool/strategy';
 export {
   type ArithStrategy,
   type ArithTrace,

@@ -42,6 +42,12 @@ export const trainerSchema = {
     file: optionalStr('RL prompts (verl JSONL or parquet) when name is file'),
     testFile: optionalStr('held-out prompts for evaluation when name is file'),
     testSize: int('held-out problems for evaluation', 500, { min: 1 }),
+    mix: str(
+      'arith-tool problems and demonstrations: classic (every kind, mostly right demonstrations) or strategy ' +
+        '(short answers, demonstrations with strategy mistakes that RL can fix; docs/packages/data.md)',
+      'classic',
+      ['classic', 'strategy'] as const,
+    ),
   }),
   tool: section('tool calls', {
     format: plugin('tool-call format (@taorl/sandbox registry)', 'markdown'),
@@ -160,6 +166,15 @@ export const trainerSchema = {
       ),
     },
   ),
+  demo: section('taorl demo: SFT, then RL against the same compute of more SFT', {
+    moreSftSteps: int(
+      "SFT steps of the baseline that continues SFT instead of RL: RL's wall time on the reference machine, " +
+        'in SFT steps (a step count, so the result does not depend on machine speed)',
+      300,
+      { min: 0 },
+    ),
+    greedy: bool('also evaluate each policy greedily (one sample per problem)', true),
+  }),
   eval: section('held-out evaluation', {
     samples: int('samples per problem (K of Avg@K / Pass@K)', 1, { min: 1 }),
     greedy: bool('greedy decoding (otherwise rollout.temperature)', true),

@@ -1,5 +1,7 @@
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
+import type { ArithStrategy } from '@taorl/data';
 import { writeFileAtomic } from '../checkpoint/atomic-write.js';
+import type { DecisionPointStats } from '../rl/decision-points.js';
 import type { RolloutStats } from '../rl/rollout-stats.js';
 
 /** Wall-clock split of one step; the parts add up to totalMs. */
@@ -56,6 +58,10 @@ export interface RlStepMetrics extends Omit<RolloutStats, 'policyTokens'> {
   groupsKept: number;
   genBatches: number;
   bonus: { tokens: number; mean: number; max: number };
+  /** The first policy tokens after successful tool calls in the trained batch, and the bonus they received. */
+  decisionPoints?: DecisionPointStats;
+  /** Embedded task: share of generated trajectories per strategy (arithStrategyOf). */
+  strategies?: Record<ArithStrategy, number>;
   loss: number;
   clipFracLow: number;
   clipFracHigh: number;
@@ -98,8 +104,15 @@ export interface EvalMetrics {
   passAtK: number;
   toolCallsPerTrajectory: number;
   toolSuccessRate: number;
+  /** Tool-calling answers whose every call failed but were right (what C1 removes), as a share of all. */
+  allFailedCorrect?: number;
   responseTokens: number;
   seconds: number;
+  /** Greedy decoding (one sample per problem) instead of sampling at the rollout temperature. */
+  greedy?: boolean;
+  /** Embedded task: share of answers per strategy, and accuracy per problem level. */
+  strategies?: Record<ArithStrategy, number>;
+  accuracyByLevel?: Record<string, number>;
 }
 
 export type MetricsLine = RlStepMetrics | SftStepMetrics | EvalMetrics;

@@ -7,6 +7,9 @@ export interface Problem {
   id: string;
   promptIds: Int32Array;
   gold: string;
+  /** Embedded task only: the problem's level and the tool calls its solution needs (strategy and level reports). */
+  level?: number;
+  requiredCalls?: number;
 }
 
 /**

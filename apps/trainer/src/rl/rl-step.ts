@@ -11,7 +11,9 @@ import type { RolloutPolicy } from '../model/policy.js';
 import type { RlStepMetrics, ServerStepStats } from '../report/metrics.js';
 import { type RolloutOptions, rollout } from '../rollout/rollout-engine.js';
 import type { ToolEnvironment } from '../rollout/tool-environment.js';
+import { taskBreakdown } from '../run/task-breakdown.js';
 import { deriveSeed } from '../util/seeds.js';
+import { decisionPointStats } from './decision-points.js';
 import type { DroppedServer, PolicySync, ServerCounters } from './policy-sync.js';
 import { gradeTrajectories, type Problem } from './rewards.js';
 import { rolloutStats } from './rollout-stats.js';
@@ -89,12 +91,14 @@ export async function rlStep(ctx: RlStepContext, step: number): Promise<RlStepMe
   const generated: Trajectory[] = [];
   const kept: Trajectory[] = [];
   const filterDrops: Record<string, number> = {};
+  const problemsById = new Map<string, Problem>();
   let genBatches = 0;
   const decode = (ids: Int32Array) => ctx.tokenizer.decode(ids);
 
   while (groupTrajectories(kept).length < ctx.groups && genBatches < ctx.maxGenBatches) {
     // 1. Rollouts: groupSize samples of each problem, tool calls run in the sandbox.
     const problems = ctx.problems(step, genBatches, ctx.groups);
+    for (const problem of problems) problemsById.set(problem.id, problem);
     const golds = new Map(problems.map((problem) => [problem.id, problem.gold]));
     const prompts = problems.flatMap((problem) =>
       Array.from({ length: ctx.groupSize }, () => ({ groupId: problem.id, promptIds: problem.promptIds })),
@@ -155,6 +159,7 @@ export async function rlStep(ctx: RlStepContext, step: number): Promise<RlStepMe
 
   const { policyTokens, ...stats } = rolloutStats(generated);
   const shaping = advantages.diagnostics.shaping;
+  const breakdown = taskBreakdown(generated, problemsById);
   return {
     phase: 'rl',
     step,
@@ -164,6 +169,8 @@ export async function rlStep(ctx: RlStepContext, step: number): Promise<RlStepMe
     groupsKept: batchGroups.length,
     genBatches,
     bonus: { tokens: shaping.selectedTokens, mean: shaping.meanBonus, max: shaping.maxBonus },
+    decisionPoints: decisionPointStats(batch, shaping.entropyThreshold),
+    ...(breakdown === null ? {} : { strategies: breakdown.strategies }),
     ...update,
     tokensPerSecond: policyTokens / (time.totalMs / 1000),
     time,

@@ -11,6 +11,11 @@ export interface RolloutStats {
   /** Trajectories with >= 1 successful call / trajectories with >= 1 call (1 when none called). */
   validCodeRatio: number;
   toolCallsPerTrajectory: number;
+  /**
+   * Share of trajectories that made tool calls, all of which failed, and still answered right: what TAO-RL's C1
+   * (execution validity) removes although the reward is 1.
+   */
+  allFailedCorrect: number;
   responseTokens: number;
   truncatedRate: number;
   /** Mean rollout entropy over policy tokens. */
@@ -25,6 +30,7 @@ export function rolloutStats(trajectories: readonly Trajectory[]): RolloutStats 
   let okCalls = 0;
   let calling = 0;
   let validCalling = 0;
+  let allFailedCorrect = 0;
   let tokens = 0;
   let truncated = 0;
   let entropySum = 0;
@@ -40,6 +46,7 @@ export function rolloutStats(trajectories: readonly Trajectory[]): RolloutStats 
     if (t.toolCalls.length > 0) {
       calling++;
       if (ok > 0) validCalling++;
+      else if (t.correct) allFailedCorrect++;
     }
     t.lossMask.forEach((m, i) => {
       if (m !== 0) {
@@ -55,6 +62,7 @@ export function rolloutStats(trajectories: readonly Trajectory[]): RolloutStats 
     toolSuccessRate: calls === 0 ? 1 : okCalls / calls,
     validCodeRatio: calling === 0 ? 1 : validCalling / calling,
     toolCallsPerTrajectory: calls / n,
+    allFailedCorrect: allFailedCorrect / n,
     responseTokens: tokens / n,
     truncatedRate: truncated / n,
     entropy: policyTokens === 0 ? 0 : entropySum / policyTokens,

@@ -2,59 +2,115 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type * as tf from '@tensorflow/tfjs';
 import { writeReport } from '../report/html-report.js';
-import type { EvalMetrics } from '../report/metrics.js';
+import type { EvalMetrics, RlStepMetrics } from '../report/metrics.js';
 import { MetricsWriter, readMetrics } from '../report/metrics.js';
+import { formatDuration } from '../report/progress.js';
+import { type DemoMechanisms, demoMechanisms } from './demo-mechanisms.js';
 import { evaluate } from './evaluate.js';
 import { problemSource } from './problems.js';
 import { runRl } from './rl-run.js';
 import type { Session } from './session.js';
 import { arithSftTraces, runSft, sftExampleOf } from './sft-run.js';
 
+/** One policy's held-out results: sampled at the rollout temperature (Avg@K, Pass@K), and greedy when asked. */
+export interface DemoRow {
+  sampled: EvalMetrics;
+  greedy: EvalMetrics | null;
+}
+
 export interface DemoResult {
-  sft: EvalMetrics;
-  rl: EvalMetrics;
-  /** The SFT policy trained for as long as RL ran instead (the honest baseline). */
-  moreSft: EvalMetrics;
+  sft: DemoRow;
+  rl: DemoRow;
+  /** The SFT policy trained demo.moreSftSteps more SFT steps instead of RL (the equal-compute baseline). */
+  moreSft: DemoRow;
   /** Samples per held-out problem (K). */
   samples: number;
+  sftSteps: number;
+  rlSteps: number;
+  moreSftSteps: number;
   sftSeconds: number;
   rlSeconds: number;
+  moreSftSeconds: number;
   totalSeconds: number;
+  /** What TAO-RL's filter and bonus acted on during RL. */
+  mechanisms: DemoMechanisms;
   reportPath: string;
 }
 
 const percent = (x: number) => `${(100 * x).toFixed(1)}%`;
 
-/** The before/after table the demo prints: Avg@K and Pass@K over the held-out problems (K = eval.samples). */
+const strategyColumns = [
+  ['direct', 'direct'],
+  ['tool', 'tool'],
+  ['recovered', 'recov'],
+  ['gave-up', 'gave-up'],
+  ['stopped-early', 'stop-1'],
+] as const;
+
+/** The before/after table the demo prints: Avg@K, Pass@K and greedy accuracy, tool use and strategy shares. */
 export function demoTable(result: DemoResult): string {
-  const rows: [string, EvalMetrics][] = [
-    ['SFT', result.sft],
-    [`SFT + RL (${result.rlSeconds.toFixed(0)} s)`, result.rl],
-    [`SFT + more SFT (same ${result.rlSeconds.toFixed(0)} s)`, result.moreSft],
+  const rows: [string, DemoRow][] = [
+    [`SFT (${result.sftSteps} steps)`, result.sft],
+    [`SFT + RL (${result.rlSteps} steps)`, result.rl],
+    [`SFT + more SFT (${result.moreSftSteps} steps)`, result.moreSft],
   ];
   const k = result.samples;
   const width = Math.max(...rows.map(([name]) => name.length));
-  const header = `${'policy'.padEnd(width)}  ${`Avg@${k}`.padStart(8)}  ${`Pass@${k}`.padStart(8)}  tool calls  tool success  tokens`;
-  const lines = rows.map(
-    ([name, e]) =>
-      `${name.padEnd(width)}  ${percent(e.accuracy).padStart(8)}  ${percent(e.passAtK).padStart(8)}  ` +
-      `${e.toolCallsPerTrajectory.toFixed(2).padStart(10)}  ${percent(e.toolSuccessRate).padStart(12)}  ` +
-      `${e.responseTokens.toFixed(0).padStart(6)}`,
-  );
-  const n = result.sft.problems;
+  const strategies = strategyColumns.map(([, short]) => short.padStart(7)).join(' ');
+  const header =
+    `${'policy'.padEnd(width)}  ${`Avg@${k}`.padStart(7)}  ${`Pass@${k}`.padStart(7)}  ${'greedy'.padStart(7)}` +
+    `  calls  ${strategies}`;
+  const lines = rows.map(([name, { sampled, greedy }]) => {
+    const shares = strategyColumns
+      .map(([strategy]) =>
+        (sampled.strategies === undefined ? '-' : percent(sampled.strategies[strategy])).padStart(7),
+      )
+      .join(' ');
+    return (
+      `${name.padEnd(width)}  ${percent(sampled.accuracy).padStart(7)}  ${percent(sampled.passAtK).padStart(7)}  ` +
+      `${(greedy === null ? '-' : percent(greedy.accuracy)).padStart(7)}  ` +
+      `${sampled.toolCallsPerTrajectory.toFixed(2).padStart(5)}  ${shares}`
+    );
+  });
+  const n = result.sft.sampled.problems;
   // Avg@K is a mean over problems of per-problem shares; its spread over problems bounds the standard error.
-  const se = Math.sqrt((result.sft.accuracy * (1 - result.sft.accuracy)) / n);
+  const se = Math.sqrt((result.sft.sampled.accuracy * (1 - result.sft.sampled.accuracy)) / n);
   return [
-    `Held-out arith-tool problems: ${n}, ${k} sample(s) each (standard error of an Avg@${k} at most about ${percent(se)})`,
+    `Held-out arith-tool problems: ${n}, ${k} sample(s) each at the rollout temperature (standard error of an ` +
+      `Avg@${k} at most about ${percent(se)}); greedy: one sample each`,
+    `Strategy shares of the sampled answers: direct = no tool call, recov = a failed call then fixed, gave-up = ` +
+      'only failed calls, stop-1 = fewer successful calls than the problem needs',
     header,
     ...lines,
+    '',
+    `Compute: RL ${result.rlSeconds.toFixed(0)} s, more SFT ${result.moreSftSeconds.toFixed(0)} s on this machine ` +
+      `(demo.moreSftSteps is RL's wall time on the reference machine, in SFT steps)`,
+    ...mechanismLines(result.mechanisms),
     '',
   ].join('\n');
 }
 
+function mechanismLines(m: DemoMechanisms): string[] {
+  return [
+    'What TAO-RL acted on during RL:',
+    `  C1 (execution validity): ${percent(m.allFailedCorrectEarly)} of the first ${m.earlySteps} steps' rollouts ` +
+      `made only failed calls yet answered right; C1 dropped ${m.c1Dropped} trajectories in all`,
+    `  post-tool bonus: ${percent(m.decisionPointBonusShare)} of the bonus tokens sit at decision points (the ` +
+      `first token after a successful call: answer now or call again); entropy there ${m.decisionPointEntropyEarly.toFixed(3)} ` +
+      `(first ${m.earlySteps} steps) -> ${m.decisionPointEntropyLate.toFixed(3)} (last ${m.earlySteps})`,
+    `  tool calls per rollout ${m.toolCallsEarly.toFixed(2)} -> ${m.toolCallsLate.toFixed(2)}; answers without a ` +
+      `call ${percent(m.directEarly)} -> ${percent(m.directLate)}; stopped after one of two calls ` +
+      `${percent(m.stoppedEarlyEarly)} -> ${percent(m.stoppedEarlyLate)}`,
+  ];
+}
+
+/** Seconds per phase measured on the reference machine (docs/benchmarks/trainer.md), to estimate what is left. */
+const REFERENCE_SECONDS = { sft: 240, evaluation: 20, rl: 110, moreSft: 110 };
+
 /**
  * `taorl demo`: SFT on real tool-use traces, then TAO-RL, on the embedded arith-tool task with the tiny model;
- * held-out evaluation after each, and the honest comparison: the SFT policy given RL's minutes of more SFT.
+ * held-out evaluation after each, and the equal-compute baseline: the SFT policy given more SFT steps instead.
+ * Every phase is bounded by steps and samples, so a seed gives the same numbers on a fast and a slow machine.
  */
 export async function runDemo(session: Session, log: (text: string) => void): Promise<DemoResult> {
   const started = performance.now();
@@ -64,6 +120,24 @@ export async function runDemo(session: Session, log: (text: string) => void): Pr
   writer.truncateAfter(() => false);
   const problems = await problemSource(session);
   const test = problems.test();
+  const evaluations = config.demo.greedy ? 2 : 1;
+  const reference =
+    REFERENCE_SECONDS.sft +
+    3 * evaluations * REFERENCE_SECONDS.evaluation +
+    REFERENCE_SECONDS.rl +
+    REFERENCE_SECONDS.moreSft;
+  log(
+    `demo: SFT ${config.sft.steps} steps, RL ${config.rl.steps} steps, more SFT ${config.demo.moreSftSteps} steps, ` +
+      `${3 * evaluations} held-out evaluations; about ${formatDuration(reference * 1000)} on an idle 2-core machine\n`,
+  );
+  const evaluateBoth = async (label: string, step: number): Promise<DemoRow> => {
+    const sampled = await evaluate(session, test, { label, step, greedy: false });
+    writer.write(sampled);
+    if (!config.demo.greedy) return { sampled, greedy: null };
+    const greedy = await evaluate(session, test, { label: `${label} (greedy)`, step, greedy: true });
+    writer.write(greedy);
+    return { sampled, greedy };
+  };
 
   const traces = await arithSftTraces(session, config.sft.examples);
   const examples = traces.map(sftExampleOf);
@@ -74,36 +148,42 @@ export async function runDemo(session: Session, log: (text: string) => void): Pr
   });
   const sftSeconds = (performance.now() - sftStarted) / 1000;
   const sftSteps = trainer.steps;
-  const sft = await evaluate(session, test, { label: 'SFT', step: sftSteps });
-  writer.write(sft);
-  log(`SFT: ${sftSteps} steps in ${sftSeconds.toFixed(0)} s, held-out accuracy ${percent(sft.accuracy)}\n`);
+  const sft = await evaluateBoth('SFT', sftSteps);
+  const pace =
+    (performance.now() - started) /
+    1000 /
+    (REFERENCE_SECONDS.sft + evaluations * REFERENCE_SECONDS.evaluation);
+  log(
+    `SFT: ${sftSteps} steps in ${sftSeconds.toFixed(0)} s, held-out Avg@${config.eval.samples} ${percent(sft.sampled.accuracy)}; ` +
+      `about ${formatDuration(pace * (reference - REFERENCE_SECONDS.sft - evaluations * REFERENCE_SECONDS.evaluation) * 1000)} left\n`,
+  );
   // Kept so the RL arms can be rerun or ablated from the same start (`taorl ablate --from <outDir>/sft-policy`).
   await policy.save(join(config.outDir, 'sft-policy'));
 
   const sftWeights: tf.Tensor[] = policy.trainableVariables().map((variable) => variable.clone());
   const rlStarted = performance.now();
-  const rlLines = await runRl(session, problems, writer, { firstStep: sftSteps });
+  const rlLines: RlStepMetrics[] = await runRl(session, problems, writer, { firstStep: sftSteps });
   const rlSeconds = (performance.now() - rlStarted) / 1000;
-  const rl = await evaluate(session, test, { label: 'SFT + RL', step: sftSteps + rlLines.length });
-  writer.write(rl);
+  const rl = await evaluateBoth('SFT + RL', sftSteps + rlLines.length);
   log(
-    `RL: ${rlLines.length} steps in ${rlSeconds.toFixed(0)} s, held-out accuracy ${percent(rl.accuracy)}\n`,
+    `RL: ${rlLines.length} steps in ${rlSeconds.toFixed(0)} s, held-out Avg@${config.eval.samples} ${percent(rl.sampled.accuracy)}\n`,
   );
   await policy.save(join(config.outDir, 'rl-policy'));
 
-  // The honest baseline: back to the SFT weights, and SFT for as long as RL ran (same optimizer, schedule floor).
+  // The equal-compute baseline: back to the SFT weights, and more SFT steps (same optimizer, schedule floor).
   policy.trainableVariables().forEach((variable, i) => {
     variable.assign(sftWeights[i]!);
   });
   for (const weights of sftWeights) weights.dispose();
+  const moreSftStarted = performance.now();
   await runSft(session, examples, writer, {
-    steps: Math.max(1, Math.round((rlSeconds * sftSteps) / Math.max(sftSeconds, 1e-3))),
-    minutes: rlSeconds / 60,
+    steps: config.demo.moreSftSteps,
+    minutes: 0,
     firstStep: sftSteps,
     trainer,
   });
-  const moreSft = await evaluate(session, test, { label: 'SFT + more SFT', step: trainer.steps });
-  writer.write(moreSft);
+  const moreSftSeconds = (performance.now() - moreSftStarted) / 1000;
+  const moreSft = await evaluateBoth('SFT + more SFT', trainer.steps);
   trainer.dispose();
 
   const reportPath = join(config.outDir, 'report.html');
@@ -113,9 +193,14 @@ export async function runDemo(session: Session, log: (text: string) => void): Pr
     rl,
     moreSft,
     samples: config.eval.samples,
+    sftSteps,
+    rlSteps: rlLines.length,
+    moreSftSteps: config.demo.moreSftSteps,
     sftSeconds,
     rlSeconds,
+    moreSftSeconds,
     totalSeconds: (performance.now() - started) / 1000,
+    mechanisms: demoMechanisms(rlLines),
     reportPath,
   };
 }

@@ -8,6 +8,7 @@ import { rolloutStats } from '../rl/rollout-stats.js';
 import { rollout } from '../rollout/rollout-engine.js';
 import { deriveSeed } from '../util/seeds.js';
 import type { Session } from './session.js';
+import { taskBreakdown } from './task-breakdown.js';
 
 export interface EvaluateOptions {
   label: string;
@@ -17,6 +18,8 @@ export interface EvaluateOptions {
   batchSize?: number;
   /** The policy that answers (default: the session's rollout policy), e.g. a RemotePolicy over servers. */
   policy?: RolloutPolicy;
+  /** Greedy decoding, one sample per problem (default: config.eval.greedy). */
+  greedy?: boolean;
   quiet?: boolean;
 }
 
@@ -31,7 +34,9 @@ export async function evaluate(
 ): Promise<EvalMetrics> {
   const { config, tokenizer, tools } = session;
   const policy = options.policy ?? session.rolloutPolicy;
-  const k = config.eval.samples;
+  const greedy = options.greedy ?? config.eval.greedy;
+  // An explicit greedy pass takes one sample per problem: more would all be the same.
+  const k = options.greedy === true ? 1 : config.eval.samples;
   const batchSize = options.batchSize ?? 64;
   const started = performance.now();
   const prompts = problems.flatMap((problem) =>
@@ -42,7 +47,7 @@ export async function evaluate(
     options.quiet === true
       ? null
       : new ProgressBar({ label: `eval ${options.label}`, total: prompts.length });
-  const sampling = config.eval.greedy
+  const sampling = greedy
     ? { temperature: 0 }
     : { temperature: config.rollout.temperature, topP: config.rollout.topP, topK: config.rollout.topK };
   const starts = Array.from({ length: Math.ceil(prompts.length / batchSize) }, (_, i) => i * batchSize);
@@ -88,6 +93,7 @@ export async function evaluate(
     correctByProblem.set(t.groupId, (correctByProblem.get(t.groupId) ?? 0) + (t.correct ? 1 : 0));
   const pass = [...correctByProblem.values()].map((c) => passAtK(k, c, k));
   const stats = rolloutStats(graded);
+  const breakdown = taskBreakdown(graded, new Map(problems.map((problem) => [problem.id, problem])));
   const result: EvalMetrics = {
     phase: 'eval',
     step: options.step,
@@ -97,8 +103,11 @@ export async function evaluate(
     passAtK: pass.reduce((sum, p) => sum + p, 0) / Math.max(1, pass.length),
     toolCallsPerTrajectory: stats.toolCallsPerTrajectory,
     toolSuccessRate: stats.toolSuccessRate,
+    allFailedCorrect: stats.allFailedCorrect,
     responseTokens: stats.responseTokens,
     seconds: (performance.now() - started) / 1000,
+    greedy,
+    ...breakdown,
   };
   bar?.finish(`accuracy ${(100 * result.accuracy).toFixed(1)}%`);
   return result;

@@ -1,4 +1,5 @@
 import {
+  arithMix,
   arithUserMessage,
   type ChatMessage,
   generateArithProblems,
@@ -29,21 +30,31 @@ function arithToolProblems(session: Session): ProblemSource {
     id: problem.id,
     promptIds: session.promptIds([{ role: 'user', content: arithUserMessage(problem) }]),
     gold: problem.answer,
+    level: problem.level,
+    requiredCalls: problem.steps.length,
   });
   return {
     train: (step, batch, count) =>
-      generateArithProblems({
-        seed: deriveSeed(config.seed, 'rl-problems', step, batch),
-        split: 'train',
-        count,
-      }).map(toProblem),
+      arithProblems(session, 'train', count, deriveSeed(config.seed, 'rl-problems', step, batch)).map(
+        toProblem,
+      ),
     test: () =>
-      generateArithProblems({
-        seed: deriveSeed(config.seed, 'test-problems'),
-        split: 'test',
-        count: config.task.testSize,
-      }).map(toProblem),
+      arithProblems(session, 'test', config.task.testSize, deriveSeed(config.seed, 'test-problems')).map(
+        toProblem,
+      ),
   };
+}
+
+/** Problems of the configured arith-tool mix (task.mix). */
+export function arithProblems(session: Session, split: 'train' | 'test', count: number, seed: number) {
+  const { kinds, levels } = arithMix(session.config.task.mix);
+  return generateArithProblems({
+    seed,
+    split,
+    count,
+    ...(kinds === null ? {} : { kinds }),
+    ...(levels === null ? {} : { levels }),
+  });
 }
 
 async function loadPrompts(session: Session, path: string, field: string): Promise<Problem[]> {

@@ -1,6 +1,6 @@
 import {
   type ArithTrace,
-  generateArithProblems,
+  arithMix,
   generateArithTraces,
   loadDataset,
   type SftExample,
@@ -14,6 +14,7 @@ import { ProgressBar } from '../report/progress.js';
 import { SftTrainer } from '../sft/sft-trainer.js';
 import { epochStream, lengthGroupedBatches, streamBatches } from '../util/batching.js';
 import { deriveSeed } from '../util/seeds.js';
+import { arithProblems } from './problems.js';
 import type { Session } from './session.js';
 
 /**
@@ -22,17 +23,14 @@ import type { Session } from './session.js';
  */
 export async function arithSftTraces(session: Session, count: number, quiet = false): Promise<ArithTrace[]> {
   const { config } = session;
-  const problems = generateArithProblems({
-    seed: deriveSeed(config.seed, 'sft-problems'),
-    split: 'train',
-    count,
-  });
+  const problems = arithProblems(session, 'train', count, deriveSeed(config.seed, 'sft-problems'));
   const bar = quiet ? null : new ProgressBar({ label: 'sft traces', total: 1 });
   const traces = await generateArithTraces(problems, {
     sandbox: session.sandbox,
     tokenizer: session.tokenizer,
     template: session.template,
     seed: deriveSeed(config.seed, 'sft-traces'),
+    ...arithMix(config.task.mix).strategies,
     maxObservationChars: config.tool.observationChars,
   });
   bar?.tick(1, `${traces.length} traces`);

@@ -10,6 +10,7 @@ export function rlLine(step: number, reward: number): RlStepMetrics {
     toolSuccessRate: 0.9,
     validCodeRatio: 0.95,
     toolCallsPerTrajectory: 1.1,
+    allFailedCorrect: 0.01,
     responseTokens: 80,
     truncatedRate: 0,
     filterDrops: { all_tool_calls_failed: step, all_correct: 2 },

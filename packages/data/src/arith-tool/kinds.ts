@@ -16,7 +16,8 @@ export type ArithKind =
   | 'powmod'
   | 'power-sum'
   | 'digit-sum'
-  | 'powmod-chain';
+  | 'powmod-chain'
+  | 'powmod-twice';
 
 /** A problem before it gets its id and split. */
 export interface ArithDraft {
@@ -200,6 +201,24 @@ export const ARITH_KINDS: Record<ArithKind, { level: ArithLevel; draft(rng: Rng)
         question: `r=${a}^${e} mod ${m}. (r+${c})*(r+${d})=?`,
         answer: ((r + BigInt(c)) * (r + BigInt(d))).toString(),
         steps: [`print(pow(${a},${e},${m}))`, `print(({0}+${c})*({0}+${d}))`],
+      };
+    },
+  },
+  'powmod-twice': {
+    level: 4,
+    draft(rng) {
+      const a = rng.int(2, 99);
+      const e = rng.int(20, 999);
+      const m = rng.pick(PRIMES);
+      const f = rng.int(20, 999);
+      const p = rng.pick(PRIMES);
+      const r = modPow(BigInt(a), BigInt(e), BigInt(m));
+      return {
+        kind: 'powmod-twice',
+        level: 4,
+        question: `r=${a}^${e} mod ${m}. r^${f} mod ${p}=?`,
+        answer: modPow(r, BigInt(f), BigInt(p)).toString(),
+        steps: [`print(pow(${a},${e},${m}))`, `print(pow({0},${f},${p}))`],
       };
     },
   },

@@ -15,8 +15,13 @@ export interface ArithProblemOptions {
   seed: number;
   split: ArithSplit;
   count: number;
-  /** Relative weight of each level. Default { 1: 0.15, 2: 0.3, 3: 0.35, 4: 0.2 }. */
+  /**
+   * Relative weight of each level, over the classic kinds (every kind but powmod-twice). Default
+   * { 1: 0.15, 2: 0.3, 3: 0.35, 4: 0.2 }.
+   */
   levels?: Partial<Record<ArithLevel, number>>;
+  /** Relative weight of each kind, instead of levels (kinds left out are not drawn), e.g. a mix's `kinds`. */
+  kinds?: Partial<Record<ArithKind, number>>;
 }
 
 export const DEFAULT_LEVEL_WEIGHTS: Readonly<Record<ArithLevel, number>> = {
@@ -52,11 +57,53 @@ function pickLevel(rng: Rng, weights: Record<ArithLevel, number>): ArithLevel {
   return levels[levels.length - 1] as ArithLevel;
 }
 
+/** The kinds drawn by level; later kinds are drawn only by name, so level-weighted problem sets never change. */
+const CLASSIC_KINDS: readonly ArithKind[] = [
+  'add',
+  'small-product',
+  'product',
+  'mulmod',
+  'long-product',
+  'powmod',
+  'power-sum',
+  'digit-sum',
+  'powmod-chain',
+];
+
 const KINDS_BY_LEVEL = new Map<ArithLevel, ArithKind[]>();
-for (const [kind, spec] of Object.entries(ARITH_KINDS) as Array<
-  [ArithKind, (typeof ARITH_KINDS)[ArithKind]]
->) {
-  KINDS_BY_LEVEL.set(spec.level, [...(KINDS_BY_LEVEL.get(spec.level) ?? []), kind]);
+for (const kind of CLASSIC_KINDS) {
+  const { level } = ARITH_KINDS[kind];
+  KINDS_BY_LEVEL.set(level, [...(KINDS_BY_LEVEL.get(level) ?? []), kind]);
+}
+
+/** A kind drawn by weight (weights validated by the caller). */
+function pickKind(rng: Rng, weights: ReadonlyArray<readonly [ArithKind, number]>): ArithKind {
+  const total = weights.reduce((sum, [, weight]) => sum + weight, 0);
+  let draw = rng.next() * total;
+  for (const [kind, weight] of weights) {
+    draw -= weight;
+    if (draw < 0) return kind;
+  }
+  return weights[weights.length - 1]![0];
+}
+
+function kindWeights(kinds: Partial<Record<ArithKind, number>>): Array<readonly [ArithKind, number]> {
+  const weights: Array<readonly [ArithKind, number]> = [];
+  for (const [kind, weight] of Object.entries(kinds)) {
+    if (!(kind in ARITH_KINDS)) {
+      throw new RangeError(
+        `generateArithProblems: unknown kind "${kind}" in kinds; known: ${Object.keys(ARITH_KINDS).join(', ')}`,
+      );
+    }
+    if (typeof weight !== 'number' || !(weight >= 0) || !Number.isFinite(weight)) {
+      throw new RangeError(
+        `generateArithProblems: kinds[${kind}] must be a finite number >= 0, got ${weight}`,
+      );
+    }
+    if (weight > 0) weights.push([kind as ArithKind, weight]);
+  }
+  if (weights.length === 0) throw new RangeError('generateArithProblems: every kind weight is 0');
+  return weights;
 }
 
 /**
@@ -65,6 +112,10 @@ for (const [kind, spec] of Object.entries(ARITH_KINDS) as Array<
  * that many distinct problems.
  */
 export function generateArithProblems(options: ArithProblemOptions): ArithProblem[] {
+  if (options.kinds !== undefined && options.levels !== undefined) {
+    throw new RangeError('generateArithProblems: give levels or kinds, not both');
+  }
+  const byKind = options.kinds === undefined ? null : kindWeights(options.kinds);
   const weights = { ...DEFAULT_LEVEL_WEIGHTS, ...options.levels };
   for (const [level, weight] of Object.entries(weights)) {
     if (!(weight >= 0) || !Number.isFinite(weight)) {
@@ -90,8 +141,8 @@ export function generateArithProblems(options: ArithProblemOptions): ArithProble
           'ask for fewer or weight the higher levels more',
       );
     }
-    const level = pickLevel(rng, weights);
-    const kind = rng.pick(KINDS_BY_LEVEL.get(level) ?? []);
+    const kind =
+      byKind === null ? rng.pick(KINDS_BY_LEVEL.get(pickLevel(rng, weights)) ?? []) : pickKind(rng, byKind);
     const draft = ARITH_KINDS[kind].draft(rng);
     if (seen.has(draft.question) || arithSplitOf(draft.question) !== options.split) continue;
     seen.add(draft.question);

@@ -9,9 +9,10 @@ import { Rng } from './rng';
 /**
  * How a demonstration solves its problem: `direct` answers without code (right on easy problems, a habit RL
  * should unlearn on hard ones), `tool` calls Python for each step, `recovered` first writes code that fails,
- * reads the traceback and fixes it.
+ * reads the traceback and fixes it, `gave-up` writes code that fails and then answers without code,
+ * `stopped-early` makes the first of two needed calls and answers with its output (a wrong answer).
  */
-export type ArithStrategy = 'direct' | 'tool' | 'recovered';
+export type ArithStrategy = 'direct' | 'tool' | 'recovered' | 'gave-up' | 'stopped-early';
 
 /** An SFT demonstration: a complete Trajectory whose tool outputs are real sandbox outputs. */
 export interface ArithTrace extends Trajectory {
@@ -27,8 +28,15 @@ export interface ArithTraceOptions {
   seed: number;
   /** Share of demonstrations that answer without code. Default 0.2. */
   directShare?: number;
-  /** Share of tool demonstrations whose first call fails and is then fixed. Default 0.25. */
+  /** Share of tool demonstrations whose first call fails. Default 0.25. */
   mistakeShare?: number;
+  /** Share of failed first calls after which the demonstration gives up and answers without code. Default 0. */
+  giveUpShare?: number;
+  /**
+   * Share of the other tool demonstrations of multi-call problems that stop after the first call and answer
+   * with its output. Default 0.
+   */
+  stopEarlyShare?: number;
   /** Observation budget in characters (the sandbox format's default when absent). */
   maxObservationChars?: number;
   /** Problems solved at once (each problem's calls run in order). Default 8. */
@@ -90,17 +98,19 @@ async function solve(
     return result;
   };
 
+  let answer = problem.answer;
   if (strategy !== 'direct') {
     const outputs: string[] = [];
     for (const [index, step] of problem.steps.entries()) {
       const code = fillOutputs(step, outputs);
-      if (index === 0 && strategy === 'recovered') {
+      if (index === 0 && (strategy === 'recovered' || strategy === 'gave-up')) {
         const failed = await call((MISTAKES[mistake] as (code: string) => string)(code));
         if (failed.status !== 'error') {
           throw new Error(
             `arith-tool: the deliberate mistake in ${problem.id} ended with status ${failed.status}, not error`,
           );
         }
+        if (strategy === 'gave-up') break;
       }
       const result = await call(code);
       if (result.status !== 'ok') {
@@ -109,16 +119,18 @@ async function solve(
         );
       }
       outputs.push(result.stdout.trim());
+      if (strategy === 'stopped-early') break;
     }
+    if (strategy === 'stopped-early') answer = outputs[0]!;
     // The gold is computed with BigInt; Python must agree, or the generator has a bug.
-    if (outputs.at(-1) !== problem.answer) {
+    else if (strategy !== 'gave-up' && outputs.at(-1) !== problem.answer) {
       throw new Error(
         `arith-tool: Python printed ${outputs.at(-1)} for ${problem.id} but the gold is ${problem.answer}`,
       );
     }
   }
-  builder.appendPolicy([...tokenizer.encode(answerText(problem.answer)), tokenizer.eosTokenId]);
-  return builder.build();
+  builder.appendPolicy([...tokenizer.encode(answerText(answer)), tokenizer.eosTokenId]);
+  return { response: builder.build(), correct: answer === problem.answer };
 }
 
 /**
@@ -130,23 +142,30 @@ export async function generateArithTraces(
   problems: readonly ArithProblem[],
   options: ArithTraceOptions,
 ): Promise<ArithTrace[]> {
-  const { directShare = 0.2, mistakeShare = 0.25 } = options;
+  const { directShare = 0.2, mistakeShare = 0.25, giveUpShare = 0, stopEarlyShare = 0 } = options;
   for (const [name, share] of [
     ['directShare', directShare],
     ['mistakeShare', mistakeShare],
+    ['giveUpShare', giveUpShare],
+    ['stopEarlyShare', stopEarlyShare],
   ] as const) {
     if (!(share >= 0 && share <= 1))
       throw new RangeError(`generateArithTraces: ${name} must be in [0, 1], got ${share}`);
   }
   const template = options.template ?? ChatTemplate.embedded();
   const rng = new Rng(options.seed);
-  // Draw every choice up front, in problem order, so concurrency cannot change them.
+  // Draw every choice up front, in problem order, so concurrency cannot change them. A share of 0 draws nothing,
+  // so the classic mix's traces stay what they were.
+  const draw = (share: number) => share > 0 && rng.chance(share);
   const plans = problems.map((problem) => {
-    const strategy: ArithStrategy = rng.chance(directShare)
+    let strategy: ArithStrategy = rng.chance(directShare)
       ? 'direct'
       : rng.chance(mistakeShare)
         ? 'recovered'
         : 'tool';
+    if (strategy === 'recovered' && draw(giveUpShare)) strategy = 'gave-up';
+    else if (strategy === 'tool' && problem.steps.length > 1 && draw(stopEarlyShare))
+      strategy = 'stopped-early';
     return { problem, strategy, mistake: rng.int(0, MISTAKES.length - 1) };
   });
   const traces: ArithTrace[] = new Array(plans.length);
@@ -155,7 +174,7 @@ export async function generateArithTraces(
     while (next < plans.length) {
       const index = next++;
       const { problem, strategy, mistake } = plans[index] as (typeof plans)[number];
-      const response = await solve(problem, strategy, mistake, options);
+      const { response, correct } = await solve(problem, strategy, mistake, options);
       const prompt = template.render([{ role: 'user', content: arithUserMessage(problem) }], {
         addGenerationPrompt: true,
       });
@@ -163,8 +182,8 @@ export async function generateArithTraces(
         groupId: problem.id,
         promptIds: options.tokenizer.encode(prompt),
         ...response,
-        reward: 1,
-        correct: true,
+        reward: correct ? 1 : 0,
+        correct,
         truncated: false,
         text: options.tokenizer.decode(response.responseIds),
         strategy,

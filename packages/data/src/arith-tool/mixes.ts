@@ -1,0 +1,51 @@
+import type { ArithKind, ArithLevel } from './kinds';
+
+/** How the demonstrations of a mix solve their problems (see ArithTraceOptions for each share). */
+export interface ArithStrategyShares {
+  readonly directShare: number;
+  readonly mistakeShare: number;
+  readonly giveUpShare: number;
+  readonly stopEarlyShare: number;
+}
+
+/** A task design: which problems are drawn, and which strategy mistakes the SFT demonstrations carry. */
+export interface ArithMix {
+  /** Problem weights by kind, or null to draw by level (generateArithProblems' default levels). */
+  readonly kinds: Partial<Record<ArithKind, number>> | null;
+  readonly levels: Partial<Record<ArithLevel, number>> | null;
+  readonly strategies: ArithStrategyShares;
+}
+
+export type ArithMixName = 'classic' | 'strategy';
+
+/**
+ * - `classic`: every kind by level, answers up to 8 digits; demonstrations are mostly right (20% answer in the
+ *   head, a quarter of the tool demonstrations recover from a failed first call). Copying digits is what a tiny
+ *   model finds hard, and more SFT teaches it faster than RL.
+ * - `strategy`: short answers (at most 4 digits, so copying is not the bottleneck) and demonstrations that carry
+ *   the strategy mistakes imitation keeps reproducing: answering in the head problems that need code, giving up
+ *   after a failed call, stopping after the first of two needed calls. SFT plateaus at what that mix can reach;
+ *   reward can find better tool use. Built so that TAO-RL's mechanisms have something to act on
+ *   (docs/packages/data.md, The strategy mix).
+ */
+export const ARITH_MIXES: Readonly<Record<ArithMixName, ArithMix>> = {
+  classic: {
+    kinds: null,
+    levels: null,
+    strategies: { directShare: 0.2, mistakeShare: 0.25, giveUpShare: 0, stopEarlyShare: 0 },
+  },
+  strategy: {
+    kinds: { add: 0.2, mulmod: 0.25, powmod: 0.2, 'powmod-twice': 0.35 },
+    levels: null,
+    strategies: { directShare: 0.35, mistakeShare: 0.3, giveUpShare: 0.5, stopEarlyShare: 0.5 },
+  },
+};
+
+/** The mix of a name, or an error listing the known ones. */
+export function arithMix(name: string): ArithMix {
+  const mix = (ARITH_MIXES as Record<string, ArithMix | undefined>)[name];
+  if (mix === undefined) {
+    throw new RangeError(`unknown arith-tool mix "${name}"; known: ${Object.keys(ARITH_MIXES).join(', ')}`);
+  }
+  return mix;
+}
