@@ -1,28 +1,30 @@
 /**
- * The demo's learning curve: held-out accuracy of the tiny model after k SFT steps (k = 100, 200, ...), then RL
- * from the last SFT checkpoint against the same minutes of more SFT. Sizes the demo config.
+ * The demo task's learning curves: held-out Avg@K, strategy shares and accuracy per level of the tiny model after
+ * every `evalEvery` SFT steps (so the SFT plateau shows), then RL from the last SFT weights against
+ * demo.moreSftSteps more SFT steps from the same weights, with the same breakdown after each. Bounded by steps only.
  *
- *   pnpm bench apps/trainer/bench/demo-curve.ts [sftSteps] [rlSteps] [evalEvery] [field=value ...]
+ *   pnpm bench apps/trainer/bench/demo-curve.ts [sftSteps=1200] [evalEvery=200] [field=value ...]
+ *
+ * The demo preset's settings apply (task.mix: strategy, rl.steps, demo.moreSftSteps) unless a field=value changes
+ * them; task.testSize defaults to 200 here.
  */
+
+import { ARITH_STRATEGIES } from '@taorl/data';
 import * as tf from '@tensorflow/tfjs';
 import { presetPath } from '../src/cli/presets.js';
-import { loadConfig, MetricsWriter } from '../src/index.js';
+import { type EvalMetrics, loadConfig, MetricsWriter, readMetrics } from '../src/index.js';
 import { evaluate } from '../src/run/evaluate.js';
 import { problemSource } from '../src/run/problems.js';
 import { runRl } from '../src/run/rl-run.js';
 import { openSession } from '../src/run/session.js';
 import { arithSftTraces, runSft, sftExampleOf } from '../src/run/sft-run.js';
 
-const sftSteps = Number(process.argv[2] ?? 400);
-const rlSteps = Number(process.argv[3] ?? 20);
-const every = Number(process.argv[4] ?? 100);
+const sftSteps = Number(process.argv[2] ?? 1200);
+const every = Number(process.argv[3] ?? 200);
 const config = loadConfig(presetPath('demo'), [
-  ...process.argv.slice(5).map((assignment) => assignment),
-  `sft.steps=${sftSteps}`,
-  'sft.minutes=0',
-  `rl.steps=${rlSteps}`,
-  'rl.minutes=0',
   'task.testSize=200',
+  ...process.argv.slice(4),
+  `sft.steps=${sftSteps}`,
   `outDir=/tmp/taorl-curve-${process.pid}`,
 ]);
 const session = await openSession(config, 'demo.yaml');
@@ -31,11 +33,34 @@ writer.truncateAfter(() => false);
 const problems = await problemSource(session);
 const test = problems.test();
 const started = performance.now();
-const seconds = () => ((performance.now() - started) / 1000).toFixed(0);
+const pct = (x: number | undefined) => (x === undefined ? '-' : (100 * x).toFixed(1));
+
+console.log(
+  `| policy | loss | Avg@${config.eval.samples} | greedy | calls | ${ARITH_STRATEGIES.join(' | ')} | ` +
+    'acc. level 1 / 2 / 3 / 4 | wall s |',
+);
+console.log(`|${' --- |'.repeat(9 + ARITH_STRATEGIES.length - 1)}`);
+const row = async (label: string, step: number, loss: number | null) => {
+  const sampled: EvalMetrics = await evaluate(session, test, { label, step, quiet: true, greedy: false });
+  const greedy = await evaluate(session, test, { label, step, quiet: true, greedy: true });
+  const levels = ['1', '2', '3', '4'].map((level) => pct(sampled.accuracyByLevel?.[level])).join(' / ');
+  console.log(
+    `| ${label} | ${loss === null ? '-' : loss.toFixed(3)} | ${pct(sampled.accuracy)} | ${pct(greedy.accuracy)} | ` +
+      `${sampled.toolCallsPerTrajectory.toFixed(2)} | ` +
+      `${ARITH_STRATEGIES.map((s) => pct(sampled.strategies?.[s])).join(' | ')} | ${levels} | ` +
+      `${((performance.now() - started) / 1000).toFixed(0)} |`,
+  );
+};
+
 const examples = (await arithSftTraces(session, config.sft.examples, true)).map(sftExampleOf);
 let trainer: Awaited<ReturnType<typeof runSft>> | undefined;
+const lossOf = (fromStep: number) => {
+  const losses = readMetrics(writer.path).flatMap((l) =>
+    l.phase === 'sft' && l.step > fromStep ? [l.loss] : [],
+  );
+  return losses.reduce((s, l) => s + l, 0) / Math.max(1, losses.length);
+};
 for (let done = 0; done < sftSteps; done += every) {
-  const t = performance.now();
   trainer = await runSft(session, examples, writer, {
     steps: every,
     minutes: 0,
@@ -43,37 +68,32 @@ for (let done = 0; done < sftSteps; done += every) {
     quiet: true,
     firstStep: done,
   });
-  const stepMs = (performance.now() - t) / every;
-  const e = await evaluate(session, test, { label: 'sft', step: done + every, quiet: true });
-  console.log(
-    `SFT ${done + every} steps (${stepMs.toFixed(0)} ms/step): held-out ${(100 * e.accuracy).toFixed(1)}% ` +
-      `tool calls ${e.toolCallsPerTrajectory.toFixed(2)} success ${(100 * e.toolSuccessRate).toFixed(0)}% [${seconds()} s]`,
-  );
+  await row(`SFT ${done + every} steps`, done + every, lossOf(done));
 }
-await session.policy.save(`/tmp/taorl-curve-${process.pid}/sft-policy`);
 const sftWeights = session.policy.trainableVariables().map((v) => v.clone());
-const rlStart = performance.now();
 const lines = await runRl(session, problems, writer, { quiet: true, firstStep: sftSteps });
-const rlSeconds = (performance.now() - rlStart) / 1000;
-for (const l of lines) {
+for (const l of lines.filter((_, i) => i % 5 === 0 || i === lines.length - 1)) {
   console.log(
-    `  rl ${l.step}: reward ${l.reward.toFixed(3)} acc ${(100 * l.accuracy).toFixed(1)}% kept ${l.groupsKept} groups ` +
-      `drops ${JSON.stringify(l.filterDrops)} bonus ${l.bonus.tokens} gen ${l.time.generationMs.toFixed(0)} sandbox ` +
-      `${l.time.sandboxMs.toFixed(0)} train ${l.time.trainingMs.toFixed(0)} ms`,
+    `|   rl step ${l.step - sftSteps} | | rollouts ${pct(l.accuracy)} | | ${l.toolCallsPerTrajectory.toFixed(2)} | ` +
+      `${ARITH_STRATEGIES.map((s) => pct(l.strategies?.[s])).join(' | ')} | all-failed-right ${pct(l.allFailedCorrect)}, ` +
+      `C1 drops ${l.filterDrops['all-tool-calls-failed'] ?? 0}, bonus ${l.bonus.tokens} (${l.decisionPoints?.bonusTokens ?? 0} at decisions) | |`,
   );
 }
-const rl = await evaluate(session, test, { label: 'rl', step: 0, quiet: true });
-console.log(
-  `SFT + RL (${rlSeconds.toFixed(0)} s): held-out ${(100 * rl.accuracy).toFixed(1)}% [${seconds()} s]`,
-);
+await row(`SFT + RL ${lines.length} steps`, sftSteps + lines.length, null);
 session.policy.trainableVariables().forEach((v, i) => {
   v.assign(sftWeights[i]!);
 });
 tf.dispose(sftWeights);
-const t = performance.now();
-await runSft(session, examples, writer, { steps: 100000, minutes: rlSeconds / 60, trainer, quiet: true });
-const more = await evaluate(session, test, { label: 'more', step: 0, quiet: true });
-console.log(
-  `SFT + more SFT (${((performance.now() - t) / 1000).toFixed(0)} s): held-out ${(100 * more.accuracy).toFixed(1)}% [${seconds()} s]`,
+await runSft(session, examples, writer, {
+  steps: config.demo.moreSftSteps,
+  minutes: 0,
+  trainer,
+  quiet: true,
+  firstStep: sftSteps,
+});
+await row(
+  `SFT + ${config.demo.moreSftSteps} more SFT steps`,
+  sftSteps + config.demo.moreSftSteps,
+  lossOf(sftSteps),
 );
 await session.close();

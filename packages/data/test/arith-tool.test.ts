@@ -3,7 +3,9 @@ import { createSandbox, type LocalSandbox } from '@taorl/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type ArithProblem,
+  arithMix,
   arithRlPrompt,
+  arithStrategyOf,
   arithSplitOf,
   ByteTokenizer,
   generateArithProblems,
@@ -47,6 +49,10 @@ const RECOMPUTE: Array<[RegExp, (n: bigint[], text: string[]) => bigint]> = [
       const r = powMod(a as bigint, e as bigint, m as bigint);
       return (r + (c as bigint)) * (r + (d as bigint));
     },
+  ],
+  [
+    /^r=(\d+)\^(\d+) mod (\d+)\. r\^(\d+) mod (\d+)=\?$/,
+    ([a, e, m, f, p]) => powMod(powMod(a as bigint, e as bigint, m as bigint), f as bigint, p as bigint),
   ],
   [/^(\d+)\+(\d+)=\?$/, ([a, b]) => (a as bigint) + (b as bigint)],
   [/^(\d+)\*(\d+)=\?$/, ([a, b]) => (a as bigint) * (b as bigint)],
@@ -108,6 +114,33 @@ describe('generateArithProblems', () => {
     expect(() => generateArithProblems({ seed: 4, split: 'test', count: 1, levels: { 2: -1 } })).toThrow(
       'levels[2] must be a finite number >= 0',
     );
+  });
+
+  it('draws by kind weight for a mix, with short answers in the strategy mix', () => {
+    const { kinds } = arithMix('strategy');
+    const problems = generateArithProblems({ seed: 6, split: 'train', count: 2000, kinds: kinds! });
+    const counts = new Map<string, number>();
+    for (const problem of problems) counts.set(problem.kind, (counts.get(problem.kind) ?? 0) + 1);
+    expect([...counts.keys()].sort()).toEqual(Object.keys(kinds!).sort());
+    for (const [kind, weight] of Object.entries(kinds!)) {
+      const share = counts.get(kind)! / problems.length;
+      expect(Math.abs(share - weight), kind).toBeLessThan(0.04);
+    }
+    for (const problem of problems) {
+      expect(problem.answer, problem.question).toBe(recompute(problem).toString());
+      expect(problem.answer.length).toBeLessThanOrEqual(4);
+    }
+    expect(problems.filter((p) => p.kind === 'powmod-twice').every((p) => p.steps.length === 2)).toBe(true);
+    // Level weights draw the classic kinds only, so classic problem sets are what they were.
+    const classic = generateArithProblems({ seed: 3, split: 'train', count: 400 });
+    expect(classic.some((p) => p.kind === 'powmod-twice')).toBe(false);
+    expect(() => generateArithProblems({ seed: 1, split: 'test', count: 1, kinds: { cube: 1 } as never })).toThrow(
+      'unknown kind "cube" in kinds',
+    );
+    expect(() =>
+      generateArithProblems({ seed: 1, split: 'test', count: 1, kinds: { add: 1 }, levels: { 1: 1 } }),
+    ).toThrow('give levels or kinds, not both');
+    expect(() => arithMix('hard')).toThrow('unknown arith-tool mix "hard"; known: classic, strategy');
   });
 
   it('turns a problem into a verl RL prompt', () => {
@@ -200,6 +233,39 @@ describe('generateArithTraces (real sandbox)', () => {
       const printed = first?.output.trim().replace(/\n```$/, '') as string;
       expect(second?.code).toContain(printed);
     }
+  });
+
+  it('carries the strategy mix mistakes: giving up after a failed call, stopping after the first of two calls', async () => {
+    const mixed = generateArithProblems({ seed: 8, split: 'train', count: 60, kinds: arithMix('strategy').kinds! });
+    const traces = await generateArithTraces(mixed, {
+      sandbox,
+      tokenizer,
+      seed: 3,
+      directShare: 0.2,
+      mistakeShare: 0.5,
+      giveUpShare: 0.5,
+      stopEarlyShare: 0.6,
+    });
+    const seen = new Set(traces.map((t) => t.strategy));
+    expect(seen).toEqual(new Set(['direct', 'tool', 'recovered', 'gave-up', 'stopped-early']));
+    for (const [i, trace] of traces.entries()) {
+      const problem = mixed[i]!;
+      // The recorded calls say which strategy a trace followed, as they will for a rollout.
+      expect(arithStrategyOf(trace.toolCalls, problem.steps.length)).toBe(trace.strategy);
+      const answer = /A: \\boxed\{(\d+)\}<\|im_end\|>$/.exec(trace.text)?.[1];
+      if (trace.strategy === 'gave-up') {
+        expect(trace.toolCalls.map((call) => call.status)).toEqual(['error']);
+        expect(answer).toBe(problem.answer);
+      }
+      if (trace.strategy === 'stopped-early') {
+        expect(trace.toolCalls.map((call) => call.status)).toEqual(['ok']);
+        const printed = trace.toolCalls[0]!.output.replace(/^\n/, '').replace(/\n```\n$/, '');
+        expect(answer).toBe(printed);
+      }
+      expect(trace.correct).toBe(answer === problem.answer);
+      expect(trace.reward).toBe(trace.correct ? 1 : 0);
+    }
+    expect(traces.some((t) => !t.correct)).toBe(true);
   });
 
   it('gives identical traces for the same seed', async () => {
