@@ -17,6 +17,8 @@ export type ArithKind =
   | 'power-sum'
   | 'digit-sum'
   | 'powmod-chain'
+  | 'small-mulmod'
+  | 'small-powmod'
   | 'powmod-twice';
 
 /** A problem before it gets its id and split. */
@@ -58,6 +60,8 @@ function digitSum(value: bigint): bigint {
 }
 
 const PRIMES = [97, 101, 211, 307, 401, 503, 601, 701, 809, 907, 997, 1009, 1201, 1301, 1409];
+/** Two-digit moduli of the small kinds: answers of at most two digits, questions of few digits to copy. */
+const SMALL_PRIMES = [53, 59, 61, 67, 71, 73, 79, 83, 89, 97];
 
 /** One generator per kind; each returns a complete draft with its gold computed exactly with BigInt. */
 export const ARITH_KINDS: Record<ArithKind, { level: ArithLevel; draft(rng: Rng): ArithDraft }> = {
@@ -204,14 +208,44 @@ export const ARITH_KINDS: Record<ArithKind, { level: ArithLevel; draft(rng: Rng)
       };
     },
   },
+  'small-mulmod': {
+    level: 2,
+    draft(rng) {
+      const a = rng.digits(2);
+      const b = rng.digits(2);
+      const m = rng.pick(SMALL_PRIMES);
+      return {
+        kind: 'small-mulmod',
+        level: 2,
+        question: `${a}*${b} mod ${m}=?`,
+        answer: ((a * b) % m).toString(),
+        steps: [`print(${a}*${b}%${m})`],
+      };
+    },
+  },
+  'small-powmod': {
+    level: 3,
+    draft(rng) {
+      const a = rng.int(2, 99);
+      const e = rng.int(10, 99);
+      const m = rng.pick(SMALL_PRIMES);
+      return {
+        kind: 'small-powmod',
+        level: 3,
+        question: `${a}^${e} mod ${m}=?`,
+        answer: modPow(BigInt(a), BigInt(e), BigInt(m)).toString(),
+        steps: [`print(pow(${a},${e},${m}))`],
+      };
+    },
+  },
   'powmod-twice': {
     level: 4,
     draft(rng) {
       const a = rng.int(2, 99);
-      const e = rng.int(20, 999);
-      const m = rng.pick(PRIMES);
-      const f = rng.int(20, 999);
-      const p = rng.pick(PRIMES);
+      const e = rng.int(10, 99);
+      const m = rng.pick(SMALL_PRIMES);
+      const f = rng.int(10, 99);
+      const p = rng.pick(SMALL_PRIMES);
       const r = modPow(BigInt(a), BigInt(e), BigInt(m));
       return {
         kind: 'powmod-twice',

@@ -2,10 +2,18 @@ import type { ArithKind, ArithLevel } from './kinds';
 
 /** How the demonstrations of a mix solve their problems (see ArithTraceOptions for each share). */
 export interface ArithStrategyShares {
-  readonly directShare: number;
-  readonly mistakeShare: number;
-  readonly giveUpShare: number;
-  readonly stopEarlyShare: number;
+  readonly directShare: ArithShare;
+  readonly mistakeShare: ArithShare;
+  readonly giveUpShare: ArithShare;
+  readonly stopEarlyShare: ArithShare;
+}
+
+/** A share for every problem, or one per level (levels left out get 0). */
+export type ArithShare = number | Partial<Record<ArithLevel, number>>;
+
+/** The share that applies to a problem of `level`. */
+export function shareAt(share: ArithShare, level: ArithLevel): number {
+  return typeof share === 'number' ? share : (share[level] ?? 0);
 }
 
 /** A task design: which problems are drawn, and which strategy mistakes the SFT demonstrations carry. */
@@ -22,7 +30,7 @@ export type ArithMixName = 'classic' | 'strategy';
  * - `classic`: every kind by level, answers up to 8 digits; demonstrations are mostly right (20% answer in the
  *   head, a quarter of the tool demonstrations recover from a failed first call). Copying digits is what a tiny
  *   model finds hard, and more SFT teaches it faster than RL.
- * - `strategy`: short answers (at most 4 digits, so copying is not the bottleneck) and demonstrations that carry
+ * - `strategy`: short questions and answers (two-digit numbers, so copying is not the bottleneck) and demonstrations that carry
  *   the strategy mistakes imitation keeps reproducing: answering in the head problems that need code, giving up
  *   after a failed call, stopping after the first of two needed calls. SFT plateaus at what that mix can reach;
  *   reward can find better tool use. Built so that TAO-RL's mechanisms have something to act on
@@ -35,9 +43,14 @@ export const ARITH_MIXES: Readonly<Record<ArithMixName, ArithMix>> = {
     strategies: { directShare: 0.2, mistakeShare: 0.25, giveUpShare: 0, stopEarlyShare: 0 },
   },
   strategy: {
-    kinds: { add: 0.2, mulmod: 0.25, powmod: 0.2, 'powmod-twice': 0.35 },
+    kinds: { add: 0.25, 'small-mulmod': 0.25, 'small-powmod': 0.2, 'powmod-twice': 0.3 },
     levels: null,
-    strategies: { directShare: 0.35, mistakeShare: 0.3, giveUpShare: 0.5, stopEarlyShare: 0.5 },
+    strategies: {
+      directShare: 0.35,
+      mistakeShare: { 1: 0.5, 2: 0.3, 3: 0.3, 4: 0.3 },
+      giveUpShare: { 1: 0.8, 2: 0.5, 3: 0.5, 4: 0.5 },
+      stopEarlyShare: 0.5,
+    },
   },
 };
 

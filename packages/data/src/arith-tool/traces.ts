@@ -3,6 +3,7 @@ import { ChatTemplate } from '../chat/template';
 import type { Tokenizer } from '../tokenizer/types';
 import { ResponseBuilder } from '../trajectory/response-builder';
 import type { Trajectory } from '../trajectory/types';
+import { type ArithShare, shareAt } from './mixes';
 import { type ArithProblem, arithUserMessage } from './problems';
 import { Rng } from './rng';
 
@@ -26,17 +27,17 @@ export interface ArithTraceOptions {
   /** Renders the prompt; default the embedded template. */
   template?: ChatTemplate;
   seed: number;
-  /** Share of demonstrations that answer without code. Default 0.2. */
-  directShare?: number;
+  /** Share of demonstrations that answer without code (one number, or one per level). Default 0.2. */
+  directShare?: ArithShare;
   /** Share of tool demonstrations whose first call fails. Default 0.25. */
-  mistakeShare?: number;
+  mistakeShare?: ArithShare;
   /** Share of failed first calls after which the demonstration gives up and answers without code. Default 0. */
-  giveUpShare?: number;
+  giveUpShare?: ArithShare;
   /**
    * Share of the other tool demonstrations of multi-call problems that stop after the first call and answer
    * with its output. Default 0.
    */
-  stopEarlyShare?: number;
+  stopEarlyShare?: ArithShare;
   /** Observation budget in characters (the sandbox format's default when absent). */
   maxObservationChars?: number;
   /** Problems solved at once (each problem's calls run in order). Default 8. */
@@ -149,8 +150,12 @@ export async function generateArithTraces(
     ['giveUpShare', giveUpShare],
     ['stopEarlyShare', stopEarlyShare],
   ] as const) {
-    if (!(share >= 0 && share <= 1))
-      throw new RangeError(`generateArithTraces: ${name} must be in [0, 1], got ${share}`);
+    for (const [where, value] of typeof share === 'number' ? [['', share] as const] : Object.entries(share)) {
+      if (!(typeof value === 'number' && value >= 0 && value <= 1))
+        throw new RangeError(
+          `generateArithTraces: ${name}${where === '' ? '' : `[${where}]`} must be in [0, 1], got ${value}`,
+        );
+    }
   }
   const template = options.template ?? ChatTemplate.embedded();
   const rng = new Rng(options.seed);
@@ -158,13 +163,14 @@ export async function generateArithTraces(
   // so the classic mix's traces stay what they were.
   const draw = (share: number) => share > 0 && rng.chance(share);
   const plans = problems.map((problem) => {
-    let strategy: ArithStrategy = rng.chance(directShare)
+    const at = (share: ArithShare) => shareAt(share, problem.level);
+    let strategy: ArithStrategy = rng.chance(at(directShare))
       ? 'direct'
-      : rng.chance(mistakeShare)
+      : rng.chance(at(mistakeShare))
         ? 'recovered'
         : 'tool';
-    if (strategy === 'recovered' && draw(giveUpShare)) strategy = 'gave-up';
-    else if (strategy === 'tool' && problem.steps.length > 1 && draw(stopEarlyShare))
+    if (strategy === 'recovered' && draw(at(giveUpShare))) strategy = 'gave-up';
+    else if (strategy === 'tool' && problem.steps.length > 1 && draw(at(stopEarlyShare)))
       strategy = 'stopped-early';
     return { problem, strategy, mistake: rng.int(0, MISTAKES.length - 1) };
   });
