@@ -4,9 +4,12 @@
  * points in Avg@K, greedy RL >= greedy more SFT). Each run is the CLI as a user runs it, built from dist.
  *
  *   pnpm build && pnpm bench apps/trainer/bench/demo-seeds.ts [seeds=1,2,3] [outRoot=runs/demo-seeds] [--set ...]
+ *
+ * A seed whose folder already holds a finished demo (its last evaluation written) is read, not run again, so seeds
+ * run elsewhere (for example in parallel) can be tabled together; its wall time is then the folder's.
  */
 import { spawnSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { existsSync, rmSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { type EvalMetrics, type RlStepMetrics, readMetrics } from '../src/index.js';
 import { demoMechanisms } from '../src/run/demo-mechanisms.js';
@@ -26,16 +29,31 @@ interface SeedResult {
 const results: SeedResult[] = [];
 for (const seed of seeds) {
   const outDir = join(outRoot, `seed-${seed}`);
-  const started = performance.now();
-  rmSync(outDir, { recursive: true, force: true });
-  const run = spawnSync(process.execPath, [cli, 'demo', '--set', `seed=${seed}`, '--out', outDir, ...extra], {
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
-  if (run.status !== 0) throw new Error(`taorl demo for seed ${seed} exited with ${run.status}`);
-  const metrics = readMetrics(join(outDir, 'metrics.jsonl'));
+  const metricsPath = join(outDir, 'metrics.jsonl');
+  const finished = () =>
+    existsSync(metricsPath) &&
+    readMetrics(metricsPath).some((line) => line.phase === 'eval' && line.label.startsWith('SFT + more SFT'));
+  let seconds: number;
+  if (finished()) {
+    const { birthtimeMs, mtimeMs } = statSync(metricsPath);
+    seconds = (mtimeMs - birthtimeMs) / 1000;
+  } else {
+    const started = performance.now();
+    rmSync(outDir, { recursive: true, force: true });
+    const run = spawnSync(
+      process.execPath,
+      [cli, 'demo', '--set', `seed=${seed}`, '--out', outDir, ...extra],
+      {
+        stdio: ['ignore', 'inherit', 'inherit'],
+      },
+    );
+    if (run.status !== 0) throw new Error(`taorl demo for seed ${seed} exited with ${run.status}`);
+    seconds = (performance.now() - started) / 1000;
+  }
+  const metrics = readMetrics(metricsPath);
   results.push({
     seed,
-    seconds: (performance.now() - started) / 1000,
+    seconds,
     evals: new Map(
       metrics.filter((line): line is EvalMetrics => line.phase === 'eval').map((line) => [line.label, line]),
     ),
