@@ -5,8 +5,8 @@ import {
   type ArithProblem,
   arithMix,
   arithRlPrompt,
-  arithStrategyOf,
   arithSplitOf,
+  arithStrategyOf,
   ByteTokenizer,
   generateArithProblems,
   generateArithTraces,
@@ -134,9 +134,9 @@ describe('generateArithProblems', () => {
     // Level weights draw the classic kinds only, so classic problem sets are what they were.
     const classic = generateArithProblems({ seed: 3, split: 'train', count: 400 });
     expect(classic.some((p) => p.kind === 'powmod-twice')).toBe(false);
-    expect(() => generateArithProblems({ seed: 1, split: 'test', count: 1, kinds: { cube: 1 } as never })).toThrow(
-      'unknown kind "cube" in kinds',
-    );
+    expect(() =>
+      generateArithProblems({ seed: 1, split: 'test', count: 1, kinds: { cube: 1 } as never }),
+    ).toThrow('unknown kind "cube" in kinds');
     expect(() =>
       generateArithProblems({ seed: 1, split: 'test', count: 1, kinds: { add: 1 }, levels: { 1: 1 } }),
     ).toThrow('give levels or kinds, not both');
@@ -236,7 +236,12 @@ describe('generateArithTraces (real sandbox)', () => {
   });
 
   it('carries the strategy mix mistakes: giving up after a failed call, stopping after the first of two calls', async () => {
-    const mixed = generateArithProblems({ seed: 8, split: 'train', count: 60, kinds: arithMix('strategy').kinds! });
+    const mixed = generateArithProblems({
+      seed: 8,
+      split: 'train',
+      count: 60,
+      kinds: arithMix('strategy').kinds!,
+    });
     const traces = await generateArithTraces(mixed, {
       sandbox,
       tokenizer,
