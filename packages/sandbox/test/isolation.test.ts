@@ -1,4 +1,4 @@
-import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -78,6 +78,33 @@ describe('isolation policy', () => {
       } finally {
         rmSync(outside, { recursive: true, force: true });
       }
+    } finally {
+      warnings.stop();
+    }
+  });
+
+  it("'none': closing the sandbox leaves none of its processes behind", async () => {
+    const warnings = captureWarnings();
+    try {
+      const sandbox = await createSandbox({ workers: 1, isolation: 'none' });
+      expect((await sandbox.run({ code: 'print(1)' })).stdout).toBe('1\n');
+      // Every process of the worker (the worker, its managers, a prepared child) carries its command line.
+      const [worker] = sandbox.workerPids();
+      const commandLine = readFileSync(`/proc/${worker}/cmdline`, 'utf8');
+      const ofThisSandbox = () =>
+        readdirSync('/proc').filter((entry) => {
+          try {
+            return /^\d+$/.test(entry) && readFileSync(`/proc/${entry}/cmdline`, 'utf8') === commandLine;
+          } catch {
+            return false;
+          }
+        });
+      expect(ofThisSandbox().length).toBeGreaterThan(1);
+      await sandbox.close();
+      for (let tries = 0; ofThisSandbox().length > 0 && tries < 100; tries++) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(ofThisSandbox()).toEqual([]);
     } finally {
       warnings.stop();
     }

@@ -86,7 +86,7 @@ SECCOMP_ARCHES = {  # machine: (AUDIT_ARCH_*, clone, unshare, clone3)
     "x86_64": (0xC000003E, 56, 272, 435),
     "aarch64": (0xC00000B7, 220, 97, 435),
 }
-PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 38, 22, 2
+PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER, PR_SET_PDEATHSIG = 38, 22, 2, 1
 
 
 class SockFilter(ctypes.Structure):
@@ -623,10 +623,16 @@ def serve_one_request():
 
 def start_manager():
     """Forks a manager that waits for the next request; returns its pid and a pidfd."""
+    worker = os.getpid()
     pid = os.fork()
     if pid == 0:
         exit_code = EXIT_UNCLEAN
         try:
+            # A manager dies with its worker (unisolated, no pid namespace does it), and its waiting child with it:
+            # the child sees its request pipe close.
+            PRCTL(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+            if os.getppid() != worker:
+                return
             os.close(TAKEN_R)
             exit_code = serve_one_request()
         finally:
