@@ -32,6 +32,28 @@ describe('isolation policy', () => {
     );
   });
 
+  it.skipIf(!isRoot)(
+    'refuses a bubblewrap that leaves the worker more capabilities than it asked for',
+    async () => {
+      // A bwrap that ignores --cap-drop, as bubblewrap 0.8 does when asked to add a capability the host lacks.
+      const dir = mkdtempSync(join(tmpdir(), 'taorl-bwrap-'));
+      const wrapper = join(dir, 'bwrap');
+      writeFileSync(
+        wrapper,
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: bash's array expansion, not a template
+        '#!/bin/bash\nargs=()\nwhile [ $# -gt 0 ]; do\n  if [ "$1" = --cap-drop ]; then shift 2; continue; fi\n  args+=("$1")\n  shift\ndone\nexec bwrap "${args[@]}"\n',
+      );
+      chmodSync(wrapper, 0o755);
+      try {
+        await expect(createSandbox({ workers: 1, bwrapPath: wrapper })).rejects.toThrow(
+          /refusing to start without isolation: .*left the sandbox capabilities it was told to drop/,
+        );
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
+
   it("falls back to unisolated execution with 'preferred', warning loudly", async () => {
     const warnings = captureWarnings();
     try {
