@@ -1,5 +1,8 @@
+import { existsSync, mkdirSync, readFileSync, rmdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { findMemoryHierarchy } from '../src/local/memory-cgroup';
+import { createMemoryCgroups, findMemoryHierarchy } from '../src/local/memory-cgroup';
+import { isRoot } from './helpers';
 
 // Where the runs' memory cgroups go, from /proc/self/cgroup and /proc/self/mountinfo as three kinds of machine
 // write them. (Creating and using them is tested live in security-runs.test.ts, on the hierarchy of the machine.)
@@ -46,5 +49,30 @@ describe('findMemoryHierarchy', () => {
     expect(findMemoryHierarchy('4:memory:/a\n', mount(20, '/', '/proc', 'proc', 'rw'))).toEqual({
       reason: 'the v1 memory hierarchy is not mounted here',
     });
+  });
+});
+
+describe.skipIf(!isRoot)('seats left by a host process that ended without close()', () => {
+  it('are removed when a sandbox creates its seats; those of live processes stay', async (context) => {
+    const hierarchy = findMemoryHierarchy(
+      readFileSync('/proc/self/cgroup', 'utf8'),
+      readFileSync('/proc/self/mountinfo', 'utf8'),
+    );
+    if ('reason' in hierarchy) context.skip();
+    if ('reason' in hierarchy) return;
+    const pidMax = Number(readFileSync('/proc/sys/kernel/pid_max', 'utf8'));
+    const dead = join(hierarchy.directory, `taorl-sandbox-${pidMax + 1}-0-0`); // no process can have this pid
+    const live = join(hierarchy.directory, `taorl-sandbox-${process.pid}-99-99`);
+    mkdirSync(dead);
+    mkdirSync(live);
+    try {
+      const seats = createMemoryCgroups(1);
+      if ('reason' in seats) throw new Error(seats.reason);
+      await seats.remove();
+      expect(existsSync(dead)).toBe(false);
+      expect(existsSync(live)).toBe(true);
+    } finally {
+      for (const path of [dead, live]) if (existsSync(path)) rmdirSync(path);
+    }
   });
 });

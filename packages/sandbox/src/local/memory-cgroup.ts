@@ -1,4 +1,12 @@
-import { chmodSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmdirSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { threadId } from 'node:worker_threads';
@@ -104,6 +112,24 @@ function v2MemoryDelegation(directory: string): string | null {
 }
 
 let seatsCreated = 0;
+const SEAT_NAME = /^taorl-sandbox-(\d+)-\d+-\d+$/;
+
+/**
+ * Removes the seats a host process left when it ended without closing its sandbox (killed, or exiting without
+ * `close()`): empty cgroups whose creator's pid no longer exists. A seat of a live process, or one still holding
+ * processes, stays.
+ */
+export function removeStaleSeats(directory: string): void {
+  for (const name of readdirSync(directory)) {
+    const creator = SEAT_NAME.exec(name)?.[1];
+    if (creator === undefined || existsSync(`/proc/${creator}`)) continue;
+    try {
+      rmdirSync(join(directory, name));
+    } catch {
+      // Busy (processes still inside) or gone already: left for a later sweep.
+    }
+  }
+}
 
 /**
  * Creates one memory cgroup per seat below this process's own, or says why it cannot (not root, no writable
@@ -138,6 +164,7 @@ export function createMemoryCgroups(seats: number): MemoryCgroups | { reason: st
       const problem = v2MemoryDelegation(directory);
       if (problem) return { reason: problem };
     }
+    removeStaleSeats(directory);
     for (let seat = 0; seat < seats; seat++) {
       // Unique per process and thread (each thread has its own count).
       const path = join(directory, `taorl-sandbox-${process.pid}-${threadId}-${seatsCreated++}`);
