@@ -1,10 +1,15 @@
 import { readdirSync } from 'node:fs';
-import { defineConfig } from 'vitest/config';
+import { fileURLToPath } from 'node:url';
+import { configDefaults, defineConfig } from 'vitest/config';
+import { integrationTests } from './test/integration-tests';
 
 // Sibling packages resolve to their TypeScript sources through the "@taorl/source" export condition, so
 // tests need no prior build. Vite applies it to server-side (Node) resolution only via ssr.resolve.conditions.
 // TAORL_RESOLVE=dist drops that condition so sibling packages load from their builds instead.
 const fromDist = process.env.TAORL_RESOLVE === 'dist';
+// TAORL_TIER=unit (pnpm test:unit) leaves out the tests that need a sandbox, a trainer run or a child process.
+const unitTier = process.env.TAORL_TIER === 'unit';
+const unitTierGuard = fileURLToPath(new URL('./test/support/unit-tier-guard.ts', import.meta.url));
 const sourceConditions = [...(fromDist ? [] : ['@taorl/source']), 'node', 'import', 'module', 'default'];
 
 const workspaceDirs = ['packages', 'apps'].flatMap((group) =>
@@ -26,6 +31,9 @@ export default defineConfig({
       })),
       { extends: true as const, test: { name: 'repository', include: ['test/**/*.test.ts'] } },
     ],
+    ...(unitTier
+      ? { exclude: [...configDefaults.exclude, ...integrationTests], setupFiles: [unitTierGuard] }
+      : {}),
     testTimeout: 60_000,
     hookTimeout: 120_000,
   },
