@@ -39,7 +39,7 @@ console.log(
   `| policy | loss | Avg@${config.eval.samples} | greedy | calls | ${ARITH_STRATEGIES.join(' | ')} | ` +
     'acc. level 1 / 2 / 3 / 4 | wall s |',
 );
-console.log(`|${' --- |'.repeat(9 + ARITH_STRATEGIES.length - 1)}`);
+console.log(`|${' --- |'.repeat(7 + ARITH_STRATEGIES.length)}`);
 const row = async (label: string, step: number, loss: number | null) => {
   const sampled: EvalMetrics = await evaluate(session, test, { label, step, quiet: true, greedy: false });
   const greedy = await evaluate(session, test, { label, step, quiet: true, greedy: true });

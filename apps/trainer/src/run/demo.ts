@@ -104,7 +104,11 @@ function mechanismLines(m: DemoMechanisms): string[] {
   ];
 }
 
-/** Seconds per phase measured on the reference machine (docs/benchmarks/trainer.md), to estimate what is left. */
+/**
+ * Seconds per phase on an idle 2-core machine, to estimate what is left: estimated from measured step costs (SFT
+ * about 0.3 s per step on 2 cores, RL and evaluation with 2 rollout workers; docs/benchmarks/trainer.md), not from
+ * an idle run of this demo, which has not been timed yet.
+ */
 const REFERENCE_SECONDS = { sft: 240, evaluation: 20, rl: 110, moreSft: 110 };
 
 /**
