@@ -84,7 +84,7 @@ export function demoTable(result: DemoResult): string {
     ...lines,
     '',
     `Compute: RL ${result.rlSeconds.toFixed(0)} s, more SFT ${result.moreSftSeconds.toFixed(0)} s on this machine ` +
-      `(demo.moreSftSteps is RL's wall time on the reference machine, in SFT steps)`,
+      `(demo.moreSftSteps: RL's estimated wall time on an idle 2-core machine, in SFT steps)`,
     ...mechanismLines(result.mechanisms),
     '',
   ].join('\n');
