@@ -105,11 +105,10 @@ function mechanismLines(m: DemoMechanisms): string[] {
 }
 
 /**
- * Seconds per phase on an idle 2-core machine, to estimate what is left: estimated from measured step costs (SFT
- * about 0.3 s per step on 2 cores, RL and evaluation with 2 rollout workers; docs/benchmarks/trainer.md), not from
- * an idle run of this demo, which has not been timed yet.
+ * Seconds per phase of this demo measured on an idle 2-core machine of the reference kind (docs/benchmarks/
+ * trainer.md, 2026-11-30), to estimate the time left; evaluation is the mean of a sampled and a greedy pass.
  */
-const REFERENCE_SECONDS = { sft: 240, evaluation: 20, rl: 110, moreSft: 110 };
+const REFERENCE_SECONDS = { sft: 380, evaluation: 11, rl: 198, moreSft: 190 };
 
 /**
  * `taorl demo`: SFT on real tool-use traces, then TAO-RL, on the embedded arith-tool task with the tiny model;
