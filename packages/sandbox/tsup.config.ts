@@ -1,7 +1,11 @@
 import { defineConfig } from 'tsup';
 import { packageBuild } from '../../tsup.base';
 
-// The CLI is a second entry (dist/cli.js, the package's bin); declarations are for the library entry only.
+// The portable library (src/index.ts), the Node-only server (src/node.ts, the "./node" entry) and the CLI
+// (dist/cli.js, the package's bin); declarations for the two library entries.
 export default defineConfig(
-  packageBuild({ entry: ['src/index.ts', 'src/cli.ts'], dts: { entry: 'src/index.ts' } }),
+  packageBuild({
+    entry: ['src/index.ts', 'src/node.ts', 'src/cli.ts'],
+    dts: { entry: ['src/index.ts', 'src/node.ts'] },
+  }),
 );

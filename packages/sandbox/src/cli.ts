@@ -1,24 +1,46 @@
 #!/usr/bin/env node
-// taorl-sandbox: run a Python file (or stdin) in the local sandbox and print the ExecResult as JSON.
+// taorl-sandbox: run a Python file (or stdin) in the local sandbox and print the ExecResult as JSON, or serve the
+// local sandbox behind SandboxFusion's HTTP API.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { createSandbox } from './create';
 import type { IsolationMode } from './local/options';
+import { startSandboxServer } from './serve/server';
 
 const USAGE = `Usage: taorl-sandbox run [file.py | -] [options]
+       taorl-sandbox serve [options]
 
-Runs the Python code of file.py (or standard input when the file is "-" or missing) in the local
+run: runs the Python code of file.py (or standard input when the file is "-" or missing) in the local
 bubblewrap sandbox and prints the ExecResult as JSON. Exit code: 0 when the status is ok, 1 for any
 other status, 2 for a usage error.
 
-Options:
-  --timeout-ms N      wall-clock limit (default 10000)
-  --cpu-time-ms N     CPU-time limit (default: the wall-clock limit)
-  --memory-mb N       address-space limit (default 1024)
-  --stdin TEXT        text for the program's standard input
+serve: serves a local sandbox pool behind SandboxFusion's API (POST /run_code, Python only), plus
+GET /health and GET /metrics (Prometheus text), until SIGINT or SIGTERM, then shuts down gracefully.
+
+Options of both:
+  --memory-mb N       address-space limit of a run (default 1024; serve: a request's memory_limit_MB)
   --python PATH       interpreter (default /usr/bin/python3)
   --isolation MODE    required (default) | preferred | none
   --no-preload        do not import sympy and numpy first
+
+Options of run:
+  --timeout-ms N      wall-clock limit (default 10000)
+  --cpu-time-ms N     CPU-time limit (default: the wall-clock limit)
+  --stdin TEXT        text for the program's standard input
+
+Options of serve:
+  --host ADDR         address to bind (default 127.0.0.1; any other needs a token)
+  --port N            port (default 8080; 0 picks a free one)
+  --workers N         pool size = runs at once (default: CPUs, at most 8)
+  --token T           require Authorization: Bearer T (or set TAORL_SANDBOX_TOKEN, which keeps it
+                      out of the process list); at least 16 characters
+  --max-queue N       requests that may wait for a worker; more get 429 (default 4 x workers)
+  --queue-timeout-ms N  longest wait for a worker before a 503 (default 60000)
+  --max-run-timeout-ms N  largest run_timeout a request may ask for (default 60000)
+  --max-memory-mb N   largest memory_limit_MB a request may ask for (default 4096)
+  --max-output-bytes N  stdout and stderr kept per run, each (default 1048576)
+  --max-body-bytes N  largest request body (default 16777216)
+  --grace-ms N        on shutdown, how long running requests may finish (default 30000)
 `;
 
 function fail(message: string): never {
@@ -31,6 +53,87 @@ function numberOption(value: string | undefined, name: string): number | undefin
   const parsed = Number(value);
   if (!Number.isFinite(parsed) || parsed <= 0) fail(`--${name} must be a positive number, got ${value}`);
   return parsed;
+}
+
+function integerOption(value: string | undefined, name: string, min = 1): number | undefined {
+  if (value === undefined) return undefined;
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < min) fail(`--${name} must be an integer >= ${min}, got ${value}`);
+  return parsed;
+}
+
+type Values = ReturnType<typeof parseCommandLine>['values'];
+
+const RUN_ONLY = ['timeout-ms', 'cpu-time-ms', 'stdin'] as const;
+const SERVE_ONLY = [
+  'host',
+  'port',
+  'workers',
+  'token',
+  'max-queue',
+  'queue-timeout-ms',
+  'max-run-timeout-ms',
+  'max-memory-mb',
+  'max-output-bytes',
+  'max-body-bytes',
+  'grace-ms',
+] as const;
+
+function sandboxOptions(values: Values) {
+  const isolation = values.isolation as IsolationMode | undefined;
+  return {
+    ...(values.python ? { pythonPath: values.python } : {}),
+    ...(isolation ? { isolation } : {}),
+    ...(values['no-preload'] ? { preload: [] } : {}),
+  };
+}
+
+async function serve(values: Values): Promise<number> {
+  const token = values.token ?? process.env.TAORL_SANDBOX_TOKEN;
+  const workers = integerOption(values.workers, 'workers');
+  const maxOutputBytes = integerOption(values['max-output-bytes'], 'max-output-bytes');
+  const memoryMb = integerOption(values['memory-mb'], 'memory-mb');
+  const sandbox = await createSandbox({
+    ...sandboxOptions(values),
+    ...(workers ? { workers } : {}),
+    limits: { ...(maxOutputBytes ? { maxOutputBytes } : {}), ...(memoryMb ? { memoryMb } : {}) },
+  });
+  const optional = (name: string, value: number | undefined) =>
+    value === undefined ? {} : { [name]: value };
+  let server: Awaited<ReturnType<typeof startSandboxServer>>;
+  try {
+    server = await startSandboxServer({
+      sandbox,
+      ...(values.host ? { host: values.host } : {}),
+      port: integerOption(values.port, 'port', 0) ?? 8080,
+      ...(token ? { token } : {}),
+      ...optional('maxQueue', integerOption(values['max-queue'], 'max-queue', 0)),
+      ...optional('queueTimeoutMs', integerOption(values['queue-timeout-ms'], 'queue-timeout-ms')),
+      ...optional('maxRunTimeoutMs', integerOption(values['max-run-timeout-ms'], 'max-run-timeout-ms')),
+      ...optional('maxMemoryMb', integerOption(values['max-memory-mb'], 'max-memory-mb')),
+      ...optional('maxBodyBytes', integerOption(values['max-body-bytes'], 'max-body-bytes')),
+    });
+  } catch (error) {
+    await sandbox.close();
+    if (error instanceof TypeError) fail(error.message);
+    throw error;
+  }
+  const graceMs = integerOption(values['grace-ms'], 'grace-ms', 0) ?? 30_000;
+  process.stdout.write(
+    `taorl-sandbox: serving SandboxFusion's /run_code on ${server.url} (${sandbox.workers} workers, isolation ` +
+      `${sandbox.isolation}, memory bound ${sandbox.runMemoryLimit}; ${token ? 'token required' : 'no token'})\n`,
+  );
+  await new Promise<void>((resolve) => {
+    const stop = (signal: string) => {
+      process.stdout.write(`taorl-sandbox: ${signal}: finishing running requests (up to ${graceMs} ms)\n`);
+      resolve();
+    };
+    process.once('SIGINT', () => stop('SIGINT'));
+    process.once('SIGTERM', () => stop('SIGTERM'));
+  });
+  await server.close(graceMs);
+  process.stdout.write('taorl-sandbox: stopped\n');
+  return 0;
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -46,17 +149,17 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const [command, file, ...rest] = positionals;
-  if (command !== 'run')
+  if (command !== 'run' && command !== 'serve')
     fail(command === undefined ? 'missing command' : `unknown command ${JSON.stringify(command)}`);
+  const foreign = (command === 'run' ? SERVE_ONLY : RUN_ONLY).filter((name) => values[name] !== undefined);
+  if (foreign.length > 0) fail(`${command} does not take --${foreign.join(', --')}`);
+  if (command === 'serve') {
+    if (positionals.length > 1) fail(`unexpected arguments: ${positionals.slice(1).join(' ')}`);
+    return serve(values);
+  }
   if (rest.length > 0) fail(`unexpected arguments: ${rest.join(' ')}`);
   const code = readFileSync(file === undefined || file === '-' ? 0 : file, 'utf8');
-  const isolation = values.isolation as IsolationMode | undefined;
-  const sandbox = await createSandbox({
-    workers: 1,
-    ...(values.python ? { pythonPath: values.python } : {}),
-    ...(isolation ? { isolation } : {}),
-    ...(values['no-preload'] ? { preload: [] } : {}),
-  });
+  const sandbox = await createSandbox({ workers: 1, ...sandboxOptions(values) });
   try {
     const result = await sandbox.run({
       code,
@@ -84,6 +187,17 @@ function parseCommandLine(argv: string[]) {
       python: { type: 'string' },
       isolation: { type: 'string' },
       'no-preload': { type: 'boolean' },
+      host: { type: 'string' },
+      port: { type: 'string' },
+      workers: { type: 'string' },
+      token: { type: 'string' },
+      'max-queue': { type: 'string' },
+      'queue-timeout-ms': { type: 'string' },
+      'max-run-timeout-ms': { type: 'string' },
+      'max-memory-mb': { type: 'string' },
+      'max-output-bytes': { type: 'string' },
+      'max-body-bytes': { type: 'string' },
+      'grace-ms': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });

@@ -57,6 +57,7 @@ export interface ResolvedRequest {
   code: string;
   stdin: string;
   files: readonly SandboxFile[];
+  fetchFiles: readonly string[];
   session: readonly string[];
   limits: ExecLimits;
 }
@@ -68,7 +69,8 @@ export function base64Content(content: string | Uint8Array): string {
   );
 }
 
-function checkFilePath(path: unknown, index: number): string {
+/** Checks a path relative to the scratch directory; `label` names it in the error. */
+export function checkFilePath(path: unknown, label: string): string {
   const segments = typeof path === 'string' ? path.split('/') : [];
   if (
     typeof path !== 'string' ||
@@ -76,7 +78,7 @@ function checkFilePath(path: unknown, index: number): string {
     segments.some((segment) => segment === '' || segment === '.' || segment === '..')
   ) {
     throw new TypeError(
-      `ExecRequest.files[${index}].path must be a relative path to a file inside the scratch directory ` +
+      `${label} must be a relative path to a file inside the scratch directory ` +
         `(names separated by single slashes, no "." or ".." and no trailing slash), got ${JSON.stringify(path)}`,
     );
   }
@@ -112,6 +114,7 @@ const EXEC_REQUEST_FIELDS: readonly (keyof ExecRequest)[] = [
   'cpuTimeMs',
   'memoryMb',
   'files',
+  'fetchFiles',
   'session',
 ];
 
@@ -126,13 +129,23 @@ export function resolveRequest(request: ExecRequest, defaults: ExecLimits): Reso
   const files = request.files ?? [];
   if (!Array.isArray(files)) throw new TypeError('ExecRequest.files must be an array of { path, content }');
   const paths = files.map((file, index) => {
-    const path = checkFilePath(file?.path, index);
+    const path = checkFilePath(file?.path, `ExecRequest.files[${index}].path`);
     if (typeof file.content !== 'string' && !(file.content instanceof Uint8Array)) {
       throw new TypeError(`ExecRequest.files[${index}].content must be a string or Uint8Array`);
     }
     return path;
   });
   checkFileLayout(paths);
+  const fetchFiles = request.fetchFiles ?? [];
+  if (!Array.isArray(fetchFiles)) throw new TypeError('ExecRequest.fetchFiles must be an array of paths');
+  fetchFiles.forEach((path, index) => {
+    checkFilePath(path, `ExecRequest.fetchFiles[${index}]`);
+    if (fetchFiles.indexOf(path) !== index) {
+      throw new TypeError(
+        `ExecRequest.fetchFiles[${index}] ${JSON.stringify(path)} repeats fetchFiles[${fetchFiles.indexOf(path)}]`,
+      );
+    }
+  });
   const session = request.session ?? [];
   if (!Array.isArray(session) || session.some((cell) => typeof cell !== 'string')) {
     throw new TypeError('ExecRequest.session must be an array of code strings');
@@ -147,7 +160,7 @@ export function resolveRequest(request: ExecRequest, defaults: ExecLimits): Reso
     },
     'ExecRequest',
   );
-  return { code: request.code, stdin: request.stdin ?? '', files, session, limits };
+  return { code: request.code, stdin: request.stdin ?? '', files, fetchFiles, session, limits };
 }
 
 /** Checks every request of a batch before any runs; the error names the failing request's index. */

@@ -40,6 +40,11 @@ export interface ExecRequest {
   memoryMb?: number;
   files?: readonly SandboxFile[];
   /**
+   * Files to read back after the run, as paths relative to the scratch directory (the form of `files`). Those that
+   * exist as regular files when the run has ended come back in `ExecResult.files`, at most `maxFileBytes` each.
+   */
+  fetchFiles?: readonly string[];
+  /**
    * Earlier cells of the same trajectory, re-run silently before `code` so their variables exist (stateful
    * sessions without a long-lived interpreter). Their output is discarded and their failures ignored; their
    * running time counts against this call's limits.
@@ -62,6 +67,17 @@ export interface ExecResult {
   durationMs: number;
   /** For `sandbox_error`: what failed, for logs. */
   sandboxMessage?: string;
+  /**
+   * The request's `fetchFiles` that existed as regular files after the run, in the request's order (a missing one,
+   * a directory or a link is left out). Absent when the request named none.
+   */
+  files?: FetchedFile[];
+}
+
+/** A file read back from the scratch directory after a run. */
+export interface FetchedFile {
+  path: string;
+  content: Uint8Array;
 }
 
 /** Runs code. Every backend implements this; `createSandbox` returns one. */

@@ -19,6 +19,8 @@ export interface WorkerReply {
   durationMs: number;
   /** False when some process of the run survived the cleanup; the worker then exits and is replaced. */
   clean: boolean;
+  /** The request's fetchFiles found as regular files after the run, base64. */
+  files: { path: string; data: string }[];
 }
 
 /** Maps the worker's facts onto one status, in the precedence order documented on `ExecStatus`. */
@@ -34,7 +36,8 @@ export function classify(reply: WorkerReply): ExecStatus {
   return reply.exitCode === 0 ? 'ok' : 'error';
 }
 
-export function toExecResult(reply: WorkerReply): ExecResult {
+/** The reply as an ExecResult; `fetched`: whether the request named files to read back. */
+export function toExecResult(reply: WorkerReply, fetched: boolean): ExecResult {
   const status = classify(reply);
   const result: ExecResult = {
     status,
@@ -46,6 +49,12 @@ export function toExecResult(reply: WorkerReply): ExecResult {
     stderrTruncated: reply.stderrTruncated,
     durationMs: reply.durationMs,
   };
+  if (fetched) {
+    result.files = reply.files.map((file) => ({
+      path: file.path,
+      content: new Uint8Array(Buffer.from(file.data, 'base64')),
+    }));
+  }
   if (status === 'sandbox_error')
     result.sandboxMessage = `sandbox setup failed in the child: ${reply.stderr.slice(-500)}`;
   return result;

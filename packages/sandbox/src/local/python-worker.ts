@@ -20,6 +20,7 @@ export interface WorkerRequest extends ExecLimits {
   /** base64 */
   stdin: string;
   files: { path: string; data: string }[];
+  fetchFiles: readonly string[];
   replay: readonly string[];
 }
 

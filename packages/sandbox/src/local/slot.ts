@@ -10,6 +10,7 @@ function toWorkerRequest(request: ResolvedRequest): WorkerRequest {
     // As base64 of its UTF-8 bytes, like files: a lone surrogate becomes U+FFFD instead of failing the worker.
     stdin: base64Content(request.stdin),
     files: request.files.map((file) => ({ path: file.path, data: base64Content(file.content) })),
+    fetchFiles: request.fetchFiles,
     replay: request.session,
     ...request.limits,
   };
@@ -55,7 +56,7 @@ export class Slot {
         request.limits.timeoutMs + this.watchdogGraceMs,
       );
       if ('setupError' in reply) return sandboxError(reply.setupError, performance.now() - started);
-      return toExecResult(reply);
+      return toExecResult(reply, request.fetchFiles.length > 0);
     } catch (error) {
       if (!(error instanceof WorkerFailure)) throw error;
       return sandboxError(error.message, performance.now() - started);

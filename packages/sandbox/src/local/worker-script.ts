@@ -7,7 +7,7 @@
 import { CELL_RUNNER } from '../cell-runner';
 
 export const WORKER_SCRIPT = String.raw`
-import base64, ctypes, gc, json, linecache, os, platform, resource, select, signal, sys, time, traceback
+import base64, ctypes, gc, json, linecache, os, platform, resource, select, signal, stat, sys, time, traceback
 
 CONFIG = json.loads(sys.argv[1])
 SCRATCH = CONFIG["scratch"]
@@ -459,6 +459,41 @@ def write_files(files):
                     os.lchown(os.path.join(root, name), UID, UID)
 
 
+def fetch_files(paths, cap):
+    """The regular files among paths (relative to the scratch directory), base64, at most cap bytes each; the others
+    are left out. Opened one name at a time without following symbolic links: the code could leave a link to a file
+    the worker can read and the code cannot. O_NONBLOCK, so that a FIFO left in place of a file cannot block."""
+    found = []
+    for path in paths:
+        names = path.split("/")
+        directory = os.open(SCRATCH, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+        try:
+            for name in names[:-1]:
+                inner = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=directory)
+                os.close(directory)
+                directory = inner
+            fd = os.open(names[-1], os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=directory)
+        except OSError:
+            continue
+        finally:
+            os.close(directory)
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                continue
+            data = bytearray()
+            while len(data) < cap:
+                chunk = os.read(fd, min(65536, cap - len(data)))
+                if not chunk:
+                    break
+                data += chunk
+            found.append({"path": path, "data": base64.b64encode(bytes(data)).decode("ascii")})
+        except OSError:
+            continue
+        finally:
+            os.close(fd)
+    return found
+
+
 def fill_stdin(fd, encoded):
     """Writes the run's stdin into the memfd the child already holds as its fd 0 (they share the offset)."""
     data = base64.b64decode(encoded)
@@ -559,6 +594,8 @@ def execute(req, child):
     os.close(pidfd)
     for capture in (out, err, marks):
         capture.close()
+    # Read back after every process of the run is gone, so that nothing changes the files while they are read.
+    fetched = fetch_files(req["fetchFiles"], req["maxFileBytes"])
     clean = wipe_scratch() and clean
     if OWN_PID_NAMESPACE:
         remove_ipc_objects()
@@ -582,6 +619,7 @@ def execute(req, child):
         "setupFailed": setup_failed,
         "durationMs": (finished - started) * 1000.0,
         "clean": clean,
+        "files": fetched,
     }
 
 

@@ -44,6 +44,8 @@ export interface RunCodeRequest {
   stdin: string;
   /** File name -> base64 content, written next to the code. */
   files: Record<string, string>;
+  /** Files to send back after the run, relative to the code's directory. */
+  fetch_files: string[];
 }
 
 /** The answer of POST /run_code. */
@@ -57,6 +59,8 @@ export interface RunCodeResponse {
     stderr: string | null;
     execution_time: number | null;
   } | null;
+  /** fetch_files that existed after the run: file name -> base64 content. */
+  files?: Record<string, string>;
 }
 
 /**
@@ -74,6 +78,7 @@ export function toRunCodeRequest(request: ResolvedRequest, keepBytes: number): R
     memory_limit_MB: request.limits.memoryMb,
     stdin: request.stdin,
     files,
+    fetch_files: [...request.fetchFiles],
   };
 }
 
@@ -81,9 +86,14 @@ export function toRunCodeRequest(request: ResolvedRequest, keepBytes: number): R
  * SandboxFusion's statuses onto ours: SandboxError, a missing run_result or run status Error -> sandbox_error;
  * a stream longer than `keepBytes` -> output_limit (cut to `keepBytes`); TimeLimitExceeded -> timeout; Finished
  * with return code 0 -> ok; non-zero with a MemoryError as the traceback's last line -> memory; a negative code
- * (killed by a signal) -> killed; other non-zero -> error. The precedence is the local backend's.
+ * (killed by a signal) -> killed; other non-zero -> error. The precedence is the local backend's. The files of
+ * `fetchFiles` that the answer holds come back in `files`, in `fetchFiles`' order.
  */
-export function fromRunCodeResponse(response: RunCodeResponse, keepBytes: number): ExecResult {
+export function fromRunCodeResponse(
+  response: RunCodeResponse,
+  keepBytes: number,
+  fetchFiles: readonly string[] = [],
+): ExecResult {
   const run = response.run_result;
   if (response.status === 'SandboxError' || !run || run.status === 'Error') {
     return sandboxError(
@@ -104,7 +114,7 @@ export function fromRunCodeResponse(response: RunCodeResponse, keepBytes: number
   else status = 'error';
   const cap = (text: string, cut: boolean) =>
     cut ? Buffer.from(text).subarray(0, keepBytes).toString() : text;
-  return {
+  const result: ExecResult = {
     status,
     exitCode: code !== null && code >= 0 ? code : null,
     signal: code !== null && code < 0 ? signalName(-code) : null,
@@ -114,6 +124,13 @@ export function fromRunCodeResponse(response: RunCodeResponse, keepBytes: number
     stderrTruncated,
     durationMs: (run.execution_time ?? 0) * 1000,
   };
+  if (fetchFiles.length > 0) {
+    const returned = response.files ?? {};
+    result.files = fetchFiles
+      .filter((path) => typeof returned[path] === 'string')
+      .map((path) => ({ path, content: new Uint8Array(Buffer.from(returned[path] as string, 'base64')) }));
+  }
+  return result;
 }
 
 function signalName(number: number): string {
@@ -157,7 +174,7 @@ class SandboxFusionClient implements Sandbox {
       if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, retryDelayMs * 2 ** (attempt - 1)));
       try {
         const response = await this.attempt(body, request.limits.timeoutMs + transportGraceMs);
-        return fromRunCodeResponse(response, keepBytes);
+        return fromRunCodeResponse(response, keepBytes, request.fetchFiles);
       } catch (error) {
         if (!(error instanceof TransportError)) throw error;
         lastError = error.message;

@@ -1,0 +1,300 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Sandbox } from '../types';
+import { rejectUnknownFields } from '../unknown-fields';
+import { Admission, NotAdmitted } from './admission';
+import { isLoopback, Refused, RequestGuard } from './guard';
+import { ServerMetrics } from './metrics';
+import { RunCodeRequestError, toExecRequest, toRunCodeResponse } from './run-code-api';
+
+export interface SandboxServerOptions {
+  /** Runs the code. The server owns it from now on: `close()` closes it. */
+  sandbox: Sandbox;
+  /** Default 127.0.0.1. Any other than a loopback address needs `token`. */
+  host?: string;
+  /** Default 8080; 0 picks a free port. */
+  port?: number;
+  /** When set, every route but /health and /v1/ping needs `Authorization: Bearer <token>`. */
+  token?: string;
+  /** Runs handed to the sandbox at once. Default: the sandbox's `workers` when it has them, else 8. */
+  concurrency?: number;
+  /** Requests that may wait for a worker; one more is answered 429 with Retry-After. Default 4 x concurrency. */
+  maxQueue?: number;
+  /** The longest a request waits for a worker before it is answered 503 with Retry-After. Default 60 000. */
+  queueTimeoutMs?: number;
+  /** The largest run_timeout a request may ask for. Default 60 000. */
+  maxRunTimeoutMs?: number;
+  /** The largest memory_limit_MB a request may ask for. Default 4096. */
+  maxMemoryMb?: number;
+  /** Request bodies larger than this are answered 413. Default 16 MiB. */
+  maxBodyBytes?: number;
+  /** Time a client has to send its headers and body. Default 30 000. */
+  receiveTimeoutMs?: number;
+  /** Seconds suggested in Retry-After of 429 and 503 answers. Default 1. */
+  retryAfterS?: number;
+}
+
+export interface SandboxServer {
+  /** http://host:port with the port actually bound. */
+  readonly url: string;
+  /** Requests waiting for a worker now. */
+  readonly queued: number;
+  /** Runs in the sandbox now. */
+  readonly running: number;
+  /**
+   * Graceful shutdown: stops accepting connections, answers waiting requests 503 (Retry-After), lets admitted runs
+   * finish for up to `graceMs` (default 30 000), then closes the sandbox, which ends runs still going as
+   * sandbox_error (answered SandboxError), and closes the connections. Idempotent.
+   */
+  close(graceMs?: number): Promise<void>;
+}
+
+const OPTIONS: readonly (keyof SandboxServerOptions)[] = [
+  'sandbox',
+  'host',
+  'port',
+  'token',
+  'concurrency',
+  'maxQueue',
+  'queueTimeoutMs',
+  'maxRunTimeoutMs',
+  'maxMemoryMb',
+  'maxBodyBytes',
+  'receiveTimeoutMs',
+  'retryAfterS',
+];
+
+function count(value: number | undefined, fallback: number, field: string, min: number): number {
+  const resolved = value ?? fallback;
+  if (!Number.isInteger(resolved) || resolved < min) {
+    throw new TypeError(`startSandboxServer: ${field} must be an integer >= ${min}, got ${value}`);
+  }
+  return resolved;
+}
+
+type Answer = { statusCode: number; body: string; contentType: string; headers?: Record<string, string> };
+
+const json = (statusCode: number, value: unknown, headers?: Record<string, string>): Answer => ({
+  statusCode,
+  body: JSON.stringify(value),
+  contentType: 'application/json',
+  ...(headers ? { headers } : {}),
+});
+
+class BodyTooLarge extends Error {}
+
+/** Reads the body up to `limit` bytes; past it, rejects at once without buffering more. */
+function readBody(request: IncomingMessage, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(request.headers['content-length']);
+    if (Number.isFinite(declared) && declared > limit) {
+      reject(new BodyTooLarge());
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        request.removeAllListeners('data');
+        request.pause();
+        reject(new BodyTooLarge());
+        return;
+      }
+      chunks.push(chunk);
+    });
+    request.on('end', () => resolve(Buffer.concat(chunks)));
+    request.on('error', reject);
+  });
+}
+
+/**
+ * Serves a sandbox behind SandboxFusion's HTTP API: POST /run_code (Python only), GET /v1/ping, plus GET /health
+ * and GET /metrics (Prometheus text). Safe by default: loopback only unless a token is given, bounded bodies,
+ * bounded queue with back-pressure, per-request limits checked against the server's bounds.
+ */
+export async function startSandboxServer(options: SandboxServerOptions): Promise<SandboxServer> {
+  if (options === null || typeof options !== 'object') {
+    throw new TypeError('startSandboxServer: options must be an object with a sandbox');
+  }
+  rejectUnknownFields(options, OPTIONS, 'startSandboxServer');
+  const { sandbox } = options;
+  if (sandbox === null || typeof sandbox !== 'object' || typeof sandbox.run !== 'function') {
+    throw new TypeError('startSandboxServer: sandbox must be a Sandbox (from createSandbox)');
+  }
+  const host = options.host ?? '127.0.0.1';
+  if (typeof options.token === 'string' && options.token.length < 16) {
+    throw new TypeError('startSandboxServer: token must be at least 16 characters');
+  }
+  if (!isLoopback(host) && options.token === undefined) {
+    throw new TypeError(
+      `startSandboxServer: host ${host} is reachable from other machines: a token is required (anyone who can reach the port could run code)`,
+    );
+  }
+  const workers = (sandbox as { workers?: unknown }).workers;
+  const concurrency = count(options.concurrency, typeof workers === 'number' ? workers : 8, 'concurrency', 1);
+  const admission = new Admission(concurrency, count(options.maxQueue, 4 * concurrency, 'maxQueue', 0));
+  const queueTimeoutMs = count(options.queueTimeoutMs, 60_000, 'queueTimeoutMs', 1);
+  const bounds = {
+    maxRunTimeoutMs: count(options.maxRunTimeoutMs, 60_000, 'maxRunTimeoutMs', 1),
+    maxMemoryMb: count(options.maxMemoryMb, 4096, 'maxMemoryMb', 1),
+  };
+  const maxBodyBytes = count(options.maxBodyBytes, 16 * 1024 * 1024, 'maxBodyBytes', 1);
+  const receiveTimeoutMs = count(options.receiveTimeoutMs, 30_000, 'receiveTimeoutMs', 1);
+  const retryAfter = { 'retry-after': String(count(options.retryAfterS, 1, 'retryAfterS', 0)) };
+  const guard = new RequestGuard(isLoopback(host), options.token, new Set(['/health', '/v1/ping']));
+  const metrics = new ServerMetrics();
+  let closing: Promise<void> | null = null;
+
+  const runCode = async (request: IncomingMessage, arrived: number, gone: AbortSignal): Promise<Answer> => {
+    let body: unknown;
+    try {
+      const raw = await readBody(request, maxBodyBytes);
+      body = JSON.parse(raw.toString('utf8'));
+    } catch (error) {
+      if (error instanceof BodyTooLarge) {
+        return json(413, { detail: `the request body is over this server's limit of ${maxBodyBytes} bytes` });
+      }
+      return json(422, { detail: `the body is not JSON: ${(error as Error).message}` });
+    }
+    let execRequest: ReturnType<typeof toExecRequest>;
+    try {
+      execRequest = toExecRequest(body, bounds);
+    } catch (error) {
+      if (error instanceof RunCodeRequestError) return json(422, { detail: error.message });
+      throw error;
+    }
+    try {
+      await admission.enter(queueTimeoutMs, gone);
+    } catch (error) {
+      if (!(error instanceof NotAdmitted)) throw error;
+      return json(error.reason === 'queue_full' ? 429 : 503, { detail: error.message }, retryAfter);
+    }
+    try {
+      const result = await sandbox.run(execRequest);
+      metrics.run(result.status, performance.now() - arrived);
+      return json(200, toRunCodeResponse(result));
+    } catch (error) {
+      // The sandbox checks what the API's schema cannot (two files at one path, say).
+      if (error instanceof TypeError) return json(422, { detail: error.message });
+      throw error;
+    } finally {
+      admission.leave();
+    }
+  };
+
+  const route = async (request: IncomingMessage, gone: AbortSignal): Promise<Answer> => {
+    const arrived = performance.now();
+    const path = new URL(request.url ?? '/', 'http://localhost').pathname;
+    try {
+      guard.check(request, path);
+    } catch (error) {
+      if (error instanceof Refused) return json(error.statusCode, { detail: error.message });
+      throw error;
+    }
+    const method = request.method ?? 'GET';
+    const allow = (expected: string): Answer | null =>
+      method === expected ? null : json(405, { detail: `${path} takes ${expected}` }, { allow: expected });
+    switch (path) {
+      case '/run_code':
+        if (closing) return json(503, { detail: 'the server is shutting down' }, retryAfter);
+        return allow('POST') ?? (await runCode(request, arrived, gone));
+      case '/health':
+        return (
+          allow('GET') ??
+          json(closing ? 503 : 200, {
+            status: closing ? 'shutting_down' : 'ok',
+            backend: sandbox.backend,
+            concurrency,
+            running: admission.running,
+            queued: admission.queued,
+          })
+        );
+      case '/v1/ping':
+        return allow('GET') ?? { statusCode: 200, body: 'pong', contentType: 'text/plain' };
+      case '/metrics':
+        return (
+          allow('GET') ?? {
+            statusCode: 200,
+            contentType: 'text/plain; version=0.0.4',
+            body: metrics.text({
+              queued: admission.queued,
+              running: admission.running,
+              concurrency,
+              maxQueue: admission.maxQueue,
+              residentBytes: process.memoryUsage.rss(),
+            }),
+          }
+        );
+      default:
+        return json(404, {
+          detail: `no route ${path}; routes: POST /run_code, GET /health, /metrics, /v1/ping`,
+        });
+    }
+  };
+
+  const handle = (request: IncomingMessage, response: ServerResponse): void => {
+    const gone = new AbortController();
+    response.on('close', () => {
+      if (!response.writableFinished) gone.abort();
+    });
+    route(request, gone.signal)
+      .catch((error: Error): Answer => json(500, { detail: `internal error: ${error.message}` }))
+      .then((answer) => {
+        metrics.response(answer.statusCode);
+        if (response.destroyed) return;
+        // A body left unread (refused before reading, or too large) is not drained: the connection is closed.
+        const unread = !request.complete;
+        response.writeHead(answer.statusCode, {
+          'content-type': answer.contentType,
+          'content-length': Buffer.byteLength(answer.body),
+          ...(unread || closing ? { connection: 'close' } : {}),
+          ...answer.headers,
+        });
+        response.end(answer.body);
+      });
+  };
+
+  const server: Server = createServer(
+    { requestTimeout: receiveTimeoutMs, headersTimeout: receiveTimeoutMs },
+    handle,
+  );
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(count(options.port, 8080, 'port', 0), host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+
+  const shutdown = async (graceMs: number): Promise<void> => {
+    const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+    admission.close();
+    const until = Date.now() + graceMs;
+    while (admission.running > 0 && Date.now() < until) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    // Runs still going end as sandbox_error when their workers stop, and are answered as such.
+    await sandbox.close();
+    while (admission.running > 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    server.closeIdleConnections();
+    setTimeout(() => server.closeAllConnections(), 1000).unref();
+    await stopped;
+  };
+
+  return {
+    url: `http://${shown}:${address.port}`,
+    get queued() {
+      return admission.queued;
+    },
+    get running() {
+      return admission.running;
+    },
+    close(graceMs = 30_000) {
+      closing ??= shutdown(graceMs);
+      return closing;
+    },
+  };
+}
