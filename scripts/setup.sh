@@ -6,7 +6,8 @@ cd "$(dirname "$0")/.."
 
 PNPM_VERSION=12.4.2
 # chromium: the HTML report is checked in a real browser (playwright-core drives Debian's build).
-DEBIAN_PACKAGES=(bubblewrap python3-sympy python3-numpy chromium)
+# python3-requests: a sandbox test runs verl's SandboxFusion client with Debian's python3 against taorl-sandbox serve.
+DEBIAN_PACKAGES=(bubblewrap python3-sympy python3-numpy python3-requests chromium)
 
 say() { printf '[setup] %s\n' "$*"; }
 

@@ -54,4 +54,16 @@ def run_code(code, replay):
         except BaseException:
             os.write(2, b"\n" + type(error).__name__.encode() + b"\n")
         return 1
+
+
+def run_code_flushed(code, replay):
+    """run_code, then stdout and stderr flushed, so that the caller can os._exit (which skips Python's own flush) with
+    the exit code it returns. A flush that fails (a closed pipe) changes nothing."""
+    exit_code = run_code(code, replay)
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except BaseException:
+            pass
+    return exit_code
 `;

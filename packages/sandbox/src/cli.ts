@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { createSandbox } from './create';
 import type { IsolationMode } from './local/options';
+import { isLoopback } from './serve/guard';
 import { startSandboxServer } from './serve/server';
 
 const USAGE = `Usage: taorl-sandbox run [file.py | -] [options]
@@ -34,6 +35,8 @@ Options of serve:
   --workers N         pool size = runs at once (default: CPUs, at most 8)
   --token T           require Authorization: Bearer T (or set TAORL_SANDBOX_TOKEN, which keeps it
                       out of the process list); at least 16 characters
+  --insecure-no-token serve a non-loopback --host without a token (a private network whose
+                      clients cannot send one, as verl's): anyone reaching the port runs code
   --max-queue N       requests that may wait for a worker; more get 429 (default 4 x workers)
   --queue-timeout-ms N  longest wait for a worker before a 503 (default 60000)
   --max-run-timeout-ms N  largest run_timeout a request may ask for (default 60000)
@@ -70,6 +73,7 @@ const SERVE_ONLY = [
   'port',
   'workers',
   'token',
+  'insecure-no-token',
   'max-queue',
   'queue-timeout-ms',
   'max-run-timeout-ms',
@@ -107,6 +111,7 @@ async function serve(values: Values): Promise<number> {
       ...(values.host ? { host: values.host } : {}),
       port: integerOption(values.port, 'port', 0) ?? 8080,
       ...(token ? { token } : {}),
+      ...(values['insecure-no-token'] ? { insecureNoToken: true } : {}),
       ...optional('maxQueue', integerOption(values['max-queue'], 'max-queue', 0)),
       ...optional('queueTimeoutMs', integerOption(values['queue-timeout-ms'], 'queue-timeout-ms')),
       ...optional('maxRunTimeoutMs', integerOption(values['max-run-timeout-ms'], 'max-run-timeout-ms')),
@@ -123,6 +128,11 @@ async function serve(values: Values): Promise<number> {
     `taorl-sandbox: serving SandboxFusion's /run_code on ${server.url} (${sandbox.workers} workers, isolation ` +
       `${sandbox.isolation}, memory bound ${sandbox.runMemoryLimit}; ${token ? 'token required' : 'no token'})\n`,
   );
+  if (!token && values.host && !isLoopback(values.host)) {
+    process.stderr.write(
+      `taorl-sandbox: WARNING: ${server.url} runs code for anyone who can reach it (--insecure-no-token)\n`,
+    );
+  }
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       process.stdout.write(`taorl-sandbox: ${signal}: finishing running requests (up to ${graceMs} ms)\n`);
@@ -187,6 +197,7 @@ function parseCommandLine(argv: string[]) {
       python: { type: 'string' },
       isolation: { type: 'string' },
       'no-preload': { type: 'boolean' },
+      'insecure-no-token': { type: 'boolean' },
       host: { type: 'string' },
       port: { type: 'string' },
       workers: { type: 'string' },

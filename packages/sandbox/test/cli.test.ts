@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -33,10 +33,45 @@ describe('taorl-sandbox CLI', () => {
     expect(JSON.parse(run.stdout).status).toBe('timeout');
   });
 
+  it('serve: answers /run_code until SIGTERM, then stops cleanly', async () => {
+    const child = spawn(
+      join(root, 'node_modules/.bin/tsx'),
+      [cli, 'serve', '--port', '0', '--workers', '1'],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    while (!/serving .* on (http:\/\/\S+)/.test(output) && child.exitCode === null) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const url = /serving .* on (http:\/\/\S+)/.exec(output)?.[1];
+    expect(output).toMatch(/1 workers, isolation bwrap/);
+    const answer = await fetch(`${url}/run_code`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ code: 'print(6 * 7)', language: 'python' }),
+    });
+    expect(await answer.json()).toMatchObject({ status: 'Success', run_result: { stdout: '42\n' } });
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(output).toMatch(/SIGTERM: finishing running requests[\s\S]*stopped/);
+  });
+
   it('answers a usage error with exit code 2', () => {
     const run = runCli(['exec']);
     expect(run.status).toBe(2);
     expect(run.stderr).toMatch(/unknown command "exec"[\s\S]*Usage: taorl-sandbox run/);
     expect(runCli(['run', '-', '--timeout-ms', 'soon'], 'print(1)').status).toBe(2);
+    const mixed = runCli(['serve', '--stdin', 'x']);
+    expect(mixed.status).toBe(2);
+    expect(mixed.stderr).toMatch(/serve does not take --stdin/);
+    const open = runCli(['serve', '--host', '0.0.0.0', '--port', '0', '--no-preload']);
+    expect(open.status).toBe(2);
+    expect(open.stderr).toMatch(/host 0.0.0.0 is reachable from other machines: a token is required/);
   });
 });

@@ -249,7 +249,53 @@ describe('sandboxfusion backend over HTTP', () => {
     failNext = ['503', '503', '503'];
     const result = await remote.run({ code: 'print(1)' });
     expect(result.status).toBe('sandbox_error');
-    expect(result.sandboxMessage).toMatch(/failed after 3 attempts: HTTP 503/);
+    expect(result.sandboxMessage).toMatch(
+      /failed after 3 attempts: http:\/\/127.0.0.1:\d+\/run_code: HTTP 503/,
+    );
+  });
+
+  it('spreads requests over several URLs by requests in flight, and retries on another after a failure', async () => {
+    // Two counting servers that answer every request alike after 100 ms, and one port where nothing listens.
+    const counts = [0, 0];
+    const counting = await Promise.all(
+      counts.map(async (_, index) => {
+        const one = createServer((_request, response) => {
+          counts[index] = (counts[index] as number) + 1;
+          const answer: RunCodeResponse = {
+            status: 'Success',
+            run_result: {
+              status: 'Finished',
+              return_code: 0,
+              stdout: `${index}\n`,
+              stderr: '',
+              execution_time: 0,
+            },
+          };
+          setTimeout(() => response.end(JSON.stringify(answer)), 100);
+        });
+        await new Promise<void>((resolve) => one.listen(0, '127.0.0.1', resolve));
+        return one;
+      }),
+    );
+    const urls = counting.map((one) => `http://127.0.0.1:${(one.address() as { port: number }).port}`);
+    try {
+      const spread = await createSandbox({ backend: 'sandboxfusion', url: urls, concurrency: 8 });
+      const results = await spread.runMany(Array.from({ length: 8 }, () => ({ code: 'print(1)' })));
+      expect(results.every((result) => result.status === 'ok')).toBe(true);
+      expect(counts).toEqual([4, 4]);
+      const closed = createServer();
+      await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+      const dead = `http://127.0.0.1:${(closed.address() as { port: number }).port}`;
+      await new Promise((resolve) => closed.close(resolve));
+      const failover = await createSandbox({
+        backend: 'sandboxfusion',
+        url: [dead, urls[0] as string],
+        retries: 1,
+      });
+      expect(await failover.run({ code: 'print(1)' })).toMatchObject({ status: 'ok', stdout: '0\n' });
+    } finally {
+      for (const one of counting) one.close();
+    }
   });
 
   it('gives sandbox_error for an unreachable server', async () => {

@@ -303,12 +303,7 @@ def child_main(stdin_fd, out_w, err_w, mark_w, request_r):
             finally:
                 traceback.print_exc()
             return
-        code = run_code(req["code"], req["replay"])
-        for stream in (sys.stdout, sys.stderr):
-            try:
-                stream.flush()
-            except BaseException:
-                pass
+        code = run_code_flushed(req["code"], req["replay"])
     finally:
         os._exit(code)
 

@@ -13,9 +13,10 @@ import { CELL_RUNNER } from '../cell-runner';
  */
 export function boundedProgram(code: string, replay: readonly string[], forwardBytes: number): string {
   const request = Buffer.from(JSON.stringify({ code, replay }), 'utf8').toString('base64');
-  return `import base64, json, linecache, os, select, signal, sys, traceback
+  return `import base64, json, linecache, os, select, signal, sys, time, traceback
 
 FORWARD_BYTES = ${forwardBytes}
+PUMP_WAIT_S = 2
 REQUEST = json.loads(base64.b64decode("${request}").decode("utf-8"))
 
 
@@ -46,7 +47,8 @@ def pump(targets, cell_pid):
 out_r, out_w = os.pipe()
 err_r, err_w = os.pipe()
 cell_pid = os.getpid()
-if os.fork() == 0:
+pump_pid = os.fork()
+if pump_pid == 0:
     os.close(out_w)
     os.close(err_w)
     os.close(0)
@@ -68,13 +70,18 @@ ${CELL_RUNNER}
 
 exit_code = 1
 try:
-    exit_code = run_code(REQUEST["code"], REQUEST["replay"])
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except BaseException:
-            pass
+    exit_code = run_code_flushed(REQUEST["code"], REQUEST["replay"])
 finally:
-    os._exit(exit_code)
+    # The server kills what is left of the run once this process exits, the pump included: wait until the pump has
+    # forwarded the end of the output (it stops at end-of-file, once no process holds the pipes), but not longer
+    # than PUMP_WAIT_S, as a process the cell left running may hold them.
+    try:
+        os.close(1)
+        os.close(2)
+        deadline = time.monotonic() + PUMP_WAIT_S
+        while os.waitpid(pump_pid, os.WNOHANG)[0] == 0 and time.monotonic() < deadline:
+            time.sleep(0.002)
+    finally:
+        os._exit(exit_code)
 `;
 }

@@ -15,8 +15,16 @@ import { rejectUnknownFields } from '../unknown-fields';
 import { boundedProgram } from './bounded-program';
 
 export interface SandboxFusionOptions {
-  /** Base URL of the server, e.g. http://sandbox:8080; requests go to `${url}/run_code`. */
-  url: string;
+  /**
+   * Base URL of the server, e.g. http://sandbox:8080 (requests go to `${url}/run_code`), or several: each request
+   * goes to the one with the fewest requests in flight, and a retry after a transport error to another one.
+   */
+  url: string | readonly string[];
+  /**
+   * Sent as `Authorization: Bearer <token>` (a `taorl-sandbox serve --token` server). Default: the environment
+   * variable TAORL_SANDBOX_TOKEN when set, so that the secret need not be in a config file.
+   */
+  token?: string;
   /** Requests in flight at once. Default 8. */
   concurrency?: number;
   /** Extra attempts after a transport error (connection refused or reset, HTTP 5xx, no answer in time). Default 3. */
@@ -143,6 +151,7 @@ class TransportError extends Error {}
 class SandboxFusionClient implements Sandbox {
   readonly backend = 'sandboxfusion';
   private readonly semaphore: Semaphore;
+  private readonly inFlight = new Map<string, number>();
   private closed = false;
 
   constructor(private readonly options: ResolvedSandboxFusionOptions) {
@@ -164,34 +173,60 @@ class SandboxFusionClient implements Sandbox {
     this.closed = true;
   }
 
+  /**
+   * The endpoint with the fewest requests in flight; among equals, one that did not just fail this request, then
+   * the first (so that one server serves a light load alone).
+   */
+  private pick(failed: ReadonlySet<string>): string {
+    const { endpoints } = this.options;
+    let best = endpoints[0] as string;
+    const rank = (endpoint: string) => [failed.has(endpoint) ? 1 : 0, this.inFlight.get(endpoint) ?? 0];
+    for (const endpoint of endpoints) {
+      const [failedA, loadA] = rank(endpoint) as [number, number];
+      const [failedB, loadB] = rank(best) as [number, number];
+      if (failedA < failedB || (failedA === failedB && loadA < loadB)) best = endpoint;
+    }
+    return best;
+  }
+
   private async post(request: ResolvedRequest): Promise<ExecResult> {
-    const { endpoint, retries, retryDelayMs, transportGraceMs, serverOutputBytes } = this.options;
+    const { retries, retryDelayMs, transportGraceMs, serverOutputBytes } = this.options;
     const keepBytes = Math.min(request.limits.maxOutputBytes, serverOutputBytes);
     const body = JSON.stringify(toRunCodeRequest(request, keepBytes));
     const started = performance.now();
-    let lastError = '';
+    const failed = new Set<string>();
+    const errors: string[] = [];
     for (let attempt = 0; attempt <= retries; attempt++) {
       if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, retryDelayMs * 2 ** (attempt - 1)));
+      const endpoint = this.pick(failed);
+      this.inFlight.set(endpoint, (this.inFlight.get(endpoint) ?? 0) + 1);
       try {
-        const response = await this.attempt(body, request.limits.timeoutMs + transportGraceMs);
+        const response = await this.attempt(endpoint, body, request.limits.timeoutMs + transportGraceMs);
         return fromRunCodeResponse(response, keepBytes, request.fetchFiles);
       } catch (error) {
         if (!(error instanceof TransportError)) throw error;
-        lastError = error.message;
+        failed.add(endpoint);
+        errors.push(`${endpoint}: ${error.message}`);
+      } finally {
+        this.inFlight.set(endpoint, (this.inFlight.get(endpoint) ?? 1) - 1);
       }
     }
     return sandboxError(
-      `SandboxFusion at ${endpoint} failed after ${retries + 1} attempts: ${lastError}`,
+      `SandboxFusion failed after ${retries + 1} attempts: ${errors.join('; ')}`,
       performance.now() - started,
     );
   }
 
-  private async attempt(body: string, timeoutMs: number): Promise<RunCodeResponse> {
+  private async attempt(endpoint: string, body: string, timeoutMs: number): Promise<RunCodeResponse> {
+    const { token } = this.options;
     let response: Response;
     try {
-      response = await fetch(this.options.endpoint, {
+      response = await fetch(endpoint, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: {
+          'content-type': 'application/json',
+          ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
+        },
         body,
         signal: AbortSignal.timeout(timeoutMs),
       });
@@ -205,7 +240,9 @@ class SandboxFusionClient implements Sandbox {
     });
     if (response.status >= 500) throw new TransportError(`HTTP ${response.status}: ${text.slice(0, 200)}`);
     if (!response.ok) {
-      throw new Error(`SandboxFusion rejected the request: HTTP ${response.status}: ${text.slice(0, 500)}`);
+      throw new Error(
+        `SandboxFusion at ${endpoint} rejected the request: HTTP ${response.status}: ${text.slice(0, 500)}`,
+      );
     }
     try {
       return JSON.parse(text) as RunCodeResponse;
@@ -218,6 +255,7 @@ class SandboxFusionClient implements Sandbox {
 const SANDBOXFUSION_OPTIONS: readonly (keyof SandboxFusionOptions | 'backend')[] = [
   'backend',
   'url',
+  'token',
   'concurrency',
   'retries',
   'retryDelayMs',
@@ -227,7 +265,8 @@ const SANDBOXFUSION_OPTIONS: readonly (keyof SandboxFusionOptions | 'backend')[]
 ];
 
 interface ResolvedSandboxFusionOptions {
-  endpoint: string;
+  endpoints: readonly string[];
+  token: string | undefined;
   limits: ExecLimits;
   concurrency: number;
   retries: number;
@@ -242,10 +281,15 @@ export function resolveSandboxFusionOptions(options: SandboxFusionOptions): Reso
     throw new TypeError('createSandbox (sandboxfusion): options must be an object with a url');
   }
   rejectUnknownFields(options, SANDBOXFUSION_OPTIONS, 'createSandbox (sandboxfusion)');
-  if (typeof options.url !== 'string' || !/^https?:\/\//.test(options.url)) {
+  const urls: readonly unknown[] = Array.isArray(options.url) ? options.url : [options.url];
+  if (urls.length === 0 || urls.some((url) => typeof url !== 'string' || !/^https?:\/\//.test(url))) {
     throw new TypeError(
-      `createSandbox (sandboxfusion): url must be an http(s) URL, got ${JSON.stringify(options.url)}`,
+      `createSandbox (sandboxfusion): url must be an http(s) URL or a non-empty array of them, got ${JSON.stringify(options.url)}`,
     );
+  }
+  const token = options.token ?? globalThis.process?.env?.TAORL_SANDBOX_TOKEN;
+  if (token !== undefined && (typeof token !== 'string' || token === '')) {
+    throw new TypeError('createSandbox (sandboxfusion): token must be a non-empty string');
   }
   const count = (value: number | undefined, fallback: number, field: string, min: number) => {
     const resolved = value ?? fallback;
@@ -257,7 +301,8 @@ export function resolveSandboxFusionOptions(options: SandboxFusionOptions): Reso
     return resolved;
   };
   return {
-    endpoint: `${options.url.replace(/\/+$/, '')}/run_code`,
+    endpoints: (urls as string[]).map((url) => `${url.replace(/\/+$/, '')}/run_code`),
+    token,
     limits: resolveLimits(options.limits, 'createSandbox (sandboxfusion) limits'),
     concurrency: count(options.concurrency, 8, 'concurrency', 1),
     retries: count(options.retries, 3, 'retries', 0),

@@ -16,6 +16,11 @@ export interface SandboxServerOptions {
   port?: number;
   /** When set, every route but /health and /v1/ping needs `Authorization: Bearer <token>`. */
   token?: string;
+  /**
+   * Serve a non-loopback `host` without a token: anyone who reaches the port can run code in the sandbox. Only for
+   * a private network whose clients cannot send a token (verl's client sends none). Default false.
+   */
+  insecureNoToken?: boolean;
   /** Runs handed to the sandbox at once. Default: the sandbox's `workers` when it has them, else 8. */
   concurrency?: number;
   /** Requests that may wait for a worker; one more is answered 429 with Retry-After. Default 4 x concurrency. */
@@ -54,6 +59,7 @@ const OPTIONS: readonly (keyof SandboxServerOptions)[] = [
   'host',
   'port',
   'token',
+  'insecureNoToken',
   'concurrency',
   'maxQueue',
   'queueTimeoutMs',
@@ -126,9 +132,10 @@ export async function startSandboxServer(options: SandboxServerOptions): Promise
   if (typeof options.token === 'string' && options.token.length < 16) {
     throw new TypeError('startSandboxServer: token must be at least 16 characters');
   }
-  if (!isLoopback(host) && options.token === undefined) {
+  if (!isLoopback(host) && options.token === undefined && options.insecureNoToken !== true) {
     throw new TypeError(
-      `startSandboxServer: host ${host} is reachable from other machines: a token is required (anyone who can reach the port could run code)`,
+      `startSandboxServer: host ${host} is reachable from other machines: a token is required (anyone who can ` +
+        'reach the port could run code), or insecureNoToken: true for a private network',
     );
   }
   const workers = (sandbox as { workers?: unknown }).workers;

@@ -1,0 +1,275 @@
+import { connect } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSandbox, type ExecRequest, type LocalSandbox, type Sandbox } from '../src/index';
+import { type SandboxServer, startSandboxServer } from '../src/node';
+import { http, runCodeBody } from './serve-http';
+
+// taorl-sandbox serve end to end: a real local pool behind the real server on 127.0.0.1, asked over real HTTP by
+// @taorl/sandbox's own SandboxFusion backend (a round trip through both of our parts) and by raw requests.
+
+let local: LocalSandbox;
+let server: SandboxServer;
+let remote: Sandbox;
+const TOKEN = 'test-token-0123456789abcdef';
+
+beforeAll(async () => {
+  local = await createSandbox({ workers: 2 });
+  const served = await createSandbox({ workers: 2 });
+  server = await startSandboxServer({ sandbox: served, port: 0, token: TOKEN });
+  remote = await createSandbox({
+    backend: 'sandboxfusion',
+    url: server.url,
+    retries: 0,
+    token: TOKEN,
+  });
+});
+
+afterAll(async () => {
+  await remote?.close();
+  await server?.close();
+  await local?.close();
+});
+
+const auth = { authorization: `Bearer ${TOKEN}` };
+
+describe('taorl-sandbox serve: our SandboxFusion backend against our server', () => {
+  const cases: [string, ExecRequest][] = [
+    ['ok, with stdin', { code: 'import sympy\nprint(sympy.factor("x**2-1"), input())', stdin: 'fed' }],
+    ['error', { code: 'x = 1\nraise ValueError("bad")' }],
+    ['timeout', { code: 'while True:\n    pass', timeoutMs: 1500 }],
+    ['memory', { code: 'b = bytearray(3 * 1024**3)', memoryMb: 512 }],
+    ['killed', { code: 'import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)' }],
+    ['output_limit', { code: 'print("x" * 2_000_000)' }],
+    ['session replay', { code: 'print(y * 2)', session: ['y = 21'] }],
+  ];
+
+  it.each(cases)('%s: the same status and output as the local pool', async (_name, request) => {
+    const [direct, served] = await Promise.all([local.run(request), remote.run(request)]);
+    expect(served.status).toBe(direct.status);
+    if (direct.status !== 'output_limit') {
+      expect(served.stdout).toBe(direct.stdout);
+      // Tracebacks name the cell the same way on both paths.
+      expect(served.stderr.split('\n').slice(-2)).toEqual(direct.stderr.split('\n').slice(-2));
+    }
+    expect(served.exitCode).toBe(direct.exitCode);
+  });
+
+  it('carries files in and fetched files back', async () => {
+    const result = await remote.run({
+      code: 'import os\nos.makedirs("out")\nopen("out/r.txt", "w").write(open("in/a.txt").read().upper())',
+      files: [{ path: 'in/a.txt', content: 'hello' }],
+      fetchFiles: ['out/r.txt', 'never-written.txt'],
+    });
+    expect(result.status).toBe('ok');
+    expect(result.files?.map((file) => [file.path, Buffer.from(file.content).toString()])).toEqual([
+      ['out/r.txt', 'HELLO'],
+    ]);
+  });
+});
+
+describe('taorl-sandbox serve: the wire format', () => {
+  it('answers in SandboxFusion shape with our status in "taorl"', async () => {
+    const answer = await http(server.url, '/run_code', {
+      body: runCodeBody('import os\nos.kill(os.getpid(), 11)'),
+      headers: auth,
+    });
+    expect(answer.status).toBe(200);
+    expect(answer.json()).toMatchObject({
+      status: 'Failed',
+      message: '',
+      compile_result: null,
+      run_result: { status: 'Finished', return_code: -11, stdout: '', stderr: '' },
+      files: {},
+      taorl: { status: 'killed', signal: 'SIGSEGV', exit_code: null },
+    });
+  });
+
+  it('maps a timeout to TimeLimitExceeded with no return code', async () => {
+    const answer = await http(server.url, '/run_code', {
+      body: runCodeBody('import time\nprint("started", flush=True)\ntime.sleep(30)', { run_timeout: 1 }),
+      headers: auth,
+    });
+    expect(answer.json()).toMatchObject({
+      status: 'Failed',
+      run_result: { status: 'TimeLimitExceeded', return_code: null, stdout: 'started\n' },
+      taorl: { status: 'timeout' },
+    });
+  });
+
+  it('does not follow a link or read a directory named in fetch_files', async () => {
+    const answer = await http(server.url, '/run_code', {
+      body: runCodeBody(
+        'import os\nos.symlink("/etc/hostname", "link")\nos.mkdir("dir")\nopen("real", "w").write("r")',
+        { fetch_files: ['link', 'dir', 'real'] },
+      ),
+      headers: auth,
+    });
+    expect(answer.json()).toMatchObject({ status: 'Success', files: { real: 'cg==' } });
+    expect(Object.keys((answer.json() as { files: object }).files)).toEqual(['real']);
+  });
+
+  it.each([
+    [{ language: 'cpp' }, /language "cpp" is not supported by this server; supported: python/],
+    [{ run_timeout: 61 }, /run_timeout 61 s is over this server's limit of 60 s/],
+    [{ memory_limit_MB: 5000 }, /memory_limit_MB 5000 is over this server's limit of 4096/],
+    [{ memory_limit_MB: 0.5 }, /memory_limit_MB must be a positive integer or -1/],
+    [{ files: { '../escape.txt': 'aGk=' } }, /files key "..\/escape.txt" must be a relative path/],
+    [{ files: { 'a.txt': 'not base64!' } }, /files\["a.txt"\] must be base64 text or null/],
+    [{ fetch_files: ['/etc/passwd'] }, /fetch_files\[0\] must be a relative path/],
+    [{ cells: ['print(1)'] }, /unknown field\(s\) cells/],
+    [{ code: 42 }, /code must be a string/],
+  ])('refuses %j with 422 naming the field', async (extra, message) => {
+    const answer = await http(server.url, '/run_code', {
+      body: runCodeBody('print(1)', extra),
+      headers: auth,
+    });
+    expect(answer.status).toBe(422);
+    expect((answer.json() as { detail: string }).detail).toMatch(message);
+  });
+
+  it('answers /v1/ping and /health without the token, and counts runs in /metrics', async () => {
+    expect((await http(server.url, '/v1/ping')).text).toBe('pong');
+    expect((await http(server.url, '/health')).json()).toMatchObject({ status: 'ok', concurrency: 2 });
+    const before = await http(server.url, '/metrics', { headers: auth });
+    const okRuns = (text: string) => Number(/taorl_sandbox_runs_total\{status="ok"\} (\d+)/.exec(text)?.[1]);
+    await http(server.url, '/run_code', { body: runCodeBody('print(1)'), headers: auth });
+    const after = await http(server.url, '/metrics', { headers: auth });
+    expect(okRuns(after.text)).toBe(okRuns(before.text) + 1);
+    expect(after.text).toMatch(/taorl_sandbox_run_latency_seconds\{quantile="0.95"\} \d/);
+    expect(after.text).toMatch(/taorl_sandbox_queue_length 0/);
+  });
+});
+
+describe('taorl-sandbox serve: safe by default', () => {
+  it('needs the token on every route but /health and /v1/ping', async () => {
+    for (const path of ['/run_code', '/metrics']) {
+      const answer = await http(server.url, path, {
+        ...(path === '/run_code' ? { body: runCodeBody('print(1)') } : {}),
+        headers: { authorization: 'Bearer wrong-token-0123456789' },
+      });
+      expect(answer.status).toBe(401);
+    }
+    expect((await http(server.url, '/run_code', { body: runCodeBody('print(1)') })).status).toBe(401);
+  });
+
+  it('refuses a foreign Host or Origin (DNS rebinding, browser pages) and non-JSON bodies', async () => {
+    const body = runCodeBody('print(1)');
+    expect(
+      (await http(server.url, '/run_code', { body, headers: { ...auth, host: 'evil.example' } })).status,
+    ).toBe(403);
+    const origin = { ...auth, origin: 'http://evil.example' };
+    expect((await http(server.url, '/run_code', { body, headers: origin })).status).toBe(403);
+    const plain = { ...auth, 'content-type': 'text/plain' };
+    expect((await http(server.url, '/run_code', { body, headers: plain })).status).toBe(415);
+  });
+
+  it('answers 413 to a body declared over the cap without reading it', async () => {
+    const { port } = new URL(server.url);
+    const reply = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(port), '127.0.0.1', () => {
+        socket.write(
+          'POST /run_code HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n' +
+            `Authorization: Bearer ${TOKEN}\r\nContent-Length: ${64 * 1024 * 1024}\r\n\r\n{"code":`,
+        );
+      });
+      let text = '';
+      socket.on('data', (chunk) => {
+        text += chunk.toString();
+      });
+      socket.on('close', () => resolve(text));
+      socket.on('error', reject);
+    });
+    expect(reply).toMatch(/^HTTP\/1.1 413/);
+    expect(reply).toMatch(/over this server's limit of 16777216 bytes/);
+  });
+
+  it('refuses to bind beyond loopback without a token', async () => {
+    const sandbox = await createSandbox({ workers: 1, preload: [] });
+    try {
+      await expect(startSandboxServer({ sandbox, host: '0.0.0.0', port: 0 })).rejects.toThrow(
+        /host 0.0.0.0 is reachable from other machines: a token is required/,
+      );
+      await expect(startSandboxServer({ sandbox, port: 0, queueSize: 3 } as never)).rejects.toThrow(
+        /queueSize/,
+      );
+    } finally {
+      await sandbox.close();
+    }
+  });
+});
+
+describe('taorl-sandbox serve: back-pressure and shutdown', () => {
+  const slow = (seconds: number) => runCodeBody(`import time\ntime.sleep(${seconds})\nprint("done")`);
+
+  async function until(condition: () => boolean): Promise<void> {
+    while (!condition()) await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+
+  it('runs one, queues one, refuses the next with 429 and Retry-After; a queue wait past its limit gets 503', async () => {
+    const sandbox = await createSandbox({ workers: 1, preload: [] });
+    const small = await startSandboxServer({ sandbox, port: 0, maxQueue: 1, queueTimeoutMs: 60_000 });
+    try {
+      const first = http(small.url, '/run_code', { body: slow(1.5) });
+      await until(() => small.running === 1);
+      const second = http(small.url, '/run_code', { body: slow(0) });
+      await until(() => small.queued === 1);
+      const third = await http(small.url, '/run_code', { body: slow(0) });
+      expect(third.status).toBe(429);
+      expect(third.headers['retry-after']).toBe('1');
+      expect((third.json() as { detail: string }).detail).toMatch(
+        /all 1 workers are busy and 1 requests wait/,
+      );
+      for (const answer of await Promise.all([first, second])) {
+        expect(answer.status).toBe(200);
+        expect(answer.json()).toMatchObject({ status: 'Success', run_result: { stdout: 'done\n' } });
+      }
+    } finally {
+      await small.close();
+    }
+    const sandbox2 = await createSandbox({ workers: 1, preload: [] });
+    const impatient = await startSandboxServer({ sandbox: sandbox2, port: 0, queueTimeoutMs: 200 });
+    try {
+      const first = http(impatient.url, '/run_code', { body: slow(1.5) });
+      await until(() => impatient.running === 1);
+      const waited = await http(impatient.url, '/run_code', { body: slow(0) });
+      expect(waited.status).toBe(503);
+      expect(waited.headers['retry-after']).toBe('1');
+      expect((waited.json() as { detail: string }).detail).toMatch(/no worker was free within 200 ms/);
+      expect((await first).status).toBe(200);
+    } finally {
+      await impatient.close();
+    }
+  });
+
+  it('on close: the running request finishes, the waiting one gets 503, new connections are refused', async () => {
+    const sandbox = await createSandbox({ workers: 1, preload: [] });
+    const closing = await startSandboxServer({ sandbox, port: 0 });
+    const running = http(closing.url, '/run_code', { body: slow(1) });
+    await until(() => closing.running === 1);
+    const waiting = http(closing.url, '/run_code', { body: slow(0) });
+    await until(() => closing.queued === 1);
+    const closed = closing.close(20_000);
+    const [ran, refused] = await Promise.all([running, waiting]);
+    expect(ran.status).toBe(200);
+    expect(ran.json()).toMatchObject({ status: 'Success', run_result: { stdout: 'done\n' } });
+    expect(refused.status).toBe(503);
+    expect(refused.headers['retry-after']).toBe('1');
+    await closed;
+    await expect(http(closing.url, '/health')).rejects.toThrow(/ECONNREFUSED/);
+  });
+
+  it('on close past the grace time: the run still going is ended and answered SandboxError', async () => {
+    const sandbox = await createSandbox({ workers: 1, preload: [] });
+    const closing = await startSandboxServer({ sandbox, port: 0 });
+    const running = http(closing.url, '/run_code', { body: slow(30) });
+    await until(() => closing.running === 1);
+    await closing.close(300);
+    const answer = await running;
+    expect(answer.status).toBe(200);
+    expect(answer.json()).toMatchObject({
+      status: 'SandboxError',
+      run_result: { status: 'Error' },
+      taorl: { status: 'sandbox_error' },
+    });
+  });
+});
