@@ -74,8 +74,13 @@ for (const dir of packageDirs) {
     ...builtFiles.map((file) => `dist/${file}`),
     ...shippedData(dir),
   ];
+  // A subpath entry ("./node") has a stub folder with a package.json, for resolvers without "exports" (node10).
+  const subpathStubs = Object.keys(manifest.exports ?? {})
+    .filter((key) => /^\.\/[\w-]+$/.test(key) && key !== './package.json')
+    .map((key) => `${key.slice(2)}/package.json`);
   const unexpected = shipped.filter(
-    (path) => !required.includes(path) && !/^(dist\/|CHANGELOG\.md$)/.test(path),
+    (path) =>
+      !required.includes(path) && !subpathStubs.includes(path) && !/^(dist\/|CHANGELOG\.md$)/.test(path),
   );
   const missing = required.filter((path) => !shipped.includes(path));
   check(
