@@ -1,4 +1,6 @@
 import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -44,6 +46,14 @@ async function verl(job: Record<string, unknown>): Promise<VerlOutput> {
 }
 
 describe("verl's SandboxFusion client against taorl-sandbox serve", () => {
+  it('is verl’s file unmodified: its SHA-256 is the one the fixture README records', () => {
+    const file = readFileSync(resolve(import.meta.dirname, 'fixtures/verl/sandbox_fusion_utils.py'));
+    const recorded = /SHA-256: ([0-9a-f]{64})/.exec(
+      readFileSync(resolve(import.meta.dirname, 'fixtures/verl/README.md'), 'utf8'),
+    )?.[1];
+    expect(createHash('sha256').update(file).digest('hex')).toBe(recorded);
+  });
+
   it('runs with Debian python3 and its python3-requests', async () => {
     const { stdout } = await promisify(execFile)(PYTHON, ['-c', 'import requests; print(requests.__file__)']);
     expect(stdout).toMatch(/^\/usr\/lib\/python3\/dist-packages\/requests\//);
