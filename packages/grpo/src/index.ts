@@ -43,8 +43,15 @@ export { type LearningRateSchedule, learningRateAt } from './optim/lr-schedule';
 export {
   GrpoUpdater,
   type GrpoUpdaterOptions,
-  type PolicyModel,
+  type MicroBatchGradients,
   type StepMetrics,
   type UpdateReport,
 } from './update/grpo-updater';
-export type { UpdateBatch } from './update/update-batch';
+export {
+  type GradientSettings,
+  type MicroBatch,
+  type MicroBatchGradient,
+  microBatchGradient,
+  type PolicyModel,
+} from './update/micro-batch-gradient';
+export type { TargetAlignedBatch, UpdateBatch } from './update/update-batch';

@@ -1,6 +1,14 @@
 import * as tf from '@tensorflow/tfjs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { GrpoUpdater, type GrpoUpdaterOptions, learningRateAt, type UpdateBatch } from '../src/index';
+import {
+  GrpoUpdater,
+  type GrpoUpdaterOptions,
+  learningRateAt,
+  type MicroBatchGradient,
+  type MicroBatchGradients,
+  microBatchGradient,
+  type UpdateBatch,
+} from '../src/index';
 import { TEST_BACKENDS, useBackend } from './support/backends';
 import { expectAllClose } from './support/close';
 import { seededRandom, uniform } from './support/random';
@@ -140,6 +148,51 @@ describe.each(TEST_BACKENDS)('GrpoUpdater on %s', (backend) => {
       sequenceIds,
     });
     expectAllClose(await packed.weights(), await full.weights(), { atol: 1e-6 });
+  });
+
+  it('takes micro-batch gradients computed elsewhere (a replica model) and sums them to the same step, bit for bit', async () => {
+    const options = { ppoEpochs: 2, miniBatchRows: 2, microBatchRows: 1 };
+    const local = setup(options);
+    const localReport = await local.updater.update(batch);
+    // The "elsewhere" of a data-parallel trainer: a replica whose variables get the updater's current values
+    // before every call, answering with plain arrays as a worker thread would.
+    const replica = tinyModel(V, initialW, initialB);
+    models.push(replica);
+    const calls: number[] = [];
+    let main: ReturnType<typeof setup> | null = null;
+    const microBatchGradients: MicroBatchGradients = async (micros, settings) => {
+      calls.push(micros.length);
+      replica.variables.forEach((variable, i) => {
+        variable.assign(main!.tiny.variables[i]!);
+      });
+      // Computed last to first: the order of computing must not matter, only the order of the results.
+      const results = [];
+      for (const micro of [...micros].reverse()) {
+        const { gradients, metrics } = await microBatchGradient(
+          replica.model,
+          replica.variables,
+          micro,
+          settings,
+        );
+        results.unshift({
+          gradients: await Promise.all(gradients.map(async (g) => (g === null ? null : await g.data()))),
+          metrics,
+        });
+        tf.dispose(gradients.filter((g) => g !== null));
+      }
+      return results as MicroBatchGradient<Float32Array>[];
+    };
+    main = setup({ ...options, microBatchGradients });
+    const report = await main.updater.update(batch);
+    // Two epochs of two mini-batches (rows 0-1, row 2): four steps, each its micro-batches in one call.
+    expect(calls).toEqual([2, 1, 2, 1]);
+    expect(report).toEqual(localReport);
+    expect(await main.weights()).toEqual(await local.weights());
+
+    const short = setup({ ...options, microBatchGradients: async () => [] });
+    await expect(short.updater.update(batch)).rejects.toThrow(
+      'options.microBatchGradients returned 0 results for 2 micro-batches',
+    );
   });
 
   it('takes one optimizer step per mini-batch and epoch, computing missing old log-probs once', async () => {

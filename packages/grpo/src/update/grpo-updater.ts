@@ -1,7 +1,5 @@
 import * as tf from '@tensorflow/tfjs';
-import { tokenLogProbsAndEntropy } from '../logprobs/token-log-probs';
 import { aggregationWeights } from '../loss/aggregation';
-import { policyLoss } from '../loss/policy-loss';
 import {
   type PolicyLossConfig,
   type ResolvedPolicyLossConfig,
@@ -10,13 +8,26 @@ import {
 import { AdamW, type AdamWConfig, type AdamWState } from '../optim/adamw';
 import { clipScale, globalGradientNorm } from '../optim/gradient-norm';
 import { type LearningRateSchedule, learningRateAt, validateSchedule } from '../optim/lr-schedule';
+import {
+  type GradientSettings,
+  type MicroBatch,
+  type MicroBatchGradient,
+  microBatchGradient,
+  type PolicyModel,
+  targetLogProbs,
+} from './micro-batch-gradient';
 import { alignToTargets, sliceRows, type TargetAlignedBatch, type UpdateBatch } from './update-batch';
 
 /**
- * The policy: token ids [B, T] (int32) to next-token logits [B, T, V]. For packed rows it also receives the
- * sequence id of every token [B, T] (int32, negative = padding) to keep attention inside each sequence.
+ * Computes the gradients of a step's micro-batches elsewhere, e.g. on worker threads with replicas of the model:
+ * each result must be what `microBatchGradient` computes for its micro-batch on the variables' current values
+ * (they change after every optimizer step: the replicas must get them before each call). Results in the order of
+ * the micro-batches.
  */
-export type PolicyModel = (tokens: tf.Tensor2D, sequenceIds?: tf.Tensor2D) => tf.Tensor3D;
+export type MicroBatchGradients = (
+  microBatches: readonly MicroBatch[],
+  settings: GradientSettings,
+) => Promise<MicroBatchGradient<Float32Array>[]>;
 
 export interface GrpoUpdaterOptions {
   model: PolicyModel;
@@ -40,6 +51,12 @@ export interface GrpoUpdaterOptions {
   temperature?: number;
   /** Token positions per chunk of the log-softmax (tokenLogProbsAndEntropy's chunkTokens). */
   chunkTokens?: number;
+  /**
+   * Data parallelism: computes each step's micro-batch gradients elsewhere (see MicroBatchGradients); this thread
+   * then sums them in micro-batch order, exactly as it sums its own, and applies the step. Default: this thread
+   * computes them one after the other.
+   */
+  microBatchGradients?: MicroBatchGradients;
 }
 
 /** What one optimizer step did. */
@@ -83,9 +100,12 @@ const ADDITIVE_METRICS = new Set(['loss', 'pgLoss', 'kl']);
  */
 export class GrpoUpdater {
   private readonly options: Required<
-    Omit<GrpoUpdaterOptions, 'miniBatchRows' | 'microBatchRows' | 'chunkTokens' | 'adamW' | 'loss'>
+    Omit<
+      GrpoUpdaterOptions,
+      'miniBatchRows' | 'microBatchRows' | 'chunkTokens' | 'adamW' | 'loss' | 'microBatchGradients'
+    >
   > &
-    Pick<GrpoUpdaterOptions, 'miniBatchRows' | 'microBatchRows' | 'chunkTokens'>;
+    Pick<GrpoUpdaterOptions, 'miniBatchRows' | 'microBatchRows' | 'chunkTokens' | 'microBatchGradients'>;
   private readonly lossConfig: ResolvedPolicyLossConfig;
   private readonly optimizer: AdamW;
 
@@ -101,6 +121,7 @@ export class GrpoUpdater {
       miniBatchRows: options.miniBatchRows,
       microBatchRows: options.microBatchRows,
       chunkTokens: options.chunkTokens,
+      microBatchGradients: options.microBatchGradients,
     };
     const fail = (field: string, expected: string, value: unknown): never => {
       throw new Error(`GrpoUpdater options.${field} must be ${expected}, got ${String(value)}`);
@@ -197,27 +218,36 @@ export class GrpoUpdater {
       };
     }
     const microRows = Math.min(this.options.microBatchRows ?? miniBatch.rows, miniBatch.rows);
-    const { variables } = this.options;
+    const micros: MicroBatch[] = [];
+    for (let start = 0; start < miniBatch.rows; start += microRows) {
+      const rows = Math.min(microRows, miniBatch.rows - start);
+      micros.push({
+        batch: sliceRows(miniBatch, start, rows),
+        tokenWeights: weights.slice(start * miniBatch.columns, (start + rows) * miniBatch.columns),
+      });
+    }
+    const { variables, model, microBatchGradients: elsewhere } = this.options;
+    const settings = this.gradientSettings();
+    const computed = elsewhere === undefined ? null : await elsewhere(micros, settings);
+    if (computed !== null && computed.length !== micros.length) {
+      throw new Error(
+        `GrpoUpdater.update: options.microBatchGradients returned ${computed.length} results for ${micros.length} micro-batches`,
+      );
+    }
     let gradients: (tf.Tensor | null)[] = variables.map(() => null);
     const sums: Record<string, number> = {};
     try {
-      for (let start = 0; start < miniBatch.rows; start += microRows) {
-        const micro = sliceRows(miniBatch, start, Math.min(microRows, miniBatch.rows - start));
-        const microWeights = weights.slice(
-          start * miniBatch.columns,
-          (start + micro.rows) * miniBatch.columns,
-        );
-        const microTokens = micro.lossMask.reduce((sum, value) => sum + value, 0);
-        const { grads, metrics } = this.microBatchGradients(micro, microWeights);
-        gradients = variables.map((_, index) => accumulate(gradients[index] ?? null, grads[index] ?? null));
-        const names = Object.keys(metrics);
-        const stacked = tf.stack(names.map((name) => metrics[name]!));
-        const values = await stacked.data();
-        tf.dispose([stacked, ...Object.values(metrics)]);
-        names.forEach((name, index) => {
-          const value = values[index]!;
+      for (const [index, micro] of micros.entries()) {
+        const { gradients: grads, metrics } =
+          computed === null
+            ? await microBatchGradient(model, variables, micro, settings)
+            : asTensors(computed[index]!, variables);
+        // Summed in micro-batch order wherever they were computed, so the sum is the same bit for bit.
+        gradients = variables.map((_, i) => accumulate(gradients[i] ?? null, grads[i] ?? null));
+        const microTokens = micro.batch.lossMask.reduce((sum, value) => sum + value, 0);
+        for (const [name, value] of Object.entries(metrics)) {
           sums[name] = (sums[name] ?? 0) + (ADDITIVE_METRICS.has(name) ? value : value * microTokens);
-        });
+        }
       }
       const losses = Object.fromEntries(
         Object.entries(sums).map(([name, sum]) => [
@@ -252,56 +282,9 @@ export class GrpoUpdater {
     }
   }
 
-  /** Loss gradients of one micro-batch, aligned with the variables, and its metric scalars (caller disposes). */
-  private microBatchGradients(
-    micro: TargetAlignedBatch,
-    weights: Float32Array,
-  ): { grads: (tf.Tensor | null)[]; metrics: Record<string, tf.Scalar> } {
-    const { variables } = this.options;
-    let metrics: Record<string, tf.Scalar> = {};
-    const shape: [number, number] = [micro.rows, micro.columns];
-    const { value, grads } = tf.variableGrads(() => {
-      const { logProbs, entropy } = this.forward(micro);
-      const result = policyLoss(
-        {
-          logProbs,
-          entropy,
-          oldLogProbs: tf.tensor2d(micro.oldLogProbs!, shape),
-          advantages: tf.tensor2d(micro.advantages, shape),
-          lossMask: tf.tensor2d(micro.lossMask, shape),
-          refLogProbs: micro.refLogProbs === undefined ? undefined : tf.tensor2d(micro.refLogProbs, shape),
-          tokenWeights: tf.tensor2d(weights, shape),
-        },
-        this.lossConfig,
-      );
-      // The metrics outlive the gradient scope, which disposes everything the loss function does not return.
-      metrics = Object.fromEntries(
-        Object.entries(result.metrics).map(([name, scalar]) => [name, tf.keep(scalar)]),
-      );
-      return result.loss;
-    }, variables as tf.Variable[]);
-    metrics.loss = value;
-    return { grads: variables.map((variable) => grads[variable.name] ?? null), metrics };
-  }
-
-  /** log pi_theta and entropy of the aligned targets under the current weights. */
-  private forward(micro: TargetAlignedBatch): { logProbs: tf.Tensor2D; entropy: tf.Tensor2D } {
-    const shape: [number, number] = [micro.rows, micro.columns];
-    const inputs = tf.tensor2d(micro.inputs, shape, 'int32');
-    const sequenceIds =
-      micro.inputSequenceIds === undefined ? undefined : tf.tensor2d(micro.inputSequenceIds, shape, 'int32');
-    const logits = this.options.model(inputs, sequenceIds);
-    const vocab = logits.shape[2];
-    const outOfRange = micro.targets.findIndex((token) => token >= vocab);
-    if (outOfRange >= 0) {
-      throw new Error(
-        `GrpoUpdater.update: token id ${micro.targets[outOfRange]} is outside the model's vocabulary of ${vocab}`,
-      );
-    }
-    return tokenLogProbsAndEntropy(logits, tf.tensor2d(micro.targets, shape, 'int32'), {
-      temperature: this.options.temperature,
-      chunkTokens: this.options.chunkTokens,
-    });
+  private gradientSettings(): GradientSettings {
+    const { temperature, chunkTokens } = this.options;
+    return { loss: this.lossConfig, temperature, ...(chunkTokens === undefined ? {} : { chunkTokens }) };
   }
 
   /** log pi_theta of every target under the current weights (no gradient), by micro-batch. */
@@ -310,12 +293,23 @@ export class GrpoUpdater {
     const microRows = Math.min(this.options.microBatchRows ?? aligned.rows, aligned.rows);
     for (let start = 0; start < aligned.rows; start += microRows) {
       const micro = sliceRows(aligned, start, Math.min(microRows, aligned.rows - start));
-      const logProbs = tf.tidy(() => this.forward(micro).logProbs);
+      const logProbs = tf.tidy(() => targetLogProbs(this.options.model, micro, this.options).logProbs);
       out.set(await logProbs.data(), start * aligned.columns);
       logProbs.dispose();
     }
     return out;
   }
+}
+
+/** A result computed elsewhere as tensors on this thread's backend. */
+function asTensors(
+  result: MicroBatchGradient<Float32Array>,
+  variables: readonly tf.Variable[],
+): MicroBatchGradient {
+  const gradients = result.gradients.map((values, i) =>
+    values === null ? null : tf.tensor(values, variables[i]!.shape),
+  );
+  return { gradients, metrics: result.metrics };
 }
 
 /** previous + next, disposing both inputs (null means no gradient yet). */
