@@ -2,7 +2,7 @@ import { defineConfig } from 'tsup';
 import { packageBuild } from '../../tsup.base';
 
 // The trainer is an application: one ESM build, with the CLI as a second entry and the worker threads (SFT's
-// gradient workers, rollout generation) as further ones, which the bundle finds next to itself
+// gradient workers, the rollout workers) as further ones, which the bundle finds next to itself
 // (src/replicas/replica-workers.ts).
 export default defineConfig(
   packageBuild({
@@ -10,7 +10,7 @@ export default defineConfig(
       index: 'src/index.ts',
       cli: 'src/cli.ts',
       'sft-gradient-worker': 'src/sft/gradient-worker-entry.ts',
-      'rollout-worker': 'src/rollout/generation-worker-entry.ts',
+      'rollout-worker': 'src/rollout/rollout-worker-entry.ts',
     },
     dts: { entry: { index: 'src/index.ts', cli: 'src/cli.ts' } },
     format: ['esm'],

@@ -29,7 +29,7 @@ import type { RolloutPolicy } from '../src/model/policy.js';
 import { TransformerPolicy } from '../src/model/transformer-policy.js';
 import type { RlStepMetrics } from '../src/report/metrics.js';
 import { rlStep } from '../src/rl/rl-step.js';
-import { GenerationWorkers } from '../src/rollout/generation-workers.js';
+import { RolloutWorkers } from '../src/rollout/rollout-workers.js';
 import { evaluate } from '../src/run/evaluate.js';
 import { problemSource } from '../src/run/problems.js';
 import { rlContext } from '../src/run/rl-run.js';
@@ -50,10 +50,13 @@ const test = problems.test();
 
 /** The two arms: the session's policy rolling out on the main thread, and a copy rolling out on 2 workers. */
 const copy = new TransformerPolicy(session.policy.toCheckpoint());
-const workers = new GenerationWorkers(copy, 2, { kind: 'byte' });
+const workers = new RolloutWorkers(copy, 2, { kind: 'byte' });
 const arms = {
   1: { session, rollouts: session.policy as RolloutPolicy },
-  2: { session: { ...session, policy: copy, rolloutPolicy: workers } as Session, rollouts: workers },
+  2: {
+    session: { ...session, policy: copy, rolloutPolicy: workers, rolloutWorkers: workers } as Session,
+    rollouts: workers,
+  },
 };
 type Arm = keyof typeof arms;
 

@@ -104,7 +104,6 @@ export { finalAssistantText, gradeTrajectories, type Problem } from './rl/reward
 export { type PolicyUpdate, type RlStepContext, rlStep, type UpdateStats } from './rl/rl-step.js';
 export { type RolloutStats, rolloutStats } from './rl/rollout-stats.js';
 export { type PaddedBatch, paddedBatch } from './rl/update-batch.js';
-export { GenerationWorkers } from './rollout/generation-workers.js';
 export {
   type RolloutOptions,
   type RolloutPrompt,
@@ -112,6 +111,7 @@ export {
   type RolloutTiming,
   rollout,
 } from './rollout/rollout-engine.js';
+export { RolloutWorkers } from './rollout/rollout-workers.js';
 export { type SandboxToolOptions, sandboxToolEnvironment } from './rollout/sandbox-tools.js';
 export { loadTokenizer, type TokenizerSource } from './rollout/tokenizer-source.js';
 export type { ToolEnvironment, ToolOutcome } from './rollout/tool-environment.js';

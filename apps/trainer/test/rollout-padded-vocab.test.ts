@@ -2,7 +2,7 @@ import { initBackend } from '@taorl/grpo';
 import { createSandbox, markdownFormat, type Sandbox } from '@taorl/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RolloutPolicy, rollout, type TransformerPolicy } from '../src/index.js';
-import { GenerationWorkers } from '../src/rollout/generation-workers.js';
+import { RolloutWorkers } from '../src/rollout/rollout-workers.js';
 import { sandboxToolEnvironment } from '../src/rollout/sandbox-tools.js';
 import { byteTokenizer, paddedVocabPolicy } from './support/padded-vocab.js';
 
@@ -50,7 +50,7 @@ describe('rollout with a vocabulary padded past the tokenizer', () => {
   });
 
   it('on rollout worker threads too (the limit travels with the sampling parameters)', async () => {
-    const workers = new GenerationWorkers(policy, 2, { kind: 'byte' });
+    const workers = new RolloutWorkers(policy, 2, { kind: 'byte' });
     try {
       await expectDecodableRollouts(workers, 1);
     } finally {

@@ -5,7 +5,7 @@ import type { Trajectory } from '@taorl/data';
 import { describe, expect, it } from 'vitest';
 import { parseConfig, type RlStepMetrics } from '../src/index.js';
 import { rlStep } from '../src/rl/rl-step.js';
-import { GenerationWorkers } from '../src/rollout/generation-workers.js';
+import { RolloutWorkers } from '../src/rollout/rollout-workers.js';
 import type { ToolEnvironment } from '../src/rollout/tool-environment.js';
 import { evaluate } from '../src/run/evaluate.js';
 import { problemSource } from '../src/run/problems.js';
@@ -81,7 +81,7 @@ interface Run {
 async function run(workers: number): Promise<Run> {
   const session = await openSession(tinyConfig(workers), 'tiny.yaml');
   try {
-    expect(session.rolloutPolicy instanceof GenerationWorkers).toBe(workers > 1);
+    expect(session.rolloutPolicy instanceof RolloutWorkers).toBe(workers > 1);
     const start = session.policy.toCheckpoint().tensors;
     const problems = await problemSource(session);
     const { context, updater } = rlContext(session, problems);
@@ -139,7 +139,7 @@ describe('rollout worker failures', () => {
   it('a worker that throws or exits fails the RL step by name and cause, trains on nothing, and is replaced', async () => {
     const session = await openSession(tinyConfig(2), 'tiny.yaml');
     const workers = session.rolloutPolicy;
-    if (!(workers instanceof GenerationWorkers)) throw new Error('expected rollout worker threads');
+    if (!(workers instanceof RolloutWorkers)) throw new Error('expected rollout worker threads');
     const problems = await problemSource(session);
     const { context, updater } = rlContext(session, problems);
     let updates = 0;
@@ -183,7 +183,7 @@ describe('rollout worker failures', () => {
   it("a replica's own error names the worker; calls outside a rollout and after dispose are refused", async () => {
     const session = await openSession(tinyConfig(2), 'tiny.yaml');
     const workers = session.rolloutPolicy;
-    if (!(workers instanceof GenerationWorkers)) throw new Error('expected rollout worker threads');
+    if (!(workers instanceof RolloutWorkers)) throw new Error('expected rollout worker threads');
     const threads = () => readdirSync('/proc/self/task').length;
     const before = threads();
     try {

@@ -81,7 +81,7 @@ export interface RolloutPolicy {
   generate(prompts: readonly Int32Array[], sampling: SamplingParams): Promise<GeneratedSequence[]>;
   /**
    * Called by the rollout engine before a batch's first `generate`: a policy that samples from copies of the
-   * trained weights (rollout worker threads, `GenerationWorkers`) brings them up to date here.
+   * trained weights (rollout worker threads, `RolloutWorkers`) brings them up to date here.
    */
   beforeRollout?(): void;
 }

@@ -1,5 +1,5 @@
 import type { Tokenizer } from '@taorl/data';
-import { GrpoUpdater, type PolicyLossConfig } from '@taorl/grpo';
+import { GrpoUpdater, type MicroBatchGradients, type PolicyLossConfig } from '@taorl/grpo';
 import type { Policy } from '../model/policy.js';
 import type { PolicyUpdate, UpdateStats } from './rl-step.js';
 import { paddedBatch } from './update-batch.js';
@@ -11,6 +11,11 @@ export interface GrpoUpdateOptions {
   microBatchRows: number;
   /** The rollouts' sampling temperature: the learner divides its logits by it too. */
   temperature: number;
+  /**
+   * Where the micro-batch gradients are computed: the rollout workers (`RolloutWorkers.microBatchGradients`, with
+   * rollout.workers > 1), or, when omitted, this thread. Same update either way, bit for bit.
+   */
+  microBatchGradients?: MicroBatchGradients;
 }
 
 const mean = (values: readonly number[]) =>
@@ -30,6 +35,9 @@ export function grpoUpdate(
     loss: options.loss,
     microBatchRows: options.microBatchRows,
     temperature: options.temperature,
+    ...(options.microBatchGradients === undefined
+      ? {}
+      : { microBatchGradients: options.microBatchGradients }),
   });
   const update: PolicyUpdate = async (batch, advantages): Promise<UpdateStats> => {
     const report = await updater.update(paddedBatch(batch, advantages, tokenizer.padTokenId));

@@ -1,31 +1,44 @@
+import { microBatchGradient } from '@taorl/grpo';
+import type * as tf from '@tensorflow/tfjs';
 import type { GeneratedSequence } from '../model/policy.js';
-import { serveReplica } from '../replicas/replica-host.js';
-import type { GenerateJob } from './generation-job.js';
+import { gradientArrays } from '../replicas/gradient-arrays.js';
+import { type JobOutput, serveReplica } from '../replicas/replica-host.js';
+import type { RolloutJob, RolloutJobResult } from './rollout-job.js';
 import { loadTokenizer, type TokenizerSource } from './tokenizer-source.js';
 
-// Worker-thread entry of rollout generation (generation-workers.ts): a policy replica on its own backend
-// (replica-host.ts) that answers each generate call, matching stop strings with the session's tokenizer.
+// Worker-thread entry of the rollout workers (rollout-workers.ts): a policy replica on its own backend
+// (replica-host.ts) that answers generate calls, matching stop strings with the session's tokenizer, and the RL
+// update's micro-batch gradients.
 
-serveReplica<TokenizerSource, GenerateJob, GeneratedSequence[]>(
-  'generation-worker-entry',
-  async (replica, source) => {
-    const tokenizer = await loadTokenizer(source);
-    const decode = (ids: Int32Array) => tokenizer.decode(ids);
-    return async ({ prompts, sampling }) => {
-      const result = await replica.generate(prompts, { ...sampling, decode });
-      // Every array was built for this result: hand its memory over instead of copying it.
-      const transfer = result.flatMap((sequence) => [
-        sequence.tokens.buffer as ArrayBuffer,
-        sequence.logProbs.buffer as ArrayBuffer,
-        sequence.entropies.buffer as ArrayBuffer,
-        ...(sequence.topLogprobs === undefined
-          ? []
-          : [
-              sequence.topLogprobs.ids.buffer as ArrayBuffer,
-              sequence.topLogprobs.logProbs.buffer as ArrayBuffer,
-            ]),
-      ]);
-      return { result, transfer };
-    };
-  },
-);
+type Result = RolloutJobResult[keyof RolloutJobResult];
+
+/** Every array of the sequences was built for this result: hand its memory over instead of copying it. */
+function sequenceBuffers(sequences: readonly GeneratedSequence[]): ArrayBuffer[] {
+  return sequences.flatMap((sequence) => [
+    sequence.tokens.buffer as ArrayBuffer,
+    sequence.logProbs.buffer as ArrayBuffer,
+    sequence.entropies.buffer as ArrayBuffer,
+    ...(sequence.topLogprobs === undefined
+      ? []
+      : [
+          sequence.topLogprobs.ids.buffer as ArrayBuffer,
+          sequence.topLogprobs.logProbs.buffer as ArrayBuffer,
+        ]),
+  ]);
+}
+
+serveReplica<TokenizerSource, RolloutJob, Result>('rollout-worker-entry', async (replica, source) => {
+  const tokenizer = await loadTokenizer(source);
+  const decode = (ids: Int32Array) => tokenizer.decode(ids);
+  const variables = replica.trainableVariables();
+  const model = (tokens: tf.Tensor2D) => replica.logits(tokens);
+  return async (job): Promise<JobOutput<Result>> => {
+    if (job.kind === 'generate') {
+      const result = await replica.generate(job.prompts, { ...job.sampling, decode });
+      return { result, transfer: sequenceBuffers(result) };
+    }
+    const { gradients, metrics } = await microBatchGradient(model, variables, job.micro, job.settings);
+    const { result, transfer } = await gradientArrays(gradients);
+    return { result: { gradients: result, metrics }, transfer };
+  };
+});

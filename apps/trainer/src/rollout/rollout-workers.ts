@@ -1,20 +1,24 @@
+import type { GradientSettings, MicroBatch, MicroBatchGradient } from '@taorl/grpo';
 import type { GeneratedSequence, RolloutPolicy, SamplingParams } from '../model/policy.js';
 import type { TransformerPolicy } from '../model/transformer-policy.js';
 import type { FaultMode } from '../replicas/replica-protocol.js';
 import { ReplicaWorkers } from '../replicas/replica-workers.js';
-import type { GenerateJob } from './generation-job.js';
+import type { RolloutJob, RolloutJobResult } from './rollout-job.js';
 import type { TokenizerSource } from './tokenizer-source.js';
 
+type Result = RolloutJobResult[keyof RolloutJobResult];
+
 interface QueuedCall {
-  job: GenerateJob;
-  resolve: (sequences: GeneratedSequence[]) => void;
+  job: RolloutJob;
+  resolve: (result: Result) => void;
   reject: (error: Error) => void;
 }
 
 /**
- * Rollout generation on worker threads (rollout.workers > 1): a `RolloutPolicy` whose `generate` calls run on
- * replicas of the trained policy, each on its own tfjs backend (generation-worker-entry.ts). The rollout engine's
- * lanes call it concurrently; each call goes to the next idle thread, in the order of the calls.
+ * Rollout workers (rollout.workers > 1): replicas of the trained policy on worker threads, each on its own tfjs
+ * backend (rollout-worker-entry.ts), that run the rollouts' `generate` calls (a `RolloutPolicy`) and the RL update's
+ * micro-batch gradients (`microBatchGradients`, for GrpoUpdater). The rollout engine's lanes call `generate`
+ * concurrently; each call, like each micro-batch, goes to the next idle thread, in the order of the calls.
  *
  * Which thread runs a call changes nothing in its result: `generate` depends only on the prefixes, the sampling
  * parameters (the seed derives from step, lane and turn) and the weights, and every replica holds exactly the
@@ -25,11 +29,11 @@ interface QueuedCall {
  * A worker that fails or exits rejects the call it ran, every call in flight or queued, with its number and cause;
  * calls are then refused until the next `beforeRollout` starts fresh workers from the current weights.
  */
-export class GenerationWorkers implements RolloutPolicy {
+export class RolloutWorkers implements RolloutPolicy {
   readonly concurrentGenerate = true;
   readonly vocabSize: number;
   readonly maxSequenceLength: number;
-  private readonly replicas: ReplicaWorkers<TokenizerSource, GenerateJob, GeneratedSequence[]>;
+  private readonly replicas: ReplicaWorkers<TokenizerSource, RolloutJob, Result>;
   /** Threads without a call, by index; empty while stopped. */
   private idle: number[] = [];
   private readonly queue: QueuedCall[] = [];
@@ -50,13 +54,45 @@ export class GenerationWorkers implements RolloutPolicy {
     this.maxSequenceLength = policy.maxSequenceLength;
     this.replicas = new ReplicaWorkers(policy, count, {
       label: 'rollout worker',
-      entry: { source: new URL('./generation-worker-entry.ts', import.meta.url), built: 'rollout-worker.js' },
+      entry: { source: new URL('./rollout-worker-entry.ts', import.meta.url), built: 'rollout-worker.js' },
       setup: tokenizer,
     });
   }
 
-  /** Brings every replica to the policy's current weights (starting the threads on first use or after a failure). */
+  /** Before a rollout batch: the replicas get the policy's current weights. */
   beforeRollout(): void {
+    this.sync();
+  }
+
+  generate(prompts: readonly Int32Array[], sampling: SamplingParams): Promise<GeneratedSequence[]> {
+    if (!this.running) {
+      return Promise.reject(this.failure ?? new Error('rollout workers: call beforeRollout before generate'));
+    }
+    const { decode: _local, ...sent } = sampling;
+    return this.submit<'generate'>({ kind: 'generate', prompts: [...prompts], sampling: sent });
+  }
+
+  /**
+   * The RL update's micro-batch gradients (GrpoUpdater's `microBatchGradients`), spread over the threads: the
+   * replicas first get the policy's current weights, which the optimizer changed since the last call. A micro-batch
+   * is a unit, never split, so each result is the one the main thread computes (same function, same weights, same
+   * backend); GrpoUpdater sums them in micro-batch order, so the update is the same bit for bit with any number of
+   * workers. A failing worker rejects the call (nothing is applied) with its number and cause.
+   */
+  microBatchGradients(
+    micros: readonly MicroBatch[],
+    settings: GradientSettings,
+  ): Promise<MicroBatchGradient<Float32Array>[]> {
+    try {
+      this.sync();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return Promise.all(micros.map((micro) => this.submit<'gradient'>({ kind: 'gradient', micro, settings })));
+  }
+
+  /** Brings every replica to the policy's current weights (starting the threads on first use or after a failure). */
+  private sync(): void {
     this.replicas.syncWeights();
     if (this.running) return;
     this.running = true;
@@ -65,13 +101,12 @@ export class GenerationWorkers implements RolloutPolicy {
     this.idle = Array.from({ length: this.count }, (_, i) => i);
   }
 
-  generate(prompts: readonly Int32Array[], sampling: SamplingParams): Promise<GeneratedSequence[]> {
-    if (!this.running) {
-      return Promise.reject(this.failure ?? new Error('rollout workers: call beforeRollout before generate'));
-    }
-    const { decode: _local, ...sent } = sampling;
+  /** Queues a job for the next idle thread. */
+  private submit<Kind extends RolloutJob['kind']>(
+    job: RolloutJob & { kind: Kind },
+  ): Promise<RolloutJobResult[Kind]> {
     return new Promise((resolve, reject) => {
-      this.queue.push({ job: { prompts: [...prompts], sampling: sent }, resolve, reject });
+      this.queue.push({ job, resolve: resolve as (result: Result) => void, reject });
       this.dispatch();
     });
   }
@@ -93,12 +128,12 @@ export class GenerationWorkers implements RolloutPolicy {
       const call = this.queue.shift()!;
       const generation = this.generation;
       this.replicas.run(thread, call.job).then(
-        (sequences) => {
+        (result) => {
           if (generation === this.generation) {
             this.idle.push(thread);
             this.dispatch();
           }
-          call.resolve(sequences);
+          call.resolve(result);
         },
         (error: Error) => {
           if (generation === this.generation) this.halt(error);

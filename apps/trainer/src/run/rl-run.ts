@@ -73,7 +73,7 @@ export function rlContext(
   log: (message: string) => void = toStderr,
 ): { context: RlStepContext; updater: GrpoUpdater } {
   checkRemoteMode(session);
-  const { config, components, policy, tokenizer, tools } = session;
+  const { config, components, policy, tokenizer, tools, rolloutWorkers } = session;
   const { rl, rollout, remote } = config;
   const { update, updater } = grpoUpdate(policy, tokenizer, {
     learningRate: rl.lr,
@@ -81,6 +81,9 @@ export function rlContext(
     loss: components.loss,
     microBatchRows: rl.microBatch,
     temperature: rollout.temperature,
+    ...(rolloutWorkers === null
+      ? {}
+      : { microBatchGradients: (micros, settings) => rolloutWorkers.microBatchGradients(micros, settings) }),
   });
   const apiKey = apiKeyFromEnv();
   const servers =

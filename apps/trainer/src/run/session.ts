@@ -9,7 +9,7 @@ import { parseHfConfig } from '../model/config.js';
 import { paddedVocabTokenizer } from '../model/padded-vocab-tokenizer.js';
 import type { RolloutPolicy } from '../model/policy.js';
 import { createTinyPolicy, loadPolicy, type TransformerPolicy } from '../model/transformer-policy.js';
-import { GenerationWorkers } from '../rollout/generation-workers.js';
+import { RolloutWorkers } from '../rollout/rollout-workers.js';
 import { sandboxToolEnvironment } from '../rollout/sandbox-tools.js';
 import type { TokenizerSource } from '../rollout/tokenizer-source.js';
 import type { ToolEnvironment } from '../rollout/tool-environment.js';
@@ -26,10 +26,15 @@ export interface Session {
   /** The local policy (throws when the session was opened with `localPolicy: false`). */
   readonly policy: TransformerPolicy;
   /**
-   * What rollouts and evaluations sample from: the local policy itself (rollout.workers 1) or worker threads with
-   * replicas of it (`GenerationWorkers`), which get its current weights before every rollout batch.
+   * What rollouts and evaluations sample from: the local policy itself (rollout.workers 1) or `rolloutWorkers`,
+   * which get its current weights before every rollout batch.
    */
   readonly rolloutPolicy: RolloutPolicy;
+  /**
+   * rollout.workers > 1: worker threads with replicas of the local policy, which generate the rollouts and compute
+   * the RL update's micro-batch gradients; null with 1 (the main thread does both).
+   */
+  readonly rolloutWorkers: RolloutWorkers | null;
   /** Longest prompt + response the model takes (its RoPE table size). */
   contextLength: number;
   /**
@@ -129,7 +134,11 @@ export async function openSession(
   const withoutPolicy = () =>
     new Error('this command runs without local weights (inference servers answer): no session.policy');
   const { workers } = config.rollout;
-  let generationWorkers: GenerationWorkers | null = null;
+  let rolloutWorkers: RolloutWorkers | null = null;
+  const localWorkers = (policy: TransformerPolicy) => {
+    if (workers > 1) rolloutWorkers ??= new RolloutWorkers(policy, workers, tokenizerSource);
+    return rolloutWorkers;
+  };
   return {
     config,
     source,
@@ -142,9 +151,11 @@ export async function openSession(
     },
     get rolloutPolicy(): RolloutPolicy {
       if (local === null) throw withoutPolicy();
-      if (workers === 1) return local;
-      generationWorkers ??= new GenerationWorkers(local, workers, tokenizerSource);
-      return generationWorkers;
+      return localWorkers(local) ?? local;
+    },
+    get rolloutWorkers(): RolloutWorkers | null {
+      if (local === null) throw withoutPolicy();
+      return localWorkers(local);
     },
     contextLength,
     vocabSize,
@@ -153,7 +164,7 @@ export async function openSession(
     components,
     promptIds: (messages) => tokenizer.encode(template.render(messages, { addGenerationPrompt: true })),
     async close() {
-      await generationWorkers?.dispose();
+      await rolloutWorkers?.dispose();
       local?.dispose();
       await sandbox.close();
     },

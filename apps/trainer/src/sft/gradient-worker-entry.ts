@@ -1,3 +1,4 @@
+import { gradientArrays } from '../replicas/gradient-arrays.js';
 import { serveReplica } from '../replicas/replica-host.js';
 import type { ShardReply } from './gradient-protocol.js';
 import { shardGradient } from './shard-gradient.js';
@@ -10,16 +11,9 @@ serveReplica<null, WeightedTokenBatch, ShardReply>('gradient-worker-entry', asyn
   const variables = replica.trainableVariables();
   return async (batch) => {
     const { loss, gradients } = shardGradient(replica, variables, batch);
-    const result: ShardReply = {
-      loss: (await loss.data())[0]!,
-      gradients: await Promise.all(
-        gradients.map(async (g) => (g === null ? null : ((await g.data()) as Float32Array))),
-      ),
-    };
+    const value = (await loss.data())[0]!;
     loss.dispose();
-    for (const g of gradients) g?.dispose();
-    // The arrays are copies read out of the disposed tensors: hand their memory over instead of copying it again.
-    const transfer = result.gradients.flatMap((g) => (g === null ? [] : [g.buffer as ArrayBuffer]));
-    return { result, transfer };
+    const { result, transfer } = await gradientArrays(gradients);
+    return { result: { loss: value, gradients: result }, transfer };
   };
 });
