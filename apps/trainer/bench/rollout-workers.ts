@@ -25,7 +25,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { presetPath } from '../src/cli/presets.js';
 import { loadConfig } from '../src/config/load-config.js';
-import type { RolloutPolicy } from '../src/model/policy.js';
+import type { RolloutPolicy, SamplingParams } from '../src/model/policy.js';
 import { TransformerPolicy } from '../src/model/transformer-policy.js';
 import type { RlStepMetrics } from '../src/report/metrics.js';
 import { rlStep } from '../src/rl/rl-step.js';
@@ -48,14 +48,59 @@ const session = await openSession(config, 'demo.yaml');
 const problems = await problemSource(session);
 const test = problems.test();
 
+/**
+ * The 2-worker arm's generate calls in flight over time: the wall time with 2 calls running (both workers busy),
+ * 1 (one idle) or none (both idle: every lane waits for tool calls, or the rollout is between batches).
+ */
+class Occupancy implements RolloutPolicy {
+  readonly concurrentGenerate = true;
+  readonly vocabSize: number;
+  readonly maxSequenceLength: number;
+  /** Milliseconds with 0, 1, 2 or more calls in flight since the last `reset`. */
+  ms = [0, 0, 0];
+  private inFlight = 0;
+  private since = performance.now();
+  constructor(private readonly inner: RolloutWorkers) {
+    this.vocabSize = inner.vocabSize;
+    this.maxSequenceLength = inner.maxSequenceLength;
+  }
+  beforeRollout(): void {
+    this.inner.beforeRollout();
+  }
+  async generate(prompts: readonly Int32Array[], sampling: SamplingParams) {
+    this.change(+1);
+    try {
+      return await this.inner.generate(prompts, sampling);
+    } finally {
+      this.change(-1);
+    }
+  }
+  reset(): void {
+    this.ms = [0, 0, 0];
+    this.since = performance.now();
+  }
+  /** Closes the current interval: the time so far goes to the current number of calls in flight. */
+  read(): number[] {
+    this.change(0);
+    return this.ms;
+  }
+  private change(by: number): void {
+    const now = performance.now();
+    this.ms[Math.min(this.inFlight, 2)]! += now - this.since;
+    this.since = now;
+    this.inFlight += by;
+  }
+}
+
 /** The two arms: the session's policy rolling out on the main thread, and a copy rolling out on 2 workers. */
 const copy = new TransformerPolicy(session.policy.toCheckpoint());
 const workers = new RolloutWorkers(copy, 2, { kind: 'byte' });
+const occupancy = new Occupancy(workers);
 const arms = {
   1: { session, rollouts: session.policy as RolloutPolicy },
   2: {
-    session: { ...session, policy: copy, rolloutPolicy: workers, rolloutWorkers: workers } as Session,
-    rollouts: workers,
+    session: { ...session, policy: copy, rolloutPolicy: occupancy, rolloutWorkers: workers } as Session,
+    rollouts: occupancy,
   },
 };
 type Arm = keyof typeof arms;
@@ -70,11 +115,18 @@ let workerThreads: string[] = [];
 async function measured<T>(work: () => Promise<T>) {
   const threads = [mainThread, ...workerThreads];
   const before = threads.map(cpuMs);
+  occupancy.reset();
   const started = performance.now();
   const result = await work();
   const wallMs = performance.now() - started;
   const cpu = threads.map((id, i) => cpuMs(id) - before[i]!);
-  return { result, wallMs, mainCpu: cpu[0]!, workerCpu: cpu.slice(1) };
+  return {
+    result,
+    wallMs,
+    mainCpu: cpu[0]!,
+    workerCpu: cpu.slice(1),
+    callsInFlightMs: [...occupancy.read()],
+  };
 }
 
 const evaluation = (arm: Arm, items: typeof test, label: string) =>
@@ -146,6 +198,12 @@ const report = (name: string, samples: Record<Arm, Sample[]>, unit: (wallMs: num
   console.log(
     `${name}: wall-time ratio ${(sum(samples[1].map((s) => s.wallMs)) / sum(samples[2].map((s) => s.wallMs))).toFixed(2)}x; ` +
       `idle estimate (CPU) ${(one.main / (two.main + busiest)).toFixed(2)}x to ${(one.main / Math.max(two.main, busiest)).toFixed(2)}x`,
+  );
+  const inFlight = [0, 1, 2].map((k) => sum(samples[2].map((s) => s.callsInFlightMs[k]!)));
+  const share = (k: number) => `${((100 * inFlight[k]!) / sum(inFlight)).toFixed(0)}%`;
+  console.log(
+    `${name}, rollout.workers=2: generate calls in flight 2 (both workers busy) ${share(2)}, 1 ${share(1)}, ` +
+      `0 ${share(0)} of the wall time`,
   );
 };
 const rollouts = heldOut.length * config.eval.samples;
