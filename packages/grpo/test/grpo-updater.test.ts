@@ -163,7 +163,7 @@ describe.each(TEST_BACKENDS)('GrpoUpdater on %s', (backend) => {
     const microBatchGradients: MicroBatchGradients = async (micros, settings) => {
       calls.push(micros.length);
       replica.variables.forEach((variable, i) => {
-        variable.assign(main!.tiny.variables[i]!);
+        (variable as tf.Variable).assign(main!.tiny.variables[i]!);
       });
       // Computed last to first: the order of computing must not matter, only the order of the results.
       const results = [];
