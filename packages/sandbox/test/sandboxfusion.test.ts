@@ -25,7 +25,7 @@ let url = '';
 let inFlight = 0;
 let maxInFlight = 0;
 let received: RunCodeRequest[] = [];
-let failNext: ('reset' | '503')[] = [];
+let failNext: ('reset' | '503' | '429')[] = [];
 /** Whether the server stopped the last run at its timeout. */
 let lastTimedOut = false;
 
@@ -100,8 +100,8 @@ async function handle(request: IncomingMessage, response: ServerResponse): Promi
     request.socket.destroy();
     return;
   }
-  if (failure === '503') {
-    response.writeHead(503).end('overloaded');
+  if (failure === '503' || failure === '429') {
+    response.writeHead(Number(failure), { 'retry-after': '1' }).end('overloaded');
     return;
   }
   if (request.method !== 'POST' || request.url !== '/run_code') {
@@ -238,8 +238,8 @@ describe('sandboxfusion backend over HTTP', () => {
     expect(maxInFlight).toBe(2);
   });
 
-  it('retries transport errors (connection reset, HTTP 503) and then succeeds', async () => {
-    failNext = ['reset', '503'];
+  it('retries transport errors (connection reset, a full queue: HTTP 429) and then succeeds', async () => {
+    failNext = ['reset', '429'];
     const result = await remote.run({ code: 'print("third time")' });
     expect(result).toMatchObject({ status: 'ok', stdout: 'third time\n' });
     expect(failNext).toEqual([]);

@@ -27,7 +27,10 @@ export interface SandboxFusionOptions {
   token?: string;
   /** Requests in flight at once. Default 8. */
   concurrency?: number;
-  /** Extra attempts after a transport error (connection refused or reset, HTTP 5xx, no answer in time). Default 3. */
+  /**
+   * Extra attempts after a transport error (connection refused or reset, HTTP 5xx or 429, no answer in time).
+   * Default 3.
+   */
   retries?: number;
   /** Wait before the first retry, doubled each time. Default 200. */
   retryDelayMs?: number;
@@ -238,7 +241,10 @@ class SandboxFusionClient implements Sandbox {
     const text = await response.text().catch((error: Error) => {
       throw new TransportError(`reading the answer failed: ${error.message}`);
     });
-    if (response.status >= 500) throw new TransportError(`HTTP ${response.status}: ${text.slice(0, 200)}`);
+    // 429: the server's queue is full (taorl-sandbox serve's back-pressure); another try, or server, may be free.
+    if (response.status >= 500 || response.status === 429) {
+      throw new TransportError(`HTTP ${response.status}: ${text.slice(0, 200)}`);
+    }
     if (!response.ok) {
       throw new Error(
         `SandboxFusion at ${endpoint} rejected the request: HTTP ${response.status}: ${text.slice(0, 500)}`,
