@@ -1,16 +1,23 @@
 import type { Options } from 'tsup';
 
+/**
+ * The workspace's internal modules, never published: each package that uses one carries its own copy in its
+ * build (code and declarations), so a user installs one tarball with no extra dependency.
+ */
+const internalModules = ['@taorl/plugin-registry'];
+
 /** The build every package shares: ESM and CJS for Node 20, with .d.ts and .d.cts declarations. */
 export function packageBuild(overrides: Options = {}): Options {
   return {
     entry: ['src/index.ts'],
     format: ['esm', 'cjs'],
-    dts: true,
+    dts: { resolve: internalModules },
     clean: true,
     sourcemap: true,
     target: 'node20',
     platform: 'node',
     splitting: false,
+    noExternal: internalModules,
     ...overrides,
   };
 }

@@ -1,6 +1,7 @@
 import { groupMembers } from './groups';
 import { checkInteger, checkOptionNames } from './options';
 import { correctnessOf } from './readout';
+import { filterRegistry } from './registry';
 import type { Filter, GroupPassRate } from './types';
 import { applyVerdicts, defaultPositions, type Verdict } from './verdicts';
 
@@ -52,3 +53,5 @@ export function answerDiscriminability(options: AnswerDiscriminabilityOptions = 
     },
   };
 }
+
+filterRegistry.registerBuiltIn('answer-discriminability', answerDiscriminability);

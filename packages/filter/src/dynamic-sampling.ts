@@ -1,6 +1,7 @@
 import { groupMembers } from './groups';
 import { checkOptionNames } from './options';
 import { correctnessOf, rewardOf } from './readout';
+import { filterRegistry } from './registry';
 import type { Filter } from './types';
 import { applyVerdicts, defaultPositions, type Verdict } from './verdicts';
 
@@ -49,3 +50,5 @@ export function dynamicSampling(options: DynamicSamplingOptions = {}): Filter {
     },
   };
 }
+
+filterRegistry.registerBuiltIn('dynamic-sampling', dynamicSampling);

@@ -1,5 +1,6 @@
 import { checkMode, checkOptionNames } from './options';
 import { toolCallsOf } from './readout';
+import { filterRegistry } from './registry';
 import { trajectoryFilter } from './trajectory-filter';
 import type { Filter, FilterMode } from './types';
 
@@ -33,3 +34,5 @@ export function executionValidity(options: ExecutionValidityOptions = {}): Filte
     return calls.some((call) => call.status === 'ok') ? null : { action, reason: ALL_TOOL_CALLS_FAILED };
   });
 }
+
+filterRegistry.registerBuiltIn('execution-validity', executionValidity);

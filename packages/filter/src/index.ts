@@ -1,3 +1,10 @@
+export type {
+  OptionsSchema,
+  RawOptions,
+  RegisterOptions,
+  RegisterWithSchema,
+  StandardSchemaV1,
+} from '@taorl/plugin-registry';
 export {
   ALL_CORRECT,
   ALL_WRONG,

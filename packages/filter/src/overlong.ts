@@ -1,4 +1,5 @@
 import { checkMode, checkOptionNames } from './options';
+import { filterRegistry } from './registry';
 import { trajectoryFilter } from './trajectory-filter';
 import type { Filter, FilterMode } from './types';
 
@@ -19,3 +20,5 @@ export function overlongFilter(options: OverlongFilterOptions = {}): Filter {
   const action = checkMode(name, options.mode ?? 'mask');
   return trajectoryFilter(name, (t) => (t.truncated === true ? { action, reason: TRUNCATED } : null));
 }
+
+filterRegistry.registerBuiltIn('overlong', overlongFilter);

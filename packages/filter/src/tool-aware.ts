@@ -2,6 +2,7 @@ import { answerDiscriminability } from './answer-discriminability';
 import { composeNamed } from './compose';
 import { executionValidity } from './execution-validity';
 import { checkOptionNames } from './options';
+import { filterRegistry } from './registry';
 import type { Filter, FilterMode } from './types';
 
 export interface ToolAwareFilterOptions {
@@ -27,3 +28,5 @@ export function toolAwareFilter(options: ToolAwareFilterOptions = {}): Filter {
     answerDiscriminability({ minGroupSize, histogramBins }),
   ]);
 }
+
+filterRegistry.registerBuiltIn('tool-aware', toolAwareFilter);

@@ -1,4 +1,5 @@
 import { checkMode, checkOptionNames } from './options';
+import { filterRegistry } from './registry';
 import { trajectoryFilter } from './trajectory-filter';
 import type { Filter, FilterableTrajectory, FilterMode } from './types';
 
@@ -23,3 +24,5 @@ export function voidTurn(options: VoidTurnOptions = {}): Filter {
   if (typeof isVoid !== 'function') throw new Error(`${name}: option 'isVoid' must be a function`);
   return trajectoryFilter(name, (t) => (isVoid(t) ? { action, reason: VOID_TURN } : null));
 }
+
+filterRegistry.registerBuiltIn('void-turn', voidTurn);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import {
   composeFilters,
   dynamicSampling,
@@ -127,7 +128,8 @@ describe('filter registry', () => {
     expect(filter.name).toBe('tool-aware');
     expect(() => getFilter('tool-aware', { mask: true })).toThrow(/unknown option 'mask'/);
     expect(() => getFilter('tool_aware')).toThrow(
-      /unknown filter 'tool_aware' \(registered: execution-validity/,
+      'unknown filter "tool_aware" (did you mean "tool-aware"?); registered: answer-discriminability, ' +
+        'dynamic-sampling, execution-validity, overlong, tool-aware, void-turn',
     );
   });
 
@@ -144,5 +146,25 @@ describe('filter registry', () => {
     });
     expect(() => registerFilter('short-only', shortOnly)).toThrow(/already registered/);
     registerFilter('short-only', shortOnly, { replace: true });
+  });
+
+  it("checks a user filter's options with its zod schema and gives the factory the parsed options", () => {
+    const schema = z.strictObject({ maxTokens: z.number().int().min(0).default(2) });
+    registerFilter(
+      'short-only-zod',
+      ({ maxTokens }) =>
+        trajectoryFilter('short-only-zod', (x) =>
+          (x.lossMask?.length ?? 0) <= maxTokens ? null : { action: 'drop', reason: 'too-long' },
+        ),
+      { schema },
+    );
+    expect(getFilter('short-only-zod').apply([t(1, 1)]).stats.dropped).toEqual({});
+    expect(getFilter('short-only-zod', { maxTokens: 1 }).apply([t(1, 1), t(1, 0)]).stats.dropped).toEqual({
+      'too-long': 2,
+    });
+    expect(() => getFilter('short-only-zod', { maxTokens: -1 })).toThrow(
+      /^filter "short-only-zod": option 'maxTokens': /,
+    );
+    expect(() => getFilter('short-only-zod', { maxTokns: 1 })).toThrow(/filter "short-only-zod": .*maxTokns/);
   });
 });

@@ -1,0 +1,242 @@
+/**
+ * The one plug-in registry contract of taorl (docs/plug-ins.md), bundled into each package that has plug-ins.
+ * One file, because the packages' declaration builds inline it (see tsup.base.ts).
+ */
+
+/**
+ * The part of the Standard Schema interface (standardschema.dev, v1) that a registry calls. zod (3.24 and later),
+ * valibot and arktype schemas implement it, so a plug-in's options schema can come from any of them without this
+ * module depending on one.
+ */
+export interface StandardSchemaV1<Input = unknown, Output = Input> {
+  readonly '~standard': {
+    readonly version: 1;
+    readonly vendor: string;
+    readonly validate: (
+      value: unknown,
+    ) => StandardSchemaResult<Output> | Promise<StandardSchemaResult<Output>>;
+    readonly types?: { readonly input: Input; readonly output: Output } | undefined;
+  };
+}
+
+export type StandardSchemaResult<Output> =
+  | { readonly value: Output; readonly issues?: undefined }
+  | { readonly issues: ReadonlyArray<StandardSchemaIssue> };
+
+export interface StandardSchemaIssue {
+  readonly message: string;
+  readonly path?: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }> | undefined;
+}
+
+/** Edit distance (insertions, deletions, substitutions; case differences cost nothing). */
+function distance(a: string, b: string): number {
+  const x = a.toLowerCase();
+  const y = b.toLowerCase();
+  let previous = Array.from({ length: y.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= x.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= y.length; j++) {
+      current[j] = Math.min(
+        (previous[j] as number) + 1,
+        (current[j - 1] as number) + 1,
+        (previous[j - 1] as number) + (x[i - 1] === y[j - 1] ? 0 : 1),
+      );
+    }
+    previous = current;
+  }
+  return previous[y.length] as number;
+}
+
+/**
+ * The known name closest to `name`, when it is close enough to be a typo (at most a third of its letters, and at
+ * least one, differ); otherwise undefined.
+ */
+export function closestName(name: string, known: readonly string[]): string | undefined {
+  const [closest] = known
+    .map((candidate) => ({ candidate, cost: distance(name, candidate) }))
+    .filter(({ cost }) => cost <= Math.max(1, Math.floor(name.length / 3)))
+    .sort((a, b) => a.cost - b.cost);
+  return closest?.candidate;
+}
+
+/** ` (did you mean "x"?)` when a known name is close to `name`, else ''. */
+export function didYouMean(name: string, known: readonly string[]): string {
+  const closest = closestName(name, known);
+  return closest === undefined ? '' : ` (did you mean ${JSON.stringify(closest)}?)`;
+}
+
+/** A plug-in's options as a config file or a caller gives them, before the plug-in has checked them. */
+export type RawOptions = Readonly<Record<string, unknown>>;
+
+/**
+ * How a plug-in checks its options: a Standard Schema (a zod schema, for instance), whose issues the registry
+ * reports with the option's path, or a function that returns the checked options and throws an Error naming the
+ * bad option.
+ */
+export type OptionsSchema<O> = StandardSchemaV1<unknown, O> | ((options: RawOptions) => O);
+
+export interface RegisterOptions {
+  /** Replace the plug-in registered under the same name; without it a second registration is an error. */
+  readonly replace?: boolean;
+}
+
+export interface RegisterWithSchema<O> extends RegisterOptions {
+  /** Checks the options before the factory sees them; the factory gets what it returns. */
+  readonly schema: OptionsSchema<O>;
+}
+
+/**
+ * A table of the plug-ins of one kind (filters, estimators, ...) selected by name, e.g. from a config file.
+ * Its entries live on `globalThis` under `Symbol.for('taorl.<package>.<kind>')`, so the ESM and the CommonJS
+ * build of one package loaded in the same process share them.
+ */
+export interface Registry<T> {
+  /** What the plug-ins are, for messages: 'filter', 'advantage estimator'. */
+  readonly kind: string;
+  /** A factory that checks its own options (it gets them as given). */
+  register(name: string, factory: (options: RawOptions) => T, options?: RegisterOptions): void;
+  /** A factory whose options `schema` checks first. */
+  register<O>(name: string, factory: (options: O) => T, options: RegisterWithSchema<O>): void;
+  /**
+   * The package's own plug-ins, registered where each is defined: registered unless the name is taken already,
+   * which happens when the other build of the package (ESM or CommonJS) registered them first, or when a user
+   * replaced one before this build loaded.
+   */
+  registerBuiltIn<O>(name: string, factory: (options: O) => T, schema?: OptionsSchema<O>): void;
+  /** Builds the plug-in `name` with `options`; an unknown name or a bad option throws an Error naming it. */
+  create(name: string, options?: RawOptions): T;
+  /** Checks `options` as create would, without building the plug-in. */
+  checkOptions(name: string, options?: RawOptions): void;
+  has(name: string): boolean;
+  /** The registered names, in registration order. */
+  names(): string[];
+}
+
+interface Entry {
+  readonly factory: (options: never) => unknown;
+  readonly schema: OptionsSchema<unknown> | undefined;
+}
+
+/** The layout of the shared entries; bumped if it ever changes, so that two layouts never mix silently. */
+const STORE_VERSION = 1;
+
+interface Store {
+  readonly version: number;
+  readonly entries: Map<string, Entry>;
+}
+
+function sharedStore(key: symbol): Store {
+  const global = globalThis as unknown as Record<symbol, Store | undefined>;
+  const existing = global[key];
+  if (existing === undefined) {
+    const store: Store = { version: STORE_VERSION, entries: new Map() };
+    global[key] = store;
+    return store;
+  }
+  if (existing.version !== STORE_VERSION) {
+    throw new Error(
+      `${String(key.description)}: a registry of layout ${existing.version} is loaded already, this build ` +
+        `uses layout ${STORE_VERSION}; load one version of the package per process`,
+    );
+  }
+  return existing;
+}
+
+function isStandardSchema<O>(schema: OptionsSchema<O>): schema is StandardSchemaV1<unknown, O> {
+  return typeof schema === 'object' && schema !== null && '~standard' in schema;
+}
+
+function issuePath(issue: StandardSchemaIssue): string {
+  const keys = (issue.path ?? []).map((part) =>
+    typeof part === 'object' && part !== null ? String(part.key) : String(part),
+  );
+  return keys.length === 0 ? '' : `option '${keys.join('.')}': `;
+}
+
+/**
+ * The registry of one plug-in kind of one package. `packageName` and `kind` make the shared key
+ * (`taorl.filter.filter`); `kind` also names the plug-ins in messages.
+ */
+export function createRegistry<T>(packageName: string, kind: string): Registry<T> {
+  const key = Symbol.for(`taorl.${packageName}.${kind.replaceAll(' ', '-')}`);
+  const entries = (): Map<string, Entry> => sharedStore(key).entries;
+
+  const entryOf = (name: string): Entry => {
+    const entry = entries().get(name);
+    if (entry === undefined) {
+      const known = [...entries().keys()];
+      throw new Error(
+        `unknown ${kind} ${JSON.stringify(name)}${didYouMean(name, known)}; registered: ${known.join(', ')}`,
+      );
+    }
+    return entry;
+  };
+
+  const checked = (name: string, entry: Entry, options: RawOptions): unknown => {
+    if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+      throw new TypeError(`${kind} ${JSON.stringify(name)}: options must be an object`);
+    }
+    const { schema } = entry;
+    if (schema === undefined) return options;
+    if (!isStandardSchema(schema)) return schema(options);
+    const result = schema['~standard'].validate(options);
+    if (result instanceof Promise) {
+      throw new TypeError(
+        `${kind} ${JSON.stringify(name)}: its options schema is asynchronous, which a registry cannot use`,
+      );
+    }
+    if (result.issues !== undefined) {
+      const problems = result.issues.map((issue) => `${issuePath(issue)}${issue.message}`);
+      throw new Error(`${kind} ${JSON.stringify(name)}: ${problems.join('; ')}`);
+    }
+    return result.value;
+  };
+
+  const checkName = (name: unknown): void => {
+    if (typeof name !== 'string' || name === '') {
+      throw new TypeError(`a ${kind} needs a non-empty name, got ${JSON.stringify(name)}`);
+    }
+  };
+
+  return {
+    kind,
+    register(
+      name: string,
+      factory: (options: never) => T,
+      options: Partial<RegisterWithSchema<unknown>> = {},
+    ) {
+      checkName(name);
+      if (typeof factory !== 'function') {
+        throw new TypeError(`${kind} ${JSON.stringify(name)}: the factory must be a function`);
+      }
+      if (entries().has(name) && options.replace !== true) {
+        throw new Error(
+          `${kind} ${JSON.stringify(name)} is already registered; pass { replace: true } to replace it`,
+        );
+      }
+      entries().set(name, { factory, schema: options.schema });
+    },
+    registerBuiltIn(name, factory, schema) {
+      checkName(name);
+      if (!entries().has(name)) entries().set(name, { factory, schema: schema as OptionsSchema<unknown> });
+    },
+    create(name, options = {}) {
+      const entry = entryOf(name);
+      return (entry.factory as (options: unknown) => T)(checked(name, entry, options));
+    },
+    checkOptions(name, options = {}) {
+      checked(name, entryOf(name), options);
+    },
+    has: (name) => entries().has(name),
+    names: () => [...entries().keys()],
+  };
+}
+
+/** The schema of a plug-in that takes no options: any option is an error naming it. */
+export function noOptions(where: string): (options: RawOptions) => Record<string, never> {
+  return (options) => {
+    const [first] = Object.keys(options);
+    if (first !== undefined) throw new Error(`${where}: takes no options, got '${first}'`);
+    return {};
+  };
+}

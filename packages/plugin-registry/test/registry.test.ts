@@ -1,0 +1,94 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createRegistry, noOptions } from '../src/index';
+
+interface Greeter {
+  greet(who: string): string;
+}
+
+// Each test uses its own package name, so the registries (shared per process on globalThis) do not meet.
+let packages = 0;
+const freshRegistry = () => createRegistry<Greeter>(`registry-test-${++packages}`, 'greeter');
+
+const hello = () => ({ greet: (who: string) => `hello ${who}` });
+
+describe('plug-in registry', () => {
+  it('builds a registered plug-in by name and lists the names in registration order', () => {
+    const greeters = freshRegistry();
+    greeters.registerBuiltIn('hello', hello, noOptions('greeter hello'));
+    greeters.register('shout', (options) => ({
+      greet: (who) => `${String(options.prefix ?? 'HEY')} ${who}`,
+    }));
+    expect(greeters.names()).toEqual(['hello', 'shout']);
+    expect(greeters.create('hello').greet('you')).toBe('hello you');
+    expect(greeters.create('shout', { prefix: 'OI' }).greet('you')).toBe('OI you');
+  });
+
+  it('refuses a second registration unless replace is set', () => {
+    const greeters = freshRegistry();
+    greeters.register('hello', hello);
+    expect(() => greeters.register('hello', hello)).toThrow(
+      'greeter "hello" is already registered; pass { replace: true } to replace it',
+    );
+    greeters.register('hello', () => ({ greet: () => 'replaced' }), { replace: true });
+    expect(greeters.create('hello').greet('x')).toBe('replaced');
+  });
+
+  it('keeps a registered plug-in when a build registers its built-in of the same name again', () => {
+    const greeters = freshRegistry();
+    greeters.register('hello', () => ({ greet: () => 'user' }));
+    greeters.registerBuiltIn('hello', hello);
+    expect(greeters.create('hello').greet('x')).toBe('user');
+  });
+
+  it('names the closest and all registered plug-ins for an unknown name', () => {
+    const greeters = freshRegistry();
+    greeters.register('hello', hello);
+    greeters.register('goodbye', hello);
+    expect(() => greeters.create('helo')).toThrow(
+      'unknown greeter "helo" (did you mean "hello"?); registered: hello, goodbye',
+    );
+    expect(() => greeters.create('zzz')).toThrow('unknown greeter "zzz"; registered: hello, goodbye');
+  });
+
+  it('validates options with a zod schema, naming the option, and hands the factory the parsed value', () => {
+    const greeters = freshRegistry();
+    const schema = z.strictObject({ times: z.number().int().min(1).default(1) });
+    greeters.register('repeat', ({ times }) => ({ greet: (who) => who.repeat(times) }), { schema });
+    expect(greeters.create('repeat').greet('a')).toBe('a');
+    expect(greeters.create('repeat', { times: 3 }).greet('a')).toBe('aaa');
+    expect(() => greeters.create('repeat', { times: 0 })).toThrow(/^greeter "repeat": option 'times': /);
+    expect(() => greeters.create('repeat', { tims: 2 })).toThrow(/greeter "repeat": .*tims/);
+    expect(() => greeters.checkOptions('repeat', { times: 1.5 })).toThrow(/option 'times'/);
+    expect(() => greeters.checkOptions('repeat', { times: 2 })).not.toThrow();
+  });
+
+  it('lets a function schema check the options and rejects non-object options', () => {
+    const greeters = freshRegistry();
+    greeters.registerBuiltIn('hello', hello, noOptions('greeter hello'));
+    expect(() => greeters.create('hello', { loud: true })).toThrow(
+      "greeter hello: takes no options, got 'loud'",
+    );
+    expect(() => greeters.create('hello', [] as never)).toThrow('greeter "hello": options must be an object');
+  });
+
+  it('refuses an empty name and a factory that is not a function', () => {
+    const greeters = freshRegistry();
+    expect(() => greeters.register('', hello)).toThrow('a greeter needs a non-empty name');
+    expect(() => greeters.register('x', 'nope' as never)).toThrow(
+      'greeter "x": the factory must be a function',
+    );
+  });
+
+  it('shares its entries with every registry made for the same package and kind (the other build)', () => {
+    const name = `registry-test-shared-${++packages}`;
+    const esm = createRegistry<Greeter>(name, 'greeter');
+    const cjs = createRegistry<Greeter>(name, 'greeter');
+    esm.register('hello', hello);
+    expect(cjs.create('hello').greet('x')).toBe('hello x');
+    const key = Symbol.for(`taorl.${name}.greeter`);
+    expect(
+      (globalThis as unknown as Record<symbol, { entries: Map<string, unknown> }>)[key]?.entries.has('hello'),
+    ).toBe(true);
+  });
+});
