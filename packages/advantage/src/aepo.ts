@@ -1,5 +1,6 @@
 import { checkOptionNames, choiceOption, numberOption } from './options';
 import { checkWindow, postToolRanges } from './post-tool';
+import { shaperRegistry } from './shaper-registry';
 import { checkAligned, type EntropyShaper, nonFiniteEntropy, shapingTarget } from './shaping';
 import type { PostToolWindow } from './types';
 
@@ -84,3 +85,5 @@ export function aepoShaper(options: AepoShaperOptions = {}): EntropyShaper {
     },
   };
 }
+
+shaperRegistry.registerBuiltIn('aepo', aepoShaper);

@@ -1,6 +1,7 @@
 import { checkOptionNames, choiceOption, numberOption } from './options';
 import { checkWindow, postToolRanges } from './post-tool';
 import { selectTop } from './quantile';
+import { shaperRegistry } from './shaper-registry';
 import { checkAligned, type EntropyShaper, nonFiniteEntropy, shapingTarget } from './shaping';
 import type { PostToolWindow, ShapingTrajectory } from './types';
 
@@ -164,3 +165,6 @@ export function chengShaper(options: EntropyBonusOptions = {}): EntropyShaper {
   checkOptionNames('cheng', options, ['alpha', 'kappa', 'topFraction', 'normalisation', 'vocabSize']);
   return entropyBonusShaper('cheng', { kind: 'all' }, options);
 }
+
+shaperRegistry.registerBuiltIn('tao', taoShaper);
+shaperRegistry.registerBuiltIn('cheng', chengShaper);

@@ -1,40 +1,31 @@
-import {
-  type AdvantageEstimator,
-  drGrpoEstimator,
-  type GroupBaselineOptions,
-  type GrpoOptions,
-  grpoEstimator,
-  rlooEstimator,
-} from './estimators';
-import { createRegistry } from './registry';
+import { createRegistry, type RawOptions, type Registry } from '@taorl/plugin-registry';
+import type { AdvantageEstimator } from './estimators';
+
+/**
+ * The advantage estimators selectable by name (docs/plug-ins.md describes the contract every taorl registry
+ * follows). The built-ins (grpo, drgrpo, rloo) register themselves where they are defined.
+ */
+export const estimatorRegistry: Registry<AdvantageEstimator> = createRegistry<AdvantageEstimator>(
+  'advantage',
+  'advantage estimator',
+);
 
 /** Builds an estimator from config options; options it does not know are an error. */
-export type AdvantageEstimatorFactory = (options?: Readonly<Record<string, unknown>>) => AdvantageEstimator;
-
-// Config options are untyped; each factory validates every field it reads and rejects unknown ones.
-const estimators = createRegistry<AdvantageEstimatorFactory>('advantage estimator', [
-  ['grpo', (options) => grpoEstimator(options as GrpoOptions)],
-  ['drgrpo', (options) => drGrpoEstimator(options as GroupBaselineOptions)],
-  ['rloo', (options) => rlooEstimator(options as GroupBaselineOptions)],
-]);
+export type AdvantageEstimatorFactory = (options: RawOptions) => AdvantageEstimator;
 
 /** The estimator registered under `name` (grpo, drgrpo, rloo, or your own), built with `options`. */
-export function getAdvantageEstimator(
-  name: string,
-  options: Readonly<Record<string, unknown>> = {},
-): AdvantageEstimator {
-  return estimators.get(name)(options);
+export function getAdvantageEstimator(name: string, options: RawOptions = {}): AdvantageEstimator {
+  return estimatorRegistry.create(name, options);
 }
 
-/** Register an estimator under a config name; re-registering is an error unless `replace` is set. */
-export function registerAdvantageEstimator(
-  name: string,
-  factory: AdvantageEstimatorFactory,
-  options: { replace?: boolean } = {},
-): void {
-  estimators.register(name, factory, options);
-}
+/**
+ * Registers an estimator under a config name: `registerAdvantageEstimator(name, factory)` with a factory that
+ * checks its own options, or with `{ schema }`, a zod (any Standard Schema) schema of its options. A second
+ * registration of a name is an error unless `{ replace: true }` is given.
+ */
+export const registerAdvantageEstimator: Registry<AdvantageEstimator>['register'] =
+  estimatorRegistry.register;
 
 export function advantageEstimatorNames(): string[] {
-  return estimators.names();
+  return estimatorRegistry.names();
 }

@@ -1,3 +1,4 @@
+import { estimatorRegistry } from './estimator-registry';
 import { checkOptionNames, choiceOption, numberOption } from './options';
 
 /**
@@ -110,3 +111,7 @@ export function rlooEstimator(options: GroupBaselineOptions = {}): AdvantageEsti
     },
   );
 }
+
+estimatorRegistry.registerBuiltIn('grpo', grpoEstimator);
+estimatorRegistry.registerBuiltIn('drgrpo', drGrpoEstimator);
+estimatorRegistry.registerBuiltIn('rloo', rlooEstimator);

@@ -1,3 +1,10 @@
+export type {
+  OptionsSchema,
+  RawOptions,
+  RegisterOptions,
+  RegisterWithSchema,
+  StandardSchemaV1,
+} from '@taorl/plugin-registry';
 export { type AepoShaperOptions, aepoShaper } from './aepo';
 export {
   type ComputeAdvantagesOptions,

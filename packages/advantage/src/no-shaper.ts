@@ -1,4 +1,5 @@
 import { checkOptionNames } from './options';
+import { shaperRegistry } from './shaper-registry';
 import { type EntropyShaper, shapingTarget } from './shaping';
 
 /** The identity: advantages copied unchanged (the bonus turned off). */
@@ -20,3 +21,5 @@ export function noShaper(options: Readonly<Record<string, unknown>> = {}): Entro
     }),
   };
 }
+
+shaperRegistry.registerBuiltIn('none', noShaper);

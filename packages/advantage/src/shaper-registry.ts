@@ -1,37 +1,30 @@
-import { type AepoShaperOptions, aepoShaper } from './aepo';
-import { chengShaper, type EntropyBonusOptions, type TaoShaperOptions, taoShaper } from './entropy-bonus';
-import { noShaper } from './no-shaper';
-import { createRegistry } from './registry';
+import { createRegistry, type RawOptions, type Registry } from '@taorl/plugin-registry';
 import type { EntropyShaper } from './shaping';
 
-/** Builds a shaper from config options; options it does not know are an error. */
-export type EntropyShaperFactory = (options?: Readonly<Record<string, unknown>>) => EntropyShaper;
+/**
+ * The entropy shapers selectable by name (docs/plug-ins.md describes the contract every taorl registry follows).
+ * The built-ins (tao, cheng, aepo, none) register themselves where they are defined.
+ */
+export const shaperRegistry: Registry<EntropyShaper> = createRegistry<EntropyShaper>(
+  'advantage',
+  'entropy shaper',
+);
 
-// Config options are untyped; each factory validates every field it reads and rejects unknown ones.
-const shapers = createRegistry<EntropyShaperFactory>('entropy shaper', [
-  ['tao', (options) => taoShaper(options as TaoShaperOptions)],
-  ['cheng', (options) => chengShaper(options as EntropyBonusOptions)],
-  ['aepo', (options) => aepoShaper(options as AepoShaperOptions)],
-  ['none', (options) => noShaper(options)],
-]);
+/** Builds a shaper from config options; options it does not know are an error. */
+export type EntropyShaperFactory = (options: RawOptions) => EntropyShaper;
 
 /** The shaper registered under `name` (tao, cheng, aepo, none, or your own), built with `options`. */
-export function getEntropyShaper(
-  name: string,
-  options: Readonly<Record<string, unknown>> = {},
-): EntropyShaper {
-  return shapers.get(name)(options);
+export function getEntropyShaper(name: string, options: RawOptions = {}): EntropyShaper {
+  return shaperRegistry.create(name, options);
 }
 
-/** Register a shaper under a config name; re-registering is an error unless `replace` is set. */
-export function registerEntropyShaper(
-  name: string,
-  factory: EntropyShaperFactory,
-  options: { replace?: boolean } = {},
-): void {
-  shapers.register(name, factory, options);
-}
+/**
+ * Registers a shaper under a config name: `registerEntropyShaper(name, factory)` with a factory that checks its own
+ * options, or with `{ schema }`, a zod (any Standard Schema) schema of its options. A second registration of a
+ * name is an error unless `{ replace: true }` is given.
+ */
+export const registerEntropyShaper: Registry<EntropyShaper>['register'] = shaperRegistry.register;
 
 export function entropyShaperNames(): string[] {
-  return shapers.names();
+  return shaperRegistry.names();
 }

@@ -103,7 +103,7 @@ describe('group estimators', () => {
     );
     expect(() => sequenceAdvantages(batchOf([1], [1]), { rewards: [1, 2] })).toThrow(/rewards has 2 entries/);
     expect(() => getAdvantageEstimator('ppo')).toThrow(
-      /unknown advantage estimator 'ppo' \(registered: grpo/,
+      'unknown advantage estimator "ppo"; registered: grpo, drgrpo, rloo',
     );
     expect(() => getAdvantageEstimator('grpo', { epsilon: 0 })).toThrow(/grpo: option 'epsilon'/);
     expect(() => getAdvantageEstimator('rloo', { eps: 1 })).toThrow(/rloo: unknown option 'eps'/);

@@ -239,7 +239,7 @@ describe('shaper registry', () => {
     expect(diagnostics.selectedTokens).toBe(0);
     expect(getEntropyShaper('tao', { alpha: 0.3 }).name).toBe('tao');
     expect(() => getEntropyShaper('TAO')).toThrow(
-      /unknown entropy shaper 'TAO' \(registered: tao, cheng, aepo, none/,
+      'unknown entropy shaper "TAO" (did you mean "tao"?); registered: aepo, tao, cheng, none',
     );
     expect(() => getEntropyShaper('none', { alpha: 1 })).toThrow(/none: unknown option 'alpha'/);
   });
