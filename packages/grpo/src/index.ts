@@ -1,3 +1,10 @@
+export type {
+  OptionsSchema,
+  RawOptions,
+  RegisterOptions,
+  RegisterWithSchema,
+  StandardSchemaV1,
+} from '@taorl/plugin-registry';
 export {
   type BackendAttempt,
   type BackendChoice,
@@ -18,6 +25,7 @@ export {
   type LossAggregation,
   type TokenLayout,
 } from './loss/aggregation';
+export { cispoLoss } from './loss/cispo';
 export { type KlPenalty, type KlPenaltyKind, klPenalty } from './loss/kl-penalty';
 export { type PolicyLossInput, type PolicyLossResult, policyLoss } from './loss/policy-loss';
 export {
@@ -28,12 +36,14 @@ export {
 export {
   getPolicyLoss,
   type PolicyLossContext,
+  type PolicyLossFactory,
   type PolicyLossFn,
   type PolicyLossTerms,
   policyLossNames,
   registerPolicyLoss,
 } from './loss/policy-loss-registry';
 export { type SftLossInput, sftLoss } from './loss/sft-loss';
+export { vanillaPolicyLoss } from './loss/vanilla';
 export { linear, matMul2d } from './ops/linear';
 export { stopGradient } from './ops/stop-gradient';
 export { transpose2d } from './ops/transpose2d';

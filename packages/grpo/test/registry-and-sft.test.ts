@@ -1,6 +1,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { describe, expect, it } from 'vitest';
-import { policyLoss, policyLossNames, registerPolicyLoss, sftLoss } from '../src/index';
+import { z } from 'zod';
+import { getPolicyLoss, policyLoss, policyLossNames, registerPolicyLoss, sftLoss } from '../src/index';
 import { TEST_BACKENDS, useBackend } from './support/backends';
 import { expectAllClose } from './support/close';
 
@@ -13,10 +14,21 @@ const lossTokens = lossMask.reduce((a, b) => a + b, 0);
 const tensor = (values: number[]) => tf.tensor2d(values, shape);
 
 // A user's loss: the plain policy gradient -A log pi (GPG), registered once for all backends.
-registerPolicyLoss('test-policy-gradient', ({ logProbs: lp, advantages: adv }) => ({
+registerPolicyLoss('test-policy-gradient', () => ({ logProbs: lp, advantages: adv }) => ({
   perToken: tf.neg(tf.mul(adv, lp)) as tf.Tensor2D,
   metrics: { meanAdvantage: tf.mean(adv) as tf.Scalar },
 }));
+
+// A user's loss with an option, checked by its zod schema: the policy gradient with advantages scaled by `scale`.
+registerPolicyLoss(
+  'test-scaled-policy-gradient',
+  ({ scale }) =>
+    ({ logProbs: lp, advantages: adv }) => ({
+      perToken: tf.neg(tf.mul(tf.mul(adv, scale), lp)) as tf.Tensor2D,
+      metrics: {},
+    }),
+  { schema: z.strictObject({ scale: z.number().positive().default(1) }) },
+);
 
 describe.each(TEST_BACKENDS)('policy loss registry and sftLoss on %s', (backend) => {
   useBackend(backend);
@@ -37,7 +49,12 @@ describe.each(TEST_BACKENDS)('policy loss registry and sftLoss on %s', (backend)
       .data();
 
   it('runs a user-registered loss by name, with its metrics', async () => {
-    expect(policyLossNames()).toEqual(['vanilla', 'cispo', 'test-policy-gradient']);
+    expect(policyLossNames()).toEqual([
+      'cispo',
+      'vanilla',
+      'test-policy-gradient',
+      'test-scaled-policy-gradient',
+    ]);
     const { loss, metrics } = policyLoss(
       {
         logProbs: tensor(logProbs),
@@ -57,9 +74,19 @@ describe.each(TEST_BACKENDS)('policy loss registry and sftLoss on %s', (backend)
     );
   });
 
-  it('refuses to register a name twice', () => {
-    expect(() => registerPolicyLoss('vanilla', () => ({ perToken: tf.zeros(shape), metrics: {} }))).toThrow(
-      '"vanilla" is already registered',
+  it('passes a user loss its options, checked by its schema', async () => {
+    const plain = await gradientOf('test-policy-gradient');
+    const scaled = await gradientOf('test-scaled-policy-gradient', { options: { scale: 3 } });
+    expectAllClose(
+      scaled,
+      plain.map((g) => 3 * g),
+    );
+    expectAllClose(await gradientOf('test-scaled-policy-gradient'), plain);
+    expect(() => getPolicyLoss('test-scaled-policy-gradient', { scale: -1 })).toThrow(
+      /^policy loss "test-scaled-policy-gradient": option 'scale': /,
+    );
+    expect(() => getPolicyLoss('vanilla', { scale: 2 })).toThrow(
+      "policy loss 'vanilla': takes no options, got 'scale'",
     );
   });
 
@@ -91,5 +118,19 @@ describe.each(TEST_BACKENDS)('policy loss registry and sftLoss on %s', (backend)
       { aggregation: 'seq-mean-token-mean' },
     );
     expectAllClose(await perSequence.data(), [-((-0.5 - 1.5) / 2 + (-2.5 - 0.9 - 1.1) / 3) / 2]);
+  });
+});
+
+// Once, not per backend: it registers names.
+describe('policy loss registry', () => {
+  it('refuses to register a name twice unless replace is set, and suggests a near name', () => {
+    const zeroLoss = () => () => ({ perToken: tf.zeros(shape) as tf.Tensor2D, metrics: {} });
+    expect(() => registerPolicyLoss('vanilla', zeroLoss)).toThrow(
+      'policy loss "vanilla" is already registered; pass { replace: true } to replace it',
+    );
+    registerPolicyLoss('test-replaced', zeroLoss);
+    registerPolicyLoss('test-replaced', () => getPolicyLoss('vanilla'), { replace: true });
+    expect(getPolicyLoss('test-replaced')).toBe(getPolicyLoss('vanilla'));
+    expect(() => getPolicyLoss('vanila')).toThrow('unknown policy loss "vanila" (did you mean "vanilla"?)');
   });
 });

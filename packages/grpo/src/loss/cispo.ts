@@ -1,7 +1,8 @@
+import { noOptions } from '@taorl/plugin-registry';
 import * as tf from '@tensorflow/tfjs';
 import { stopGradient } from '../ops/stop-gradient';
 import { maskedFraction } from './masked-mean';
-import type { PolicyLossContext, PolicyLossTerms } from './policy-loss-registry';
+import { type PolicyLossContext, type PolicyLossTerms, policyLossRegistry } from './policy-loss-registry';
 
 /**
  * CISPO (MiniMax-M1, arXiv 2506.13585): clip the importance-sampling weight, not the update, so every token
@@ -29,3 +30,5 @@ export function cispoLoss({
     };
   });
 }
+
+policyLossRegistry.registerBuiltIn('cispo', () => cispoLoss, noOptions("policy loss 'cispo'"));

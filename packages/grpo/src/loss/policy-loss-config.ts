@@ -5,6 +5,11 @@ import { type KlPenaltyKind, klPenalty } from './kl-penalty';
 export interface PolicyLossConfig {
   /** Registered policy loss (registerPolicyLoss). Default `vanilla`, the clipped PPO/GRPO surrogate. */
   name?: string;
+  /**
+   * The named loss's own options, checked by the loss (its factory or schema); the built-in losses take none.
+   * Default {}.
+   */
+  options?: Readonly<Record<string, unknown>>;
   /** eps_low: the ratio is clipped below at 1 - clipLow. Default 0.2. */
   clipLow?: number;
   /** eps_high: the ratio is clipped above at 1 + clipHigh (clip-higher, DAPO). Default 0.28. */
@@ -33,6 +38,7 @@ export type ResolvedPolicyLossConfig = Required<Omit<PolicyLossConfig, 'horizon'
 export function resolvePolicyLossConfig(config: PolicyLossConfig = {}): ResolvedPolicyLossConfig {
   const resolved: ResolvedPolicyLossConfig = {
     name: config.name ?? 'vanilla',
+    options: config.options ?? {},
     clipLow: config.clipLow ?? 0.2,
     clipHigh: config.clipHigh ?? 0.28,
     dualClip: config.dualClip === undefined ? 3 : config.dualClip,

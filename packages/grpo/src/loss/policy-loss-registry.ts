@@ -1,7 +1,6 @@
+import { createRegistry, type RawOptions, type Registry } from '@taorl/plugin-registry';
 import type * as tf from '@tensorflow/tfjs';
-import { cispoLoss } from './cispo';
 import type { ResolvedPolicyLossConfig } from './policy-loss-config';
-import { vanillaPolicyLoss } from './vanilla';
 
 /** What a policy loss sees: all [B, T]; only logProbs carries a gradient. */
 export interface PolicyLossContext {
@@ -23,31 +22,32 @@ export interface PolicyLossTerms {
   metrics: Record<string, tf.Scalar>;
 }
 
-/** A registered policy loss (verl's register_policy_loss): one function of the context, no hidden state. */
+/** A policy loss (verl's register_policy_loss): one function of the context, no hidden state. */
 export type PolicyLossFn = (context: PolicyLossContext) => PolicyLossTerms;
 
-const registry = new Map<string, PolicyLossFn>([
-  ['vanilla', vanillaPolicyLoss],
-  ['cispo', cispoLoss],
-]);
+/**
+ * The policy losses selectable by name, PolicyLossConfig.name (docs/plug-ins.md describes the contract every
+ * taorl registry follows). The built-ins (vanilla, cispo) register themselves where they are defined.
+ */
+export const policyLossRegistry: Registry<PolicyLossFn> = createRegistry<PolicyLossFn>('grpo', 'policy loss');
 
-/** Adds a policy loss under `name`, selectable with PolicyLossConfig.name. Refuses to replace an existing one. */
-export function registerPolicyLoss(name: string, loss: PolicyLossFn): void {
-  if (name.length === 0) throw new Error('registerPolicyLoss: the name is empty');
-  if (registry.has(name)) throw new Error(`registerPolicyLoss: "${name}" is already registered`);
-  registry.set(name, loss);
-}
+/** Builds a policy loss from its own options (PolicyLossConfig.options). */
+export type PolicyLossFactory = (options: RawOptions) => PolicyLossFn;
 
-/** The policy loss registered under `name`. */
-export function getPolicyLoss(name: string): PolicyLossFn {
-  const loss = registry.get(name);
-  if (loss === undefined) {
-    throw new Error(`unknown policy loss "${name}"; registered: ${[...registry.keys()].join(', ')}`);
-  }
-  return loss;
+/**
+ * Adds a policy loss under `name`, selectable with PolicyLossConfig.name: `registerPolicyLoss(name, factory)`,
+ * where `factory(options)` returns the loss and checks its own options (PolicyLossConfig.options), or with
+ * `{ schema }`, a zod (any Standard Schema) schema of those options. A second registration of a name is an error
+ * unless `{ replace: true }` is given.
+ */
+export const registerPolicyLoss: Registry<PolicyLossFn>['register'] = policyLossRegistry.register;
+
+/** The policy loss registered under `name`, built with its own `options`. */
+export function getPolicyLoss(name: string, options: RawOptions = {}): PolicyLossFn {
+  return policyLossRegistry.create(name, options);
 }
 
 /** Names of all registered policy losses. */
 export function policyLossNames(): string[] {
-  return [...registry.keys()];
+  return policyLossRegistry.names();
 }

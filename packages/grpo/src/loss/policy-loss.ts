@@ -46,7 +46,7 @@ export interface PolicyLossResult {
  */
 export function policyLoss(input: PolicyLossInput, config: PolicyLossConfig = {}): PolicyLossResult {
   const resolved = resolvePolicyLossConfig(config);
-  const loss = getPolicyLoss(resolved.name);
+  const loss = getPolicyLoss(resolved.name, resolved.options);
   const [rows, columns] = input.logProbs.shape;
   checkShapes(input, rows, columns);
   assertFinite('policyLoss', 'advantages', input.advantages.dataSync(), columns);

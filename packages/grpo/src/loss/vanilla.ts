@@ -1,6 +1,7 @@
+import { noOptions } from '@taorl/plugin-registry';
 import * as tf from '@tensorflow/tfjs';
 import { maskedFraction } from './masked-mean';
-import type { PolicyLossContext, PolicyLossTerms } from './policy-loss-registry';
+import { type PolicyLossContext, type PolicyLossTerms, policyLossRegistry } from './policy-loss-registry';
 
 /**
  * The clipped surrogate of PPO as GRPO uses it (verl core_algos.py compute_policy_loss_vanilla; dual clip from
@@ -40,3 +41,5 @@ export function vanillaPolicyLoss({
     return { perToken, metrics };
   });
 }
+
+policyLossRegistry.registerBuiltIn('vanilla', () => vanillaPolicyLoss, noOptions("policy loss 'vanilla'"));
