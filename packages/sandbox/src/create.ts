@@ -1,3 +1,4 @@
+import { createRegistry, type Registry } from '@taorl/plugin-registry';
 import { createLocalSandbox, type LocalSandbox } from './local/local-sandbox';
 import { type LocalSandboxOptions, resolveLocalOptions } from './local/options';
 import {
@@ -16,58 +17,46 @@ export interface CustomSandboxOptions {
 /** Builds a sandbox from its options; what `registerSandboxBackend` takes. */
 export type SandboxBackendFactory = (options: CustomSandboxOptions) => Promise<Sandbox>;
 
-/** Checks a backend's options without starting anything; throws an error naming the bad field. */
-export type SandboxOptionsCheck = (options: CustomSandboxOptions) => void;
-
-const backends = new Map<string, { factory: SandboxBackendFactory; check?: SandboxOptionsCheck }>();
+/**
+ * The sandbox backends selectable by `backend` (docs/plug-ins.md describes the contract every taorl registry
+ * follows). A backend's schema checks its options without starting anything, so that checkSandboxOptions fails a
+ * configuration before any work starts.
+ */
+const backends: Registry<Promise<Sandbox>> = createRegistry<Promise<Sandbox>>('sandbox', 'sandbox backend');
 
 /**
- * Makes `createSandbox({ backend: name, ... })` use `factory`, and `checkSandboxOptions` use `check` when given.
- * Replacing a built-in backend is allowed.
+ * Makes `createSandbox({ backend: name, ... })` use `factory`: `registerSandboxBackend(name, factory)`, or with
+ * `{ schema }` (a zod or other Standard Schema, or a function that returns the options or throws naming the bad
+ * one) that checks the options first, also for `checkSandboxOptions`. The options include `backend`. A second
+ * registration of a name, a built-in one too, is an error unless `{ replace: true }` is given.
  */
-export function registerSandboxBackend(
-  name: string,
-  factory: SandboxBackendFactory,
-  check?: SandboxOptionsCheck,
-): void {
-  if (typeof name !== 'string' || name === '')
-    throw new TypeError('registerSandboxBackend: name must be a non-empty string');
-  backends.set(name, check ? { factory, check } : { factory });
-}
+export const registerSandboxBackend: Registry<Promise<Sandbox>>['register'] = backends.register;
 
 /** Names of the registered backends. */
 export function sandboxBackendNames(): string[] {
-  return [...backends.keys()];
+  return backends.names();
 }
 
-registerSandboxBackend(
+backends.registerBuiltIn(
   'local',
-  (options) => createLocalSandbox(options as LocalSandboxOptions),
+  (options: LocalSandboxOptions) => createLocalSandbox(options),
   (options) => {
     resolveLocalOptions(options as LocalSandboxOptions);
+    return options as LocalSandboxOptions;
   },
 );
-registerSandboxBackend(
+backends.registerBuiltIn(
   'sandboxfusion',
-  (options) => createSandboxFusionSandbox(options as unknown as SandboxFusionOptions),
+  (options: SandboxFusionOptions) => createSandboxFusionSandbox(options),
   (options) => {
     resolveSandboxFusionOptions(options as unknown as SandboxFusionOptions);
+    return options as unknown as SandboxFusionOptions;
   },
 );
 
-function backendOf(options: { backend?: string }): {
-  name: string;
-  factory: SandboxBackendFactory;
-  check?: SandboxOptionsCheck;
-} {
-  const name = options.backend ?? 'local';
-  const entry = backends.get(name);
-  if (!entry) {
-    throw new Error(
-      `createSandbox: unknown backend ${JSON.stringify(name)}; registered: ${sandboxBackendNames().join(', ')}`,
-    );
-  }
-  return { name, ...entry };
+/** The options with `backend` filled in ('local' when left out). */
+function withBackend(options: { backend?: string }): CustomSandboxOptions {
+  return { ...options, backend: options.backend ?? 'local' };
 }
 
 /**
@@ -75,8 +64,8 @@ function backendOf(options: { backend?: string }): {
  * option), so that a configuration fails before any work starts. A backend registered without a check passes.
  */
 export function checkSandboxOptions(options: { backend?: string; [option: string]: unknown } = {}): void {
-  const { name, check } = backendOf(options);
-  check?.({ ...options, backend: name });
+  const checked = withBackend(options);
+  backends.checkOptions(checked.backend, checked);
 }
 
 /**
@@ -87,6 +76,6 @@ export function createSandbox(options?: LocalSandboxOptions & { backend?: 'local
 export function createSandbox(options: SandboxFusionOptions & { backend: 'sandboxfusion' }): Promise<Sandbox>;
 export function createSandbox(options: CustomSandboxOptions): Promise<Sandbox>;
 export async function createSandbox(options: { backend?: string } = {}): Promise<Sandbox> {
-  const { name, factory } = backendOf(options);
-  return factory({ ...options, backend: name });
+  const checked = withBackend(options);
+  return backends.create(checked.backend, checked);
 }

@@ -1,10 +1,16 @@
+export type {
+  OptionsSchema,
+  RawOptions,
+  RegisterOptions,
+  RegisterWithSchema,
+  StandardSchemaV1,
+} from '@taorl/plugin-registry';
 export {
   type CustomSandboxOptions,
   checkSandboxOptions,
   createSandbox,
   registerSandboxBackend,
   type SandboxBackendFactory,
-  type SandboxOptionsCheck,
   sandboxBackendNames,
 } from './create';
 export { hermesFormat } from './formats/hermes';

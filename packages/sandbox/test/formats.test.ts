@@ -208,7 +208,13 @@ describe('registry', () => {
   });
 
   it('names the registered formats for an unknown one', () => {
-    expect(() => getToolFormat('xml')).toThrow(/unknown tool format "xml"; registered: .*markdown/);
+    expect(() => getToolFormat('xml')).toThrow(
+      'unknown tool format "xml"; registered: hermes, markdown, tags',
+    );
+    expect(() => getToolFormat('hermess')).toThrow('unknown tool format "hermess" (did you mean "hermes"?)');
+    expect(() => getToolFormat('hermes', { strict: true })).toThrow(
+      'tool format "hermes": takes no options, got \'strict\'',
+    );
   });
 
   it('accepts a user format and rejects an incomplete one', () => {
@@ -223,6 +229,13 @@ describe('registry', () => {
     };
     registerToolFormat(bang);
     expect(getToolFormat('bang').parse('!run print(3)!!')?.code).toBe('print(3)');
+    // Replacing a format, a built-in one too, takes { replace: true }.
+    expect(() => registerToolFormat({ ...bang, name: 'markdown' })).toThrow(
+      'tool format "markdown" is already registered; pass { replace: true } to replace it',
+    );
+    const loudBang = { ...bang, render: (r: ExecResult) => `=> ${r.stdout.toUpperCase()}` };
+    registerToolFormat(loudBang, { replace: true });
+    expect(getToolFormat('bang')).toBe(loudBang);
     expect(() => registerToolFormat({ name: 'half' } as unknown as ToolFormat)).toThrow(
       /stopStrings, parse and render/,
     );

@@ -165,7 +165,7 @@ describe('close', () => {
 describe('createSandbox', () => {
   it('names the registered backends for an unknown one', async () => {
     await expect(createSandbox({ backend: 'nope' })).rejects.toThrow(
-      /unknown backend "nope".*local, sandboxfusion/,
+      /unknown sandbox backend "nope"; registered: local, sandboxfusion/,
     );
   });
 

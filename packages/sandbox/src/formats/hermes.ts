@@ -1,4 +1,5 @@
 import { observationText } from './observation';
+import { registerBuiltInFormat } from './registry';
 import { DEFAULT_OBSERVATION_CHARS, type ParsedToolCall, type ToolFormat } from './tool-format';
 
 const TOOL_CALL = /<tool_call>([\s\S]*?)<\/tool_call>/g;
@@ -48,3 +49,5 @@ export const hermesFormat: ToolFormat = {
     return `\n<tool_response>\n${body.replace(/\n$/, '')}\n</tool_response>\n`;
   },
 };
+
+registerBuiltInFormat(hermesFormat);

@@ -1,4 +1,5 @@
 import { observationText } from './observation';
+import { registerBuiltInFormat } from './registry';
 import { DEFAULT_OBSERVATION_CHARS, type ParsedToolCall, type ToolFormat } from './tool-format';
 
 // Every fenced block with its tag, consumed whole so that the closing fence of an output block never opens a
@@ -28,3 +29,5 @@ export const markdownFormat: ToolFormat = {
     return `\n${body.replace(/\n$/, '')}\n\`\`\`\n`;
   },
 };
+
+registerBuiltInFormat(markdownFormat);

@@ -1,12 +1,14 @@
-import { hermesFormat } from './hermes';
-import { markdownFormat } from './markdown';
-import { tagsFormat } from './tags';
+import { createRegistry, noOptions, type RegisterOptions, type Registry } from '@taorl/plugin-registry';
 import type { ToolFormat } from './tool-format';
 
-const formats = new Map<string, ToolFormat>();
+/**
+ * The tool-call formats selectable by name (docs/plug-ins.md describes the contract every taorl registry follows).
+ * A format is a fixed object that takes no options; the built-ins (markdown, hermes, tags) register themselves
+ * where they are defined.
+ */
+const formats: Registry<ToolFormat> = createRegistry<ToolFormat>('sandbox', 'tool format');
 
-/** Makes `getToolFormat(format.name)` return `format`; a later registration under the same name replaces it. */
-export function registerToolFormat(format: ToolFormat): void {
+function checkFormat(format: ToolFormat): void {
   if (!format || typeof format.name !== 'string' || format.name === '') {
     throw new TypeError('registerToolFormat: the format needs a non-empty name');
   }
@@ -19,22 +21,33 @@ export function registerToolFormat(format: ToolFormat): void {
       `registerToolFormat: format ${JSON.stringify(format.name)} needs stopStrings, parse and render`,
     );
   }
-  formats.set(format.name, format);
 }
 
-/** The format registered under `name`; throws naming the registered formats when there is none. */
-export function getToolFormat(name: string): ToolFormat {
-  const format = formats.get(name);
-  if (!format) {
-    throw new Error(
-      `getToolFormat: unknown tool format ${JSON.stringify(name)}; registered: ${toolFormatNames().join(', ')}`,
-    );
-  }
-  return format;
+/**
+ * Makes `getToolFormat(format.name)` return `format`. A second registration of a name is an error unless
+ * `{ replace: true }` is given.
+ */
+export function registerToolFormat(format: ToolFormat, options: RegisterOptions = {}): void {
+  checkFormat(format);
+  formats.register(format.name, () => format, {
+    ...options,
+    schema: noOptions(`tool format ${JSON.stringify(format.name)}`),
+  });
+}
+
+/** Registers one of this package's formats where it is defined (once per process, see registerBuiltIn). */
+export function registerBuiltInFormat(format: ToolFormat): void {
+  formats.registerBuiltIn(format.name, () => format, noOptions(`tool format ${JSON.stringify(format.name)}`));
+}
+
+/**
+ * The format registered under `name`; an unknown name throws naming the close and the registered ones, and any
+ * option throws (formats take none).
+ */
+export function getToolFormat(name: string, options: Readonly<Record<string, unknown>> = {}): ToolFormat {
+  return formats.create(name, options);
 }
 
 export function toolFormatNames(): string[] {
-  return [...formats.keys()];
+  return formats.names();
 }
-
-for (const format of [markdownFormat, hermesFormat, tagsFormat]) registerToolFormat(format);

@@ -1,4 +1,5 @@
 import { observationText } from './observation';
+import { registerBuiltInFormat } from './registry';
 import { DEFAULT_OBSERVATION_CHARS, type ParsedToolCall, type ToolFormat } from './tool-format';
 
 const CODE_TAG = /<code>([\s\S]*?)<\/code>/g;
@@ -23,3 +24,5 @@ export const tagsFormat: ToolFormat = {
     return `\n<interpreter>\n${body.replace(/\n$/, '')}\n</interpreter>\n`;
   },
 };
+
+registerBuiltInFormat(tagsFormat);
