@@ -27,7 +27,10 @@ const check = (ok, label) => {
 };
 
 const builtFiles = ['index.js', 'index.js.map', 'index.cjs', 'index.cjs.map', 'index.d.ts', 'index.d.cts'];
-const packageDirs = readdirSync('packages').map((name) => resolve('packages', name));
+// Private workspace packages (the internal @taorl/plugin-registry) are bundled into the others, never published.
+const packageDirs = readdirSync('packages')
+  .map((name) => resolve('packages', name))
+  .filter((dir) => JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).private !== true);
 
 /**
  * The data files a package ships: each benchmark's test.jsonl and READMEs under data/benchmarks (only

@@ -60,6 +60,34 @@ for (const format of ['esm', 'cjs']) {
   );
 }
 
+// One registry per package per process: a plug-in registered through the CommonJS build is found by the ESM one.
+const registries = {
+  '@taorl/filter': (cjs, esm) => {
+    cjs.registerFilter('smoke', () => cjs.trajectoryFilter('smoke', () => null));
+    return esm.getFilter('smoke').name === 'smoke';
+  },
+  '@taorl/advantage': (cjs, esm) => {
+    cjs.registerAdvantageEstimator('smoke', () => cjs.getAdvantageEstimator('rloo'));
+    cjs.registerEntropyShaper('smoke', () => cjs.getEntropyShaper('none'));
+    return (
+      esm.getAdvantageEstimator('smoke').name === 'rloo' && esm.getEntropyShaper('smoke').name === 'none'
+    );
+  },
+  '@taorl/grpo': (cjs, esm) => {
+    cjs.registerPolicyLoss('smoke', () => cjs.vanillaPolicyLoss);
+    return esm.getPolicyLoss('smoke') === cjs.vanillaPolicyLoss;
+  },
+  '@taorl/sandbox': (cjs, esm) => {
+    cjs.registerToolFormat({ ...cjs.markdownFormat, name: 'smoke' });
+    return esm.getToolFormat('smoke').name === 'smoke' && esm.sandboxBackendNames().includes('local');
+  },
+};
+for (const [name, registerAndFind] of Object.entries(registries)) {
+  await attempt(`${name}: a plug-in registered through require is found through import`, async () =>
+    registerAndFind(builds[name].cjs, builds[name].esm),
+  );
+}
+
 await attempt('@taorl/sandbox: runs Python', async () => {
   const sandbox = await builds['@taorl/sandbox'].esm.createSandbox({
     backend: 'local',

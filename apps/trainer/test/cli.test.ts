@@ -92,7 +92,9 @@ describe('taorl CLI', () => {
     expect(err.join('')).toContain('rl.shaper: unknown entropy shaper');
     const second = capture();
     expect(await runCli(['rl', '--set', 'rl.loss={name: vanilla, clipHi: 0.3}'], second.io)).toBe(2);
-    expect(second.err.join('')).toContain('rl.loss: unknown option(s) clipHi');
+    expect(second.err.join('')).toContain(
+      "rl.loss: policy loss 'vanilla': takes no options, got 'clipHi' (did you mean 'clipHigh' for 'clipHi'?)",
+    );
     const third = capture();
     expect(await runCli(['rl', '--set', 'rl.filters=[tool-aware, {name: nope}]'], third.io)).toBe(2);
     expect(third.err.join('')).toContain('rl.filters[1]: unknown filter');

@@ -11,8 +11,8 @@ describe('one filter registry per process', () => {
     const esm = await import('../dist/index.js');
     const filter = esm.getFilter('registered-from-cjs');
     const result = filter.apply([
-      { groupId: 1, reward: 1 },
-      { groupId: 1, reward: 0 },
+      { groupId: 1, reward: 1, toolCalls: [] },
+      { groupId: 1, reward: 0, toolCalls: [] },
     ]);
     expect(result.stats.dropped).toEqual({ 'no-reward': 1 });
     // Each build registers the built-ins where they are defined; the second build finds them and adds none.

@@ -23,7 +23,7 @@ const tensor = (values: readonly number[]) => tf.tensor2d(values as number[], [B
 function loss64(
   lp: readonly number[],
   ent: readonly number[],
-  config: Required<Omit<PolicyLossConfig, 'name' | 'horizon' | 'logRatioBound'>>,
+  config: Required<Omit<PolicyLossConfig, 'name' | 'options' | 'horizon' | 'logRatioBound'>>,
 ): number {
   const perToken = lp.map((value, index) =>
     vanillaPerToken64(value, oldLogProbs[index]!, advantages[index]!, config),

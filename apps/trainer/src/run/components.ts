@@ -5,7 +5,8 @@ import {
   getEntropyShaper,
 } from '@taorl/advantage';
 import { composeFilters, type Filter, getFilter } from '@taorl/filter';
-import { type PolicyLossConfig, resolvePolicyLossConfig } from '@taorl/grpo';
+import { getPolicyLoss, type PolicyLossConfig, resolvePolicyLossConfig } from '@taorl/grpo';
+import { closestName } from '@taorl/plugin-registry';
 import { checkSandboxOptions, getToolFormat, type ToolFormat } from '@taorl/sandbox';
 import { ConfigError, type PluginSpec } from '../config/schema-dsl.js';
 import type { TrainerConfig } from '../config/trainer-config.js';
@@ -38,10 +39,40 @@ function withOptions<T>(
 
 export function toolFormatOf(config: TrainerConfig, source: string): ToolFormat {
   const { format } = config.tool;
-  return fromRegistry(source, 'tool.format', () => {
-    if (Object.keys(format.options).length > 0) throw new Error('tool formats take no options');
-    return getToolFormat(format.name);
-  });
+  return fromRegistry(source, 'tool.format', withOptions(format, getToolFormat));
+}
+
+/** The fields of PolicyLossConfig that every loss shares (clipLow, aggregation, ...), not the loss's own options. */
+const sharedLossFields = Object.keys(resolvePolicyLossConfig()).filter(
+  (field) => field !== 'name' && field !== 'options',
+);
+
+/**
+ * `rl.loss` as a PolicyLossConfig: the shared fields (clipLow, klCoef, ...) as they are, every other field an
+ * option of the named loss, which the loss checks (the built-in losses take none). A misspelled shared field is
+ * an option the loss refuses; the error then names the shared field it resembles.
+ */
+function policyLossConfigOf(spec: PluginSpec): PolicyLossConfig {
+  const shared: Record<string, unknown> = {};
+  const own: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(spec.options)) {
+    (sharedLossFields.includes(field) ? shared : own)[field] = value;
+  }
+  const config: PolicyLossConfig = { ...shared, name: spec.name, options: own };
+  resolvePolicyLossConfig(config);
+  try {
+    getPolicyLoss(spec.name, own);
+  } catch (error) {
+    const hints = Object.keys(own).flatMap((field) => {
+      const near = closestName(field, sharedLossFields);
+      return near === undefined ? [] : [`'${near}' for '${field}'`];
+    });
+    const hint = hints.length === 0 ? '' : ` (did you mean ${hints.join(', ')}?)`;
+    throw new Error(
+      `${(error as Error).message}${hint}; fields every loss takes: ${sharedLossFields.join(', ')}`,
+    );
+  }
+  return config;
 }
 
 /** Resolves every named plug-in up front, so a typo fails before any model or sandbox starts. */
@@ -50,15 +81,7 @@ export function rlComponents(config: TrainerConfig, source: string): RlComponent
   const filters = rl.filters.map((spec, i) =>
     fromRegistry(source, `rl.filters[${i}]`, withOptions(spec, getFilter)),
   );
-  const loss = fromRegistry(source, 'rl.loss', () => {
-    const known = Object.keys(resolvePolicyLossConfig());
-    const unknown = Object.keys(rl.loss.options).filter((key) => !known.includes(key));
-    if (unknown.length > 0)
-      throw new Error(`unknown option(s) ${unknown.join(', ')}; known: ${known.join(', ')}`);
-    const config: PolicyLossConfig = { ...rl.loss.options, name: rl.loss.name };
-    resolvePolicyLossConfig(config);
-    return config;
-  });
+  const loss = fromRegistry(source, 'rl.loss', () => policyLossConfigOf(rl.loss));
   const { sandbox } = config.tool;
   fromRegistry(source, 'tool.sandbox', () =>
     checkSandboxOptions({ ...sandbox.options, backend: sandbox.name }),
