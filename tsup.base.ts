@@ -7,11 +7,13 @@ import type { Options } from 'tsup';
 const internalModules = ['@taorl/plugin-registry'];
 
 /** The build every package shares: ESM and CJS for Node 20, with .d.ts and .d.cts declarations. */
-export function packageBuild(overrides: Options = {}): Options {
+export function packageBuild({ dts, ...overrides }: Options = {}): Options {
+  // A package's own dts settings (its entries) keep the internal modules inlined.
+  const declarations = typeof dts === 'object' ? dts : {};
   return {
     entry: ['src/index.ts'],
     format: ['esm', 'cjs'],
-    dts: { resolve: internalModules },
+    dts: dts === false ? false : { resolve: internalModules, ...declarations },
     clean: true,
     sourcemap: true,
     target: 'node20',
