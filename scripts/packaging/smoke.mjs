@@ -1,7 +1,8 @@
 // Run by the oldest Node the packages allow, in a project that installed their packed tarballs: every package
 // loads through import and require with the same exports, and the code paths that need more than loading work
 // (hyparquet is ESM-only: @taorl/data and @taorl/eval read parquet from their CommonJS builds too; @taorl/eval
-// finds the benchmark files it ships; the sandbox runs Python; the taorl-eval bin runs).
+// finds the benchmark files it ships; the sandbox runs Python, and serves it over HTTP from @taorl/sandbox/node; the
+// taorl-eval bin runs).
 // Copied into that project and run there, so that import and require resolve the packages as a user's code would.
 // Usage: node smoke.mjs <a verl parquet file with 30 rows>
 import { spawnSync } from 'node:child_process';
@@ -101,6 +102,25 @@ await attempt('@taorl/sandbox: runs Python', async () => {
     await sandbox.close();
   }
 });
+
+for (const format of ['esm', 'cjs']) {
+  await attempt(`@taorl/sandbox/node (${format}): startSandboxServer answers /run_code`, async () => {
+    const node = format === 'esm' ? await import('@taorl/sandbox/node') : require('@taorl/sandbox/node');
+    const sandbox = await builds['@taorl/sandbox'][format].createSandbox({ workers: 1, preload: [] });
+    const server = await node.startSandboxServer({ sandbox, port: 0 });
+    try {
+      const response = await fetch(`${server.url}/run_code`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ code: 'print(6 * 7)', language: 'python' }),
+      });
+      const answer = await response.json();
+      return answer.status === 'Success' && answer.run_result.stdout === '42\n';
+    } finally {
+      await server.close();
+    }
+  });
+}
 
 const bin = join(project, 'node_modules', '@taorl', 'eval', 'dist', 'cli.js');
 const graded = spawnSync(process.execPath, [bin, 'grade', '--pred', '\\boxed{1/2}', '--gold', '0.5'], {
