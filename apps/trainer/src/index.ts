@@ -26,8 +26,8 @@ export {
 } from './bench-eval/results-file.js';
 export { writeFileAtomic } from './checkpoint/atomic-write.js';
 export { type CliCommand, type CliIO, commands, runCli, usage } from './cli/run-cli.js';
+export { ConfigError } from './config/config-error.js';
 export { loadConfig, parseConfig } from './config/load-config.js';
-export { ConfigError } from './config/schema-dsl.js';
 export { type TrainerConfig, trainerSchema } from './config/trainer-config.js';
 export {
   type Checkpoint,

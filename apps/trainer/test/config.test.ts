@@ -47,6 +47,44 @@ describe('trainer config', () => {
     expect(backend.message).toContain("backend: 'webgl' is not one of: wasm, cpu, tensorflow");
   });
 
+  it('words every kind of bad value with the field path', () => {
+    const messages: Array<[string, string]> = [
+      [
+        'rl:\n  groupSize: 1e300\n',
+        'rl.groupSize: expected an integer of at most 9007199254740991, got 1e+300',
+      ],
+      ['rl:\n  groupSize: "8"\n', 'rl.groupSize: expected a finite number, got string "8"'],
+      ['backend: 3\n', 'backend: expected a string, got number 3'],
+      [
+        'backend: tensorfow\n',
+        "backend: 'tensorfow' is not one of: wasm, cpu, tensorflow (did you mean 'tensorflow'?)",
+      ],
+      [
+        'model:\n  path: ""\n',
+        'model.path: must not be empty (leave the field out, or null, for the default)',
+      ],
+      ['model:\n  tokenShift: "yes"\n', 'model.tokenShift: expected true or false, got string "yes"'],
+      ['rollout: [1]\n', 'rollout: expected a mapping, got a list'],
+      ['rl:\n  filters: tool-aware\n', 'rl.filters: expected a list of plug-ins, got string "tool-aware"'],
+      ['rl:\n  shaper: ""\n', `rl.shaper: expected a plug-in name or a mapping with 'name', got string ""`],
+      ['remote:\n  endpoints: 3\n', 'remote.endpoints: expected a list of strings, got number 3'],
+      [
+        'remote:\n  endpoints: [http://a:1, ftp://x]\n',
+        'remote.endpoints[1]: expected an http(s) URL such as http://10.0.0.5:8000, got "ftp://x"',
+      ],
+      ['rl:\n  overlong:\n    bufferFraction: 1.5\n', 'rl.overlong.bufferFraction: must be <= 1, got 1.5'],
+    ];
+    for (const [yaml, message] of messages) {
+      expect(errorOf(() => parseConfig(yaml, 'x.yaml')).message).toBe(`x.yaml: ${message}`);
+    }
+  });
+
+  it('treats a section left empty in YAML as all defaults, and takes one URL for a list of one', () => {
+    const config = parseConfig('rl:\nremote:\n  endpoints: http://10.0.0.5:8000\n', 'x.yaml');
+    expect(config.rl.groupSize).toBe(8);
+    expect(config.remote.endpoints).toEqual(['http://10.0.0.5:8000']);
+  });
+
   it('rejects unknown fields and suggests the closest known one', () => {
     const error = errorOf(() => parseConfig('rl:\n  grupSize: 4\n', 'typo.yaml'));
     expect(error.field).toBe('rl.grupSize');

@@ -1,5 +1,5 @@
 import { existsSync, statSync } from 'node:fs';
-import { ConfigError } from '../config/schema-dsl.js';
+import { ConfigError } from '../config/config-error.js';
 import type { TrainerConfig } from '../config/trainer-config.js';
 import { openSession, type Session } from '../run/session.js';
 import { commandUsage, type FlagSpec, parseCommand } from './command-args.js';

@@ -6,7 +6,7 @@ import { resolveBenchmarkNames } from '../bench-eval/benchmark-set.js';
 import { evaluateBenchmarks } from '../bench-eval/evaluate-benchmarks.js';
 import { BenchmarkResultsError } from '../bench-eval/results-file.js';
 import { writeFileAtomic } from '../checkpoint/atomic-write.js';
-import { isHttpUrl } from '../config/schema-dsl.js';
+import { isHttpUrl } from '../config/http-url.js';
 import type { RolloutPolicy } from '../model/policy.js';
 import { apiKeyFromEnv } from '../remote/api-key.js';
 import { RemotePolicy } from '../remote/remote-policy.js';

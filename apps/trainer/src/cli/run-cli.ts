@@ -1,5 +1,5 @@
 import manifest from '../../package.json';
-import { ConfigError } from '../config/schema-dsl.js';
+import { ConfigError } from '../config/config-error.js';
 import { UsageError } from './command-args.js';
 import { trainerCommands } from './commands.js';
 

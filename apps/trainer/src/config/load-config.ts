@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parseDocument } from 'yaml';
-import { ConfigError, fieldAt, validate } from './schema-dsl.js';
+import { ConfigError } from './config-error.js';
+import { parseWith, sectionShape } from './config-issues.js';
 import { type TrainerConfig, trainerSchema } from './trainer-config.js';
 
 /** Parses YAML text; a syntax error names the source and its line. */
@@ -23,13 +24,20 @@ function parseYaml(text: string, source: string): unknown {
   }
 }
 
+/** True when the dotted `path` names a field of the config (a section or a value). */
+function isField(path: string): boolean {
+  const parts = path.split('.');
+  const parent = sectionShape(trainerSchema, parts.slice(0, -1));
+  return parent !== undefined && Object.hasOwn(parent, parts.at(-1)!);
+}
+
 /** Applies one `path=value` override (the value parsed as a YAML scalar or flow list) to a raw config object. */
 function applyOverride(raw: Record<string, unknown>, assignment: string): void {
   const source = `--set ${assignment}`;
   const equals = assignment.indexOf('=');
   if (equals <= 0) throw new ConfigError(source, '', "expected 'field.path=value'");
   const path = assignment.slice(0, equals).trim();
-  if (fieldAt(trainerSchema, path) === undefined) throw new ConfigError(source, path, 'unknown field');
+  if (!isField(path)) throw new ConfigError(source, path, 'unknown field');
   const value = parseYaml(assignment.slice(equals + 1), source);
   const parts = path.split('.');
   let target = raw;
@@ -54,7 +62,7 @@ export function parseConfig(text: string, source: string, overrides: readonly st
   }
   const merged = structuredClone(raw) as Record<string, unknown>;
   for (const assignment of overrides) applyOverride(merged, assignment);
-  return validate(trainerSchema, merged, source);
+  return parseWith(trainerSchema, merged, source);
 }
 
 /** Reads and validates a YAML config file (see parseConfig). */

@@ -1,31 +1,30 @@
 import { availableParallelism } from 'node:os';
+import { z } from 'zod';
 import { remotePolicyDefaults } from '../remote/remote-policy.js';
 import {
   bool,
-  type Infer,
+  httpUrlList,
   int,
   nonEmptyStr,
   num,
+  oneOf,
   optionalStr,
   plugin,
   pluginList,
-  type SectionField,
   section,
-  str,
-  strList,
-} from './schema-dsl.js';
+} from './fields.js';
 
 /**
  * Every knob of a run. Plug-ins (tool format, sandbox backend, estimator, shaper, filters, loss) are plain names
  * looked up in their package's registry when the run is assembled, so an ablation is a one-line config change and
  * a user-registered plug-in needs no change here. Defaults follow ../../docs/trainer.md (ALGORITHMS.md sources).
  */
-export const trainerSchema = {
+export const trainerSchema = z.strictObject({
   seed: int('seed for data order, sampling and initialisation', 1, { min: 0 }),
-  backend: str('TensorFlow.js backend', 'wasm', ['wasm', 'cpu', 'tensorflow'] as const),
+  backend: oneOf('TensorFlow.js backend', 'wasm', ['wasm', 'cpu', 'tensorflow'] as const),
   outDir: nonEmptyStr('folder for metrics.jsonl, report.html and checkpoints', 'runs/taorl'),
   model: section('the policy', {
-    source: str('embedded tiny model or a local Hugging Face folder', 'embedded', [
+    source: oneOf('embedded tiny model or a local Hugging Face folder', 'embedded', [
       'embedded',
       'hf',
     ] as const),
@@ -38,11 +37,11 @@ export const trainerSchema = {
     ),
   }),
   task: section('where prompts and golds come from', {
-    name: str('arith-tool (the embedded generator) or file', 'arith-tool', ['arith-tool', 'file'] as const),
+    name: oneOf('arith-tool (the embedded generator) or file', 'arith-tool', ['arith-tool', 'file'] as const),
     file: optionalStr('RL prompts (verl JSONL or parquet) when name is file'),
     testFile: optionalStr('held-out prompts for evaluation when name is file'),
     testSize: int('held-out problems for evaluation', 500, { min: 1 }),
-    mix: str(
+    mix: oneOf(
       'arith-tool problems and demonstrations: classic (every kind, mostly right demonstrations) or strategy ' +
         '(short answers, demonstrations with strategy mistakes that RL can fix; docs/packages/data.md)',
       'classic',
@@ -66,12 +65,12 @@ export const trainerSchema = {
       'threads that generate rollouts and evaluations, lanes spread over them: 1 = the main thread; N > 1 = N ' +
         'worker threads, each with its own wasm backend and a replica of the policy (default: the cores ' +
         'available); the trajectories are the same for any N',
-      availableParallelism(),
+      () => availableParallelism(),
       { min: 1 },
     ),
   }),
   sft: section('supervised fine-tuning on end-to-end tool trajectories', {
-    source: str('generated arith-tool traces or a file', 'generator', ['generator', 'file'] as const),
+    source: oneOf('generated arith-tool traces or a file', 'generator', ['generator', 'file'] as const),
     file: optionalStr('SFT conversations (messages + tools JSONL) when source is file'),
     examples: int('generated traces', 4000, { min: 1 }),
     steps: int('optimizer steps', 300, { min: 0 }),
@@ -82,7 +81,7 @@ export const trainerSchema = {
       1,
       { min: 1 },
     ),
-    batching: str(
+    batching: oneOf(
       'random: shuffled batches; length: length-grouped (least padding); mixed-length: length-grouped with a ' +
         'quarter of each batch from the shortest items, so no batch holds only short traces',
       'mixed-length',
@@ -121,13 +120,11 @@ export const trainerSchema = {
     'remote mode: RL rollouts from vLLM / SGLang-compatible servers (or taorl serve), training local; the trained ' +
       'weights are pushed to every server with POST /update_weights_from_disk',
     {
-      endpoints: strList(
+      endpoints: httpUrlList(
         'base URLs of inference servers running the model.path architecture and tokenizer, e.g. ' +
           '[http://10.0.0.5:8000]; [] = rollouts from the local policy',
-        [],
-        'http-url',
       ),
-      api: str(
+      api: oneOf(
         "openai: POST /v1/completions (vLLM); sglang: POST /generate (SGLang's native API)",
         'openai',
         ['openai', 'sglang'] as const,
@@ -179,6 +176,6 @@ export const trainerSchema = {
     samples: int('samples per problem (K of Avg@K / Pass@K)', 1, { min: 1 }),
     greedy: bool('greedy decoding (otherwise rollout.temperature)', true),
   }),
-} as const;
+});
 
-export type TrainerConfig = Infer<SectionField<typeof trainerSchema>>;
+export type TrainerConfig = z.output<typeof trainerSchema>;

@@ -8,7 +8,8 @@ import { composeFilters, type Filter, getFilter } from '@taorl/filter';
 import { getPolicyLoss, type PolicyLossConfig, resolvePolicyLossConfig } from '@taorl/grpo';
 import { closestName } from '@taorl/plugin-registry';
 import { checkSandboxOptions, getToolFormat, type ToolFormat } from '@taorl/sandbox';
-import { ConfigError, type PluginSpec } from '../config/schema-dsl.js';
+import { ConfigError } from '../config/config-error.js';
+import type { PluginSpec } from '../config/fields.js';
 import type { TrainerConfig } from '../config/trainer-config.js';
 
 /** Builds a plug-in from its registry; a registry's complaint (unknown name, bad option) names the config field. */

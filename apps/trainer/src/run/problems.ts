@@ -6,7 +6,7 @@ import {
   loadDataset,
   type RlPrompt,
 } from '@taorl/data';
-import { ConfigError } from '../config/schema-dsl.js';
+import { ConfigError } from '../config/config-error.js';
 import type { Problem } from '../rl/rewards.js';
 import { epochStream } from '../util/batching.js';
 import { deriveSeed } from '../util/seeds.js';

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { AdamWState, GrpoUpdater } from '@taorl/grpo';
 import { saveTrainCheckpoint } from '../checkpoint/train-checkpoint.js';
-import { ConfigError } from '../config/schema-dsl.js';
+import { ConfigError } from '../config/config-error.js';
 import type { TrainerConfig } from '../config/trainer-config.js';
 import { apiKeyFromEnv } from '../remote/api-key.js';
 import { RemoteRollouts } from '../remote/remote-rollouts.js';

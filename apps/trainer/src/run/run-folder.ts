@@ -9,7 +9,7 @@ import {
   restoreTrainCheckpoint,
   type TrainState,
 } from '../checkpoint/train-checkpoint.js';
-import { ConfigError } from '../config/schema-dsl.js';
+import { ConfigError } from '../config/config-error.js';
 import type { TrainerConfig } from '../config/trainer-config.js';
 import { type MetricsLine, MetricsWriter } from '../report/metrics.js';
 import type { Session } from './session.js';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { ByteTokenizer, type ChatMessage, ChatTemplate, HfTokenizer, type Tokenizer } from '@taorl/data';
 import { type BackendChoice, initBackend } from '@taorl/grpo';
 import { createSandbox, type Sandbox } from '@taorl/sandbox';
-import { ConfigError } from '../config/schema-dsl.js';
+import { ConfigError } from '../config/config-error.js';
 import type { TrainerConfig } from '../config/trainer-config.js';
 import { parseHfConfig } from '../model/config.js';
 import { paddedVocabTokenizer } from '../model/padded-vocab-tokenizer.js';

@@ -8,7 +8,7 @@ import {
   trainingSequence,
 } from '@taorl/data';
 import { saveTrainCheckpoint } from '../checkpoint/train-checkpoint.js';
-import { ConfigError } from '../config/schema-dsl.js';
+import { ConfigError } from '../config/config-error.js';
 import type { MetricsWriter, SftStepMetrics } from '../report/metrics.js';
 import { ProgressBar } from '../report/progress.js';
 import { SftTrainer } from '../sft/sft-trainer.js';

@@ -1,0 +1,11 @@
+/** A config error that names the source (file or `--set` override) and the dotted field path. */
+export class ConfigError extends Error {
+  constructor(
+    readonly source: string,
+    readonly field: string,
+    problem: string,
+  ) {
+    super(`${source}: ${field === '' ? '(root)' : field}: ${problem}`);
+    this.name = 'ConfigError';
+  }
+}
