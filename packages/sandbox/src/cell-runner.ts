@@ -56,14 +56,22 @@ def run_code(code, replay):
         return 1
 
 
-def run_code_flushed(code, replay):
-    """run_code, then stdout and stderr flushed, so that the caller can os._exit (which skips Python's own flush) with
-    the exit code it returns. A flush that fails (a closed pipe) changes nothing."""
-    exit_code = run_code(code, replay)
-    for stream in (sys.stdout, sys.stderr):
+def run_code_and_exit(code, replay, before_exit=None):
+    """The end of a run's process on both backends: run_code, stdout and stderr flushed (os._exit skips Python's own
+    flush; a flush that fails, on a closed pipe, changes nothing), before_exit() if given, then os._exit with the exit
+    code a fresh interpreter would give, whatever happens (never back into the caller's code)."""
+    exit_code = 1
+    try:
+        exit_code = run_code(code, replay)
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except BaseException:
+                pass
+    finally:
         try:
-            stream.flush()
-        except BaseException:
-            pass
-    return exit_code
+            if before_exit is not None:
+                before_exit()
+        finally:
+            os._exit(exit_code)
 `;

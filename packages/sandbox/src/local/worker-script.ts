@@ -303,7 +303,7 @@ def child_main(stdin_fd, out_w, err_w, mark_w, request_r):
             finally:
                 traceback.print_exc()
             return
-        code = run_code_flushed(req["code"], req["replay"])
+        run_code_and_exit(req["code"], req["replay"])
     finally:
         os._exit(code)
 

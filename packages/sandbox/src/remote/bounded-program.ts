@@ -68,20 +68,17 @@ sys.stderr.reconfigure(line_buffering=True)
 ${CELL_RUNNER}
 
 
-exit_code = 1
-try:
-    exit_code = run_code_flushed(REQUEST["code"], REQUEST["replay"])
-finally:
-    # The server kills what is left of the run once this process exits, the pump included: wait until the pump has
-    # forwarded the end of the output (it stops at end-of-file, once no process holds the pipes), but not longer
-    # than PUMP_WAIT_S, as a process the cell left running may hold them.
-    try:
-        os.close(1)
-        os.close(2)
-        deadline = time.monotonic() + PUMP_WAIT_S
-        while os.waitpid(pump_pid, os.WNOHANG)[0] == 0 and time.monotonic() < deadline:
-            time.sleep(0.002)
-    finally:
-        os._exit(exit_code)
+def wait_for_pump():
+    """The server kills what is left of the run once this process exits, the pump included: wait until the pump has
+    forwarded the end of the output (it stops at end-of-file, once no process holds the pipes), but not longer than
+    PUMP_WAIT_S, as a process the cell left running may hold them."""
+    os.close(1)
+    os.close(2)
+    deadline = time.monotonic() + PUMP_WAIT_S
+    while os.waitpid(pump_pid, os.WNOHANG)[0] == 0 and time.monotonic() < deadline:
+        time.sleep(0.002)
+
+
+run_code_and_exit(REQUEST["code"], REQUEST["replay"], wait_for_pump)
 `;
 }
