@@ -1,4 +1,8 @@
 import { defineConfig } from 'tsup';
 import { packageBuild } from '../../tsup.base';
 
-export default defineConfig(packageBuild());
+// Two entries, each ESM and CJS with declarations: the portable one (index) and the Node one (node), which
+// imports the portable one as '@taorl/data' rather than bundling a second copy of it.
+export default defineConfig(
+  packageBuild({ entry: { index: 'src/index.ts', node: 'src/node.ts' }, external: ['@taorl/data'] }),
+);

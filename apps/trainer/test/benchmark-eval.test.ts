@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ByteTokenizer, ChatTemplate, type Tokenizer } from '@taorl/data';
-import { createGraderPool, defaultBenchmarkDir, loadBenchmark } from '@taorl/eval';
+import { createGraderPool, defaultBenchmarkDir, loadBenchmark } from '@taorl/eval/node';
 import { createSandbox, markdownFormat, type Sandbox } from '@taorl/sandbox';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -2,7 +2,7 @@
 // directly in the same sandbox (the floor set by Python execution).
 // Run from the repository root: pnpm bench packages/data/bench/arith-traces.ts
 import { ByteTokenizer, generateArithProblems, generateArithTraces } from '@taorl/data';
-import { createSandbox } from '@taorl/sandbox';
+import { createSandbox, markdownFormat } from '@taorl/sandbox';
 
 const COUNT = 300;
 const WORKERS = 2;
@@ -14,7 +14,13 @@ const sandbox = await createSandbox({ workers: WORKERS });
 await sandbox.runMany(Array.from({ length: WORKERS * 2 }, () => ({ code: 'print(1)' })));
 
 const traceStart = performance.now();
-const traces = await generateArithTraces(problems, { sandbox, tokenizer, seed: 1, concurrency: WORKERS * 2 });
+const traces = await generateArithTraces(problems, {
+  sandbox,
+  format: markdownFormat,
+  tokenizer,
+  seed: 1,
+  concurrency: WORKERS * 2,
+});
 const traceSeconds = (performance.now() - traceStart) / 1000;
 const cells = traces.flatMap((trace) => trace.toolCalls.map((call) => ({ code: call.code })));
 

@@ -7,7 +7,8 @@ import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Tokenizer as CoreTokenizer } from '@huggingface/tokenizers';
-import { ByteTokenizer, HfTokenizer, loadDataset } from '@taorl/data';
+import { ByteTokenizer } from '@taorl/data';
+import { loadDataset, loadHfTokenizer } from '@taorl/data/node';
 import { asyncBufferFromFile, parquetReadObjects } from 'hyparquet';
 import { parquetWriteFile } from 'hyparquet-writer';
 
@@ -55,7 +56,7 @@ const qwenDir = join(
   '..',
   'models',
 );
-const qwen = await HfTokenizer.fromDir(qwenDir);
+const qwen = await loadHfTokenizer(qwenDir);
 const core = new CoreTokenizer(
   JSON.parse(readFileSync(join(qwenDir, 'tokenizer.json'), 'utf8')),
   JSON.parse(readFileSync(join(qwenDir, 'tokenizer_config.json'), 'utf8')),

@@ -1,3 +1,6 @@
+// The portable entry: no Node built-in, directly or through a dependency, so it runs in browsers, workers, Deno
+// and Bun as in Node. What reads or writes files is in @taorl/data/node (src/node.ts), which imports what it
+// shares with this entry from '@taorl/data' so both entries use one copy of each class (DataError, HfTokenizer).
 export type { ArithKind, ArithLevel } from './arith-tool/kinds';
 export {
   ARITH_MIXES,
@@ -36,6 +39,7 @@ export {
   type PassRate,
   passRates,
 } from './curation';
+export { DATASET_FORMATS, type DatasetFormat, type DatasetRecords } from './datasets/dataset-formats';
 export {
   parseConversation,
   parseQaPair,
@@ -43,19 +47,13 @@ export {
   type QaPair,
   type RlPrompt,
 } from './datasets/formats';
-export { DATASET_FORMATS, type DatasetFormat, type DatasetRecords, loadDataset } from './datasets/load';
-export { type LocatedRecord, readRecords } from './datasets/records';
 export { DataError, type DataLocation } from './errors';
 export { ByteTokenizer, type ByteTokenizerOptions, EMBEDDED_SPECIAL_TOKENS } from './tokenizer/byte';
 export { HfTokenizer, type HfTokenizerConfig } from './tokenizer/hf';
 export { createIncrementalDecoder } from './tokenizer/incremental';
 export type { DecodeOptions, IncrementalDecoder, Tokenizer } from './tokenizer/types';
-export {
-  parseTrajectory,
-  readTrajectories,
-  serializeTrajectory,
-  writeTrajectories,
-} from './trajectory/jsonl';
+export type { CodeResult, CodeRunner, ToolCallFormat } from './tool-runner';
+export { parseTrajectory, serializeTrajectory } from './trajectory/jsonl';
 export {
   ResponseBuilder,
   type ResponseColumns,

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { createSandbox, type LocalSandbox } from '@taorl/sandbox';
+import { createSandbox, type LocalSandbox, markdownFormat } from '@taorl/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type ArithProblem,
@@ -170,6 +170,7 @@ describe('generateArithTraces (real sandbox)', () => {
   it('inserts observations whose outputs are what Python prints', async () => {
     const traces = await generateArithTraces(problems, {
       sandbox,
+      format: markdownFormat,
       tokenizer,
       seed: 1,
       directShare: 0.2,
@@ -223,6 +224,7 @@ describe('generateArithTraces (real sandbox)', () => {
     });
     const traces = await generateArithTraces(twoStep, {
       sandbox,
+      format: markdownFormat,
       tokenizer,
       seed: 2,
       directShare: 0,
@@ -244,6 +246,7 @@ describe('generateArithTraces (real sandbox)', () => {
     });
     const traces = await generateArithTraces(mixed, {
       sandbox,
+      format: markdownFormat,
       tokenizer,
       seed: 3,
       directShare: 0.2,
@@ -275,7 +278,7 @@ describe('generateArithTraces (real sandbox)', () => {
 
   it('gives identical traces for the same seed', async () => {
     const some = problems.slice(0, 10);
-    const options = { sandbox, tokenizer, seed: 7, mistakeShare: 0.5 };
+    const options = { sandbox, format: markdownFormat, tokenizer, seed: 7, mistakeShare: 0.5 };
     const a = await generateArithTraces(some, options);
     const b = await generateArithTraces(some, { ...options, concurrency: 1 });
     expect(b.map(serializeTrajectory)).toEqual(a.map(serializeTrajectory));

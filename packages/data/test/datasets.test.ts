@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parquetWriteFile } from 'hyparquet-writer';
 import { describe, expect, it } from 'vitest';
-import { DataError, loadDataset } from '../src/index';
+import { DataError } from '../src/index';
+import { loadDataset } from '../src/node';
 
 // The benchmark files @taorl/eval carries, read here as real qa and verl datasets.
 const BENCHMARKS = fileURLToPath(new URL('../../eval/data/benchmarks', import.meta.url));

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ChatTemplate, HfTokenizer } from '../src/index';
+import { loadHfTokenizer } from '../src/node';
 import { QWEN3_DIR, qwen3 } from './qwen3';
 
 const samples = [
@@ -64,18 +65,18 @@ describe('HfTokenizer (real Qwen3 files)', () => {
     symlinkSync(join(QWEN3_DIR, 'tokenizer.json'), join(dir, 'tokenizer.json'));
     writeFileSync(join(dir, 'tokenizer_config.json'), JSON.stringify(config));
     writeFileSync(join(dir, 'chat_template.jinja'), template);
-    const tokenizer = await HfTokenizer.fromDir(dir);
+    const tokenizer = await loadHfTokenizer(dir);
     expect(ChatTemplate.fromTokenizerConfig(tokenizer.config).source).toBe(template);
   });
 
   it('names the file when a folder is incomplete or broken', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'taorl-hf-'));
-    await expect(HfTokenizer.fromDir(dir)).rejects.toThrow(
+    await expect(loadHfTokenizer(dir)).rejects.toThrow(
       `${join(dir, 'tokenizer.json')}: cannot read (ENOENT)`,
     );
     writeFileSync(join(dir, 'tokenizer.json'), '{"model": ');
     writeFileSync(join(dir, 'tokenizer_config.json'), '{}');
-    await expect(HfTokenizer.fromDir(dir)).rejects.toThrow(`${join(dir, 'tokenizer.json')}: not valid JSON`);
+    await expect(loadHfTokenizer(dir)).rejects.toThrow(`${join(dir, 'tokenizer.json')}: not valid JSON`);
   });
 });
 

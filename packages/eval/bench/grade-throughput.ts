@@ -1,7 +1,8 @@
 // Grading throughput on MATH500 golds against re-rendered (equivalent) and perturbed (different) predictions,
 // single-threaded and with the worker pool. Run from the repository root: pnpm bench packages/eval/bench/grade-throughput.ts
 import { availableParallelism } from 'node:os';
-import { createGraderPool, isEquivalent, loadBenchmark, normalizeAnswer } from '@taorl/eval';
+import { isEquivalent, normalizeAnswer } from '@taorl/eval';
+import { createGraderPool, loadBenchmark } from '@taorl/eval/node';
 import { perturbation, rerenderings } from '../test/rerender';
 
 interface Pair {

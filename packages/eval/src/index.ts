@@ -1,7 +1,8 @@
-export { defaultBenchmarkDir } from './benchmarkDir';
-export { benchmarkNames, loadBenchmark } from './benchmarks/load';
+// The portable entry: grading, extraction and metrics, with no Node built-in (directly or through a dependency),
+// so it runs in browsers, workers, Deno and Bun as in Node. File loaders, the grader pool and the CLI need Node:
+// they are in @taorl/eval/node (src/node.ts), which imports what it shares with this entry from '@taorl/eval' so
+// both entries use one copy of each class (BenchmarkFormatError).
 export { BenchmarkFormatError, type BenchmarkProblem } from './benchmarks/problem';
-export { loadVerlParquet } from './benchmarks/verl';
 export type { PercentPolicy } from './compare/context';
 export {
   defaultExtractionRules,
@@ -25,5 +26,3 @@ export { passAtK } from './metrics/passAtK';
 export { type BenchmarkReport, type ScoredSample, scoreBenchmark } from './metrics/score';
 export { countToolUse, type ToolUse } from './metrics/toolUse';
 export { type NormalizedAnswer, normalizeAnswer } from './normalize';
-export { createGraderPool, type GraderPool, type GraderPoolOptions } from './pool/pool';
-export type { GradeTask } from './pool/protocol';

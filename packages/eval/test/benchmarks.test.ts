@@ -3,15 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import {
-  type BenchmarkProblem,
-  benchmarkNames,
-  compareAnswers,
-  defaultBenchmarkDir,
-  grade,
-  loadBenchmark,
-} from '../src/index';
+import { type BenchmarkProblem, compareAnswers, grade } from '../src/index';
 import { parseLatex } from '../src/latex/parse';
+import { benchmarkNames, defaultBenchmarkDir, loadBenchmark } from '../src/node';
 import { normalizeAnswer } from '../src/normalize';
 import { perturbation, rerenderings } from './rerender';
 

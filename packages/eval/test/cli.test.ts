@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../src/cli/run';
-import { defaultBenchmarkDir } from '../src/index';
+import { defaultBenchmarkDir } from '../src/node';
 
 async function run(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = '';

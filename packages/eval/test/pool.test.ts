@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { createGraderPool, grade } from '../src/index';
+import { grade } from '../src/index';
+import { createGraderPool } from '../src/node';
 
 describe('createGraderPool', () => {
   const pool = createGraderPool({ size: 2, batchSize: 4 });

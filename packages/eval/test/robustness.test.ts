@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { benchmarkNames, compareAnswers, grade, loadBenchmark } from '../src/index';
+import { compareAnswers, grade } from '../src/index';
+import { benchmarkNames, loadBenchmark } from '../src/node';
 
 const golds = benchmarkNames.flatMap((name) => loadBenchmark(name).flatMap((problem) => problem.gold));
 const pieces = [

@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { createGraderPool, extractAnswer, type GradeTask } from '../src/index';
+import { extractAnswer } from '../src/index';
+import { createGraderPool, type GradeTask } from '../src/node';
 import { caseClasses } from './cases';
 
 // Responses cut off anywhere (the token budget ends a rollout mid-box) must get a verdict. These run through the

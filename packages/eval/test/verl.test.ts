@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { defaultBenchmarkDir, loadBenchmark, loadVerlParquet } from '../src/index';
+import { defaultBenchmarkDir, loadBenchmark, loadVerlParquet } from '../src/node';
 
 const dir = defaultBenchmarkDir;
 

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
-import { type BenchmarkProblem, benchmarkNames, loadBenchmark } from '@taorl/eval';
+import type { BenchmarkProblem } from '@taorl/eval';
+import { benchmarkNames, loadBenchmark } from '@taorl/eval/node';
 
 /**
  * The benchmark names a `--bench` list stands for: `all` is every benchmark @taorl/eval knows; an unknown name is

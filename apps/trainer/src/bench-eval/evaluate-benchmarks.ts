@@ -3,10 +3,10 @@ import {
   type BenchmarkProblem,
   type BenchmarkReport,
   type GradeResult,
-  type GraderPool,
   grade,
   scoreBenchmark,
 } from '@taorl/eval';
+import type { GraderPool } from '@taorl/eval/node';
 import type { RolloutPolicy } from '../model/policy.js';
 import { ProgressBar } from '../report/progress.js';
 import { finalAssistantText } from '../rl/rewards.js';

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { BenchmarkFormatError, benchmarkNames, createGraderPool, defaultBenchmarkDir } from '@taorl/eval';
+import { BenchmarkFormatError } from '@taorl/eval';
+import { benchmarkNames, createGraderPool, defaultBenchmarkDir } from '@taorl/eval/node';
 import { benchmarkTable, writeBenchmarkReports } from '../bench-eval/benchmark-reports.js';
 import { resolveBenchmarkNames } from '../bench-eval/benchmark-set.js';
 import { evaluateBenchmarks } from '../bench-eval/evaluate-benchmarks.js';

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { ByteTokenizer, HfTokenizer, type Tokenizer } from '@taorl/data';
+import { ByteTokenizer, type Tokenizer } from '@taorl/data';
+import { loadHfTokenizer } from '@taorl/data/node';
 import type { ModelConfig } from '../model/config.js';
 import { createTinyPolicy, loadPolicy, type TransformerPolicy } from '../model/transformer-policy.js';
 
@@ -35,7 +36,7 @@ export async function openServedModel(options: ServedModelOptions): Promise<Serv
   } else {
     policy = await loadPolicy(dir);
     const hasTokenizer = existsSync(join(dir, 'tokenizer.json'));
-    tokenizer = hasTokenizer ? await HfTokenizer.fromDir(dir) : new ByteTokenizer();
+    tokenizer = hasTokenizer ? await loadHfTokenizer(dir) : new ByteTokenizer();
     if (!hasTokenizer && policy.vocabSize !== tokenizer.vocabSize) {
       policy.dispose();
       throw new Error(

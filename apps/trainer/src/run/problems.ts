@@ -3,9 +3,9 @@ import {
   arithUserMessage,
   type ChatMessage,
   generateArithProblems,
-  loadDataset,
   type RlPrompt,
 } from '@taorl/data';
+import { loadDataset } from '@taorl/data/node';
 import { ConfigError } from '../config/config-error.js';
 import type { Problem } from '../rl/rewards.js';
 import { epochStream } from '../util/batching.js';

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ByteTokenizer, type ChatMessage, ChatTemplate, HfTokenizer, type Tokenizer } from '@taorl/data';
+import { ByteTokenizer, type ChatMessage, ChatTemplate, type Tokenizer } from '@taorl/data';
+import { loadHfTokenizer } from '@taorl/data/node';
 import { type BackendChoice, initBackend } from '@taorl/grpo';
 import { createSandbox, type Sandbox } from '@taorl/sandbox';
 import { ConfigError } from '../config/config-error.js';
@@ -97,7 +98,7 @@ export async function openSession(
     const path = config.model.path;
     if (path === undefined) throw new ConfigError(source, 'model.path', 'required when model.source is hf');
     tokenizerSource = { kind: 'hf', dir: path };
-    const hf = await HfTokenizer.fromDir(path);
+    const hf = await loadHfTokenizer(path);
     tokenizer = hf;
     template = ChatTemplate.fromTokenizerConfig(hf.config);
     if (withPolicy) policy = await loadPolicy(path);

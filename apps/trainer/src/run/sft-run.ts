@@ -2,11 +2,12 @@ import {
   type ArithTrace,
   arithMix,
   generateArithTraces,
-  loadDataset,
   type SftExample,
   toSftExample,
   trainingSequence,
 } from '@taorl/data';
+import { loadDataset } from '@taorl/data/node';
+import { markdownFormat } from '@taorl/sandbox';
 import { saveTrainCheckpoint } from '../checkpoint/train-checkpoint.js';
 import { ConfigError } from '../config/config-error.js';
 import type { MetricsWriter, SftStepMetrics } from '../report/metrics.js';
@@ -27,6 +28,8 @@ export async function arithSftTraces(session: Session, count: number, quiet = fa
   const bar = quiet ? null : new ProgressBar({ label: 'sft traces', total: 1 });
   const traces = await generateArithTraces(problems, {
     sandbox: session.sandbox,
+    // The arith-tool demonstrations are written in the markdown format.
+    format: markdownFormat,
     tokenizer: session.tokenizer,
     template: session.template,
     seed: deriveSeed(config.seed, 'sft-traces'),

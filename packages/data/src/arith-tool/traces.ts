@@ -1,6 +1,6 @@
-import { type ExecResult, markdownFormat, type Sandbox, type ToolFormat } from '@taorl/sandbox';
 import { ChatTemplate } from '../chat/template';
 import type { Tokenizer } from '../tokenizer/types';
+import type { CodeResult, CodeRunner, ToolCallFormat } from '../tool-runner';
 import { ResponseBuilder } from '../trajectory/response-builder';
 import type { Trajectory } from '../trajectory/types';
 import { type ArithShare, shareAt } from './mixes';
@@ -21,8 +21,10 @@ export interface ArithTrace extends Trajectory {
 }
 
 export interface ArithTraceOptions {
-  /** Where the code runs; only `run` is used. */
-  sandbox: Pick<Sandbox, 'run'>;
+  /** Where the code runs: a @taorl/sandbox Sandbox, for example. */
+  sandbox: CodeRunner;
+  /** The tool format the traces are written in: @taorl/sandbox's markdownFormat (the calls are markdown). */
+  format: ToolCallFormat;
   tokenizer: Tokenizer;
   /** Renders the prompt; default the embedded template. */
   template?: ChatTemplate;
@@ -55,7 +57,7 @@ const MISTAKES: ReadonlyArray<(code: string) => string> = [
 ];
 
 /** The markdown format's call: the code block, then the output opener at which generation stops. */
-function callText(code: string, format: ToolFormat): string {
+function callText(code: string, format: ToolCallFormat): string {
   return `\`\`\`python\n${code}\n\`\`\`\n${format.stopStrings[0]}`;
 }
 
@@ -78,12 +80,11 @@ async function solve(
   mistake: number,
   options: ArithTraceOptions,
 ) {
-  const { tokenizer, sandbox } = options;
-  const format = markdownFormat;
+  const { tokenizer, sandbox, format } = options;
   const renderOptions =
     options.maxObservationChars === undefined ? {} : { maxChars: options.maxObservationChars };
   const builder = new ResponseBuilder();
-  const call = async (code: string): Promise<ExecResult> => {
+  const call = async (code: string): Promise<CodeResult> => {
     const text = callText(code, format);
     // The rollout engine will parse the same text with the same format; a trace it cannot parse is useless.
     if (format.parse(text)?.code !== code)

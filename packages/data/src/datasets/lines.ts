@@ -1,6 +1,6 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { DataError } from '../errors';
+import { DataError } from '@taorl/data';
 
 /** One non-blank line of a text file with its 1-based line number. */
 export interface NumberedLine {

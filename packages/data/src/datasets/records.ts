@@ -1,6 +1,6 @@
 import { extname } from 'node:path';
+import { DataError, type DataLocation } from '@taorl/data';
 import type { AsyncBuffer, FileMetaData } from 'hyparquet';
-import { DataError, type DataLocation } from '../errors';
 import { readLines } from './lines';
 
 /** One raw record of a dataset file and where it came from. */

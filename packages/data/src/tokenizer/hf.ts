@@ -1,7 +1,4 @@
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { Tokenizer as HfCoreTokenizer } from '@huggingface/tokenizers';
-import { DataError } from '../errors';
 import { createIncrementalDecoder } from './incremental';
 import type { DecodeOptions, IncrementalDecoder, Tokenizer } from './types';
 
@@ -26,25 +23,6 @@ function tokenText(value: HfTokenizerConfig['eos_token']): string | undefined {
   return typeof value === 'string' ? value : value.content;
 }
 
-async function readJson<T>(path: string): Promise<T> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    throw new DataError(
-      `cannot read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
-      {
-        file: path,
-      },
-    );
-  }
-  try {
-    return JSON.parse(text) as T;
-  } catch (error) {
-    throw new DataError(`not valid JSON (${(error as Error).message})`, { file: path });
-  }
-}
-
 /**
  * A Hugging Face tokenizer (tokenizer.json + tokenizer_config.json) behind taorl's Tokenizer interface, on top of
  * @huggingface/tokenizers. `encode` honours added tokens ("<|im_start|>", "<think>", ...) as the chat template
@@ -61,6 +39,10 @@ export class HfTokenizer implements Tokenizer {
   readonly #core: HfCoreTokenizer;
   readonly #specialById: Map<number, string>;
 
+  /**
+   * From the parsed tokenizer.json and tokenizer_config.json, in any runtime; loadHfTokenizer of
+   * @taorl/data/node reads them (and chat_template.jinja) from a model folder.
+   */
   constructor(tokenizerJson: object, config: HfTokenizerConfig) {
     this.config = config;
     this.#core = new HfCoreTokenizer(tokenizerJson, config);
@@ -74,23 +56,6 @@ export class HfTokenizer implements Tokenizer {
     this.eosTokenId = this.#idOf(tokenText(config.eos_token), 'eos_token');
     const pad = tokenText(config.pad_token);
     this.padTokenId = pad === undefined ? this.eosTokenId : this.#idOf(pad, 'pad_token');
-  }
-
-  /** Loads tokenizer.json and tokenizer_config.json (and chat_template.jinja when present) from a model folder. */
-  static async fromDir(dir: string): Promise<HfTokenizer> {
-    // Read in order so a folder missing both files always reports tokenizer.json first.
-    const json = await readJson<object>(join(dir, 'tokenizer.json'));
-    const config = await readJson<HfTokenizerConfig>(join(dir, 'tokenizer_config.json'));
-    // Newer model folders keep the chat template in its own file instead of tokenizer_config.json.
-    if (config.chat_template === undefined || config.chat_template === null) {
-      const template = await readFile(join(dir, 'chat_template.jinja'), 'utf8').catch(() => undefined);
-      if (template !== undefined) config.chat_template = template;
-    }
-    try {
-      return new HfTokenizer(json, config);
-    } catch (error) {
-      throw new DataError((error as Error).message, { file: join(dir, 'tokenizer.json') });
-    }
   }
 
   #idOf(text: string | undefined, field: string): number {

@@ -1,35 +1,59 @@
-import { Buffer } from 'node:buffer';
-
 /** The typed arrays a Trajectory stores, by field name. */
 export type TypedColumn = Int32Array | Uint8Array | Float32Array;
 type ColumnType = typeof Int32Array | typeof Uint8Array | typeof Float32Array;
 
 const hostIsLittleEndian = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+// String.fromCharCode takes its bytes as arguments; this many stay well under every engine's argument limit.
+const CHUNK = 0x8000;
+
+// btoa and atob (in every browser and in Node since 16) rather than Node's Buffer, so this module runs anywhere.
+function toBase64(bytes: Uint8Array): string {
+  let binary = '';
+  for (let start = 0; start < bytes.length; start += CHUNK) {
+    binary += String.fromCharCode(...bytes.subarray(start, start + CHUNK));
+  }
+  return btoa(binary);
+}
+
+/** The bytes of standard base64 text, or undefined when the text is not base64. */
+function fromBase64(text: string): Uint8Array | undefined {
+  let binary: string;
+  try {
+    binary = atob(text);
+  } catch {
+    return undefined;
+  }
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+}
 
 /** Base64 of the array's little-endian bytes: exact for every value, NaN payloads and -0 included. */
 export function encodeColumn(column: TypedColumn): string {
   if (hostIsLittleEndian || column.BYTES_PER_ELEMENT === 1) {
-    return Buffer.from(column.buffer, column.byteOffset, column.byteLength).toString('base64');
+    return toBase64(new Uint8Array(column.buffer, column.byteOffset, column.byteLength));
   }
-  const bytes = Buffer.alloc(column.byteLength);
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const bytes = new Uint8Array(column.byteLength);
+  const view = new DataView(bytes.buffer);
   column.forEach((x, i) => {
     if (column instanceof Float32Array) view.setFloat32(i * 4, x, true);
     else view.setInt32(i * 4, x, true);
   });
-  return bytes.toString('base64');
+  return toBase64(bytes);
 }
 
-/** Inverse of encodeColumn; returns undefined when the byte count does not fit the element size. */
-export function decodeColumn<T extends ColumnType>(text: string, type: T): InstanceType<T> | undefined {
-  const bytes = Buffer.from(text, 'base64');
-  if (bytes.byteLength % type.BYTES_PER_ELEMENT !== 0) return undefined;
+/** Inverse of encodeColumn; a string saying what is wrong when the text is not base64 of whole elements. */
+export function decodeColumn<T extends ColumnType>(text: string, type: T): InstanceType<T> | string {
+  const bytes = fromBase64(text);
+  if (bytes === undefined) return 'is not base64 text';
+  if (bytes.byteLength % type.BYTES_PER_ELEMENT !== 0)
+    return `byte length is not a multiple of ${type.BYTES_PER_ELEMENT}`;
   const column = new type(bytes.byteLength / type.BYTES_PER_ELEMENT) as InstanceType<T>;
   if (hostIsLittleEndian || type.BYTES_PER_ELEMENT === 1) {
     new Uint8Array(column.buffer).set(bytes);
     return column;
   }
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const view = new DataView(bytes.buffer);
   for (let i = 0; i < column.length; i++) {
     column[i] = type === Float32Array ? view.getFloat32(i * 4, true) : view.getInt32(i * 4, true);
   }

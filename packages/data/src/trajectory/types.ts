@@ -1,12 +1,27 @@
-import { EXEC_STATUSES, type ExecStatus } from '@taorl/sandbox';
-
 /**
- * Outcome of one tool execution: @taorl/sandbox's ExecResult status. Only `ok` counts as a successful execution
- * for TAO-RL's execution-validity filter.
+ * Outcome of one tool execution, spelled as @taorl/sandbox's ExecStatus (test/tool-call-status.test.ts keeps the
+ * two equal) but declared here, so this package needs no sandbox to load. Only `ok` counts as a successful
+ * execution for TAO-RL's execution-validity filter.
  */
-export type ToolCallStatus = ExecStatus;
+export type ToolCallStatus =
+  | 'ok'
+  | 'error'
+  | 'timeout'
+  | 'memory'
+  | 'output_limit'
+  | 'killed'
+  | 'sandbox_error';
 
-export const TOOL_CALL_STATUSES: readonly ToolCallStatus[] = EXEC_STATUSES;
+/** Every status, in @taorl/sandbox's order. */
+export const TOOL_CALL_STATUSES: readonly ToolCallStatus[] = [
+  'ok',
+  'error',
+  'timeout',
+  'memory',
+  'output_limit',
+  'killed',
+  'sandbox_error',
+];
 
 /**
  * One tool call inside a response. `[startToken, endToken)` are the response-token indices of the observation

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { BenchmarkFormatError } from './problem';
+import { BenchmarkFormatError } from '@taorl/eval';
 
 /** A JSON object read from one line of a JSONL file, with accessors whose errors name file, line and field. */
 export interface JsonlRow {

@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { BenchmarkFormatError, type BenchmarkProblem } from '@taorl/eval';
 import { defaultBenchmarkDir } from '../benchmarkDir';
 import { lastBoxed } from '../extract';
 import { type JsonlRow, readJsonl } from './jsonl';
-import { BenchmarkFormatError, type BenchmarkProblem } from './problem';
 
 type RowReader = (row: JsonlRow, path: string) => Omit<BenchmarkProblem, 'benchmark'>;
 

@@ -1,4 +1,4 @@
-import { BenchmarkFormatError, type BenchmarkProblem } from './problem';
+import { BenchmarkFormatError, type BenchmarkProblem } from '@taorl/eval';
 
 /**
  * Reads a verl RL parquet file (columns data_source, prompt = [{role, content}], reward_model.ground_truth,

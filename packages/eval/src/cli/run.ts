@@ -1,10 +1,14 @@
 import { parseArgs } from 'node:util';
-import { loadBenchmark } from '../benchmarks/load';
-import { BenchmarkFormatError } from '../benchmarks/problem';
-import { compareAnswers, type GradeResult, grade } from '../grade';
-import { type ScoredSample, scoreBenchmark } from '../metrics/score';
-import { countToolUse } from '../metrics/toolUse';
-import { createGraderPool } from '../pool/pool';
+import {
+  BenchmarkFormatError,
+  compareAnswers,
+  countToolUse,
+  type GradeResult,
+  grade,
+  type ScoredSample,
+  scoreBenchmark,
+} from '@taorl/eval';
+import { createGraderPool, loadBenchmark } from '@taorl/eval/node';
 import { type ResponseSample, readSamples } from './samples';
 
 export interface CliIo {

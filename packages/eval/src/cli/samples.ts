@@ -1,5 +1,5 @@
+import { BenchmarkFormatError } from '@taorl/eval';
 import { type JsonlRow, readJsonl } from '../benchmarks/jsonl';
-import { BenchmarkFormatError } from '../benchmarks/problem';
 import type { Gold } from '../grade';
 
 /** One line of a samples file: a model response to a benchmark problem. */

@@ -1,10 +1,8 @@
-import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { GradeResult } from '../grade';
+import type { GradeResult } from '@taorl/eval';
 import { type BatchReply, type BatchRequest, type GradeTask, progressSlots } from './protocol';
+import { graderWorkerSource } from './worker-source';
 
 export interface GraderPoolOptions {
   /** Worker threads (default: available parallelism - 1, at least 1). */
@@ -63,7 +61,7 @@ export function createGraderPool(options: GraderPoolOptions = {}): GraderPool {
     throw new RangeError(`createGraderPool: batchSize must be a positive integer, got ${batchSize}`);
   }
   const watchInterval = Math.max(5, taskTimeoutMs / 10);
-  const script = workerScript();
+  const source = graderWorkerSource();
   const queue: Batch[] = [];
   let nextBatchId = 0;
   let closed = false;
@@ -73,7 +71,7 @@ export function createGraderPool(options: GraderPoolOptions = {}): GraderPool {
 
   // Workers are unref'd: an idle pool never keeps the process alive, while a batch in flight does (its watchdog).
   const spawn = (slot: Slot): Worker => {
-    const worker = new Worker(script.source, { eval: script.eval, workerData: slot.progress.buffer });
+    const worker = new Worker(source, { eval: true, workerData: slot.progress.buffer });
     worker.unref();
     slot.ready = false;
     worker.on('message', (reply: BatchReply | 'ready') => {
@@ -195,22 +193,4 @@ export function createGraderPool(options: GraderPoolOptions = {}): GraderPool {
       );
     },
   };
-}
-
-/**
- * The worker entry: the built dist/grader-worker.(c)js next to the bundle, or, when running from the TypeScript
- * sources (tests, benchmarks), worker.ts loaded through tsx's tsImport (a development dependency of the repository).
- */
-function workerScript(): { source: string | URL; eval: boolean } {
-  const here = import.meta.url;
-  if (here.endsWith('.ts')) {
-    const tsxApi = pathToFileURL(createRequire(here).resolve('tsx/esm/api')).href;
-    const entry = new URL('./worker.ts', here).href;
-    const source = `import(${JSON.stringify(tsxApi)}).then((api) => api.tsImport(${JSON.stringify(entry)}, ${JSON.stringify(here)}))`;
-    return { source, eval: true };
-  }
-  const built = new URL(here.endsWith('.cjs') ? './grader-worker.cjs' : './grader-worker.js', here);
-  if (!existsSync(fileURLToPath(built)))
-    throw new Error(`grader worker not found at ${fileURLToPath(built)}`);
-  return { source: built, eval: false };
 }

@@ -1,4 +1,4 @@
-import type { Gold, GradeOptions, GradeResult } from '../grade';
+import type { Gold, GradeOptions, GradeResult } from '@taorl/eval';
 
 /** One response to grade against its gold. */
 export interface GradeTask {
