@@ -5,6 +5,7 @@
  * (the sandbox does) and is missing here fails there, naming this list.
  */
 export const integrationTests: readonly string[] = [
+  'test/browser-smoke.test.ts',
   'test/no-outside-paths.test.ts',
   'packages/data/test/arith-tool.test.ts',
   'packages/sandbox/test/cli.test.ts',

@@ -1,29 +1,16 @@
-import { existsSync, mkdtempSync, statSync } from 'node:fs';
+import { mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
+import { CHROMIUM_ARGS, findChromium, NO_CHROMIUM } from '../../../test/support/chromium.js';
 import { type EvalMetrics, writeReport } from '../src/index.js';
 import { rlLine } from './support/metrics-lines.js';
 
-// Debian's chromium, installed by scripts/setup.sh. The flags keep it off the (closed) network.
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-
 describe('HTML report in a real browser', () => {
   it('renders every chart with visible marks, loads nothing from outside, and logs no errors', async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(`${CHROMIUM} not found: run 'bash scripts/setup.sh' (it installs Debian's chromium)`);
-    }
+    const executablePath = findChromium();
+    if (executablePath === null) throw new Error(NO_CHROMIUM);
     const dir = mkdtempSync(join(tmpdir(), 'taorl-report-'));
     const reportPath = join(dir, 'report.html');
     const evalLine: EvalMetrics = {
@@ -45,7 +32,7 @@ describe('HTML report in a real browser', () => {
       evalLine,
     ]);
 
-    const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    const browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
     try {
       const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
       const problems: string[] = [];

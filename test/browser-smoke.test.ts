@@ -1,0 +1,162 @@
+import { builtinModules } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { build, type Plugin } from 'esbuild';
+import { type Browser, chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as advantageDriver from './browser-smoke/advantage';
+import * as dataDriver from './browser-smoke/data';
+import * as evalDriver from './browser-smoke/eval';
+import * as filterDriver from './browser-smoke/filter';
+import { CHROMIUM_ARGS, findChromium, NO_CHROMIUM } from './support/chromium';
+
+// The packages whose main entry claims to run in any JavaScript runtime, each bundled for the browser from the
+// code vitest tests (the "@taorl/source" condition) and run in headless Chromium, where it must compute what it
+// computes in Node. @taorl/sandbox's main entry is Node's (it starts processes) and @taorl/grpo needs
+// TensorFlow.js, so neither is here. scripts/check-packages.mjs checks the built entries the same way.
+
+const drivers = {
+  eval: evalDriver,
+  filter: filterDriver,
+  advantage: advantageDriver,
+  data: dataDriver,
+} as const;
+type DriverName = keyof typeof drivers;
+type DriverResult<Name extends DriverName> = ReturnType<(typeof drivers)[Name]['run']>;
+
+const smokeDir = fileURLToPath(new URL('./browser-smoke/', import.meta.url));
+const nodeBuiltins = new Set(builtinModules.filter((name) => !name.startsWith('_')));
+
+/** Fails the bundle at the first import of a Node built-in, naming the module that imports it. */
+const noNodeBuiltins: Plugin = {
+  name: 'no-node-builtins',
+  setup(plugin) {
+    plugin.onResolve({ filter: /.*/ }, ({ path, importer }) => {
+      const bare = path.startsWith('node:') ? path.slice('node:'.length) : path;
+      if (!path.startsWith('node:') && !nodeBuiltins.has(bare.split('/')[0] as string)) return undefined;
+      return { errors: [{ text: `${importer} imports the Node built-in "${path}"` }] };
+    });
+  },
+};
+
+/** Bundles code for the browser as esbuild does for an application; errors name what pulled in Node. */
+async function bundleForBrowser(contents: string): Promise<string> {
+  const result = await build({
+    stdin: { contents, resolveDir: smokeDir, loader: 'ts', sourcefile: 'smoke-entry.ts' },
+    bundle: true,
+    write: false,
+    platform: 'browser',
+    format: 'iife',
+    target: 'es2022',
+    conditions: ['@taorl/source'],
+    plugins: [noNodeBuiltins],
+    logLevel: 'silent',
+  });
+  return result.outputFiles[0]?.text ?? '';
+}
+
+/** The bundle of one driver: it leaves the driver's result (a promise) on globalThis. */
+const driverBundle = (name: DriverName): Promise<string> =>
+  bundleForBrowser(
+    `import { run } from './${name}';\n(globalThis as any).__taorlSmoke = (async () => run())();`,
+  );
+
+describe('portable entries bundle for the browser without Node built-ins', () => {
+  it('the check fails on an entry that needs Node (@taorl/eval/node)', async () => {
+    await expect(bundleForBrowser(`export * from '@taorl/eval/node';`)).rejects.toThrow(
+      /imports the Node built-in "node:/,
+    );
+  });
+
+  it.each(Object.keys(drivers) as DriverName[])('@taorl/%s', async (name) => {
+    expect((await driverBundle(name)).length).toBeGreaterThan(1000);
+  });
+});
+
+const executablePath = findChromium();
+if (executablePath === null && process.env.CI)
+  throw new Error(`CI must run the browser smoke test: ${NO_CHROMIUM}`);
+
+describe.skipIf(executablePath === null)(
+  executablePath === null
+    ? `portable entries in headless Chromium (skipped: ${NO_CHROMIUM})`
+    : 'portable entries in headless Chromium',
+  () => {
+    let browser: Browser;
+    beforeAll(async () => {
+      browser = await chromium.launch({ executablePath: executablePath as string, args: CHROMIUM_ARGS });
+    });
+    afterAll(() => browser?.close());
+
+    /** Runs one driver's bundle in a blank page; the page must log no error and load nothing. */
+    async function inBrowser<Name extends DriverName>(name: Name): Promise<DriverResult<Name>> {
+      const code = await driverBundle(name);
+      const page = await browser.newPage();
+      const problems: string[] = [];
+      page.on('pageerror', (error) => problems.push(error.message));
+      page.on('console', (message) => {
+        if (message.type() === 'error') problems.push(message.text());
+      });
+      page.on('request', (request) => problems.push(`requested ${request.url()}`));
+      try {
+        await page.setContent('<!doctype html><title>taorl smoke</title>');
+        await page.addScriptTag({ content: code });
+        const result = await page.evaluate(
+          () => (globalThis as unknown as { __taorlSmoke: Promise<unknown> }).__taorlSmoke,
+        );
+        expect(problems).toEqual([]);
+        // The same driver in this Node process: the browser must compute exactly the same.
+        expect(result).toEqual(JSON.parse(JSON.stringify(drivers[name].run())));
+        return result as DriverResult<Name>;
+      } finally {
+        await page.close();
+      }
+    }
+
+    it('@taorl/eval grades real answers', async () => {
+      const result = await inBrowser('eval');
+      expect(result.equivalent).toMatchObject({ correct: true, extracted: '\\frac{1}{2}' });
+      expect(result.different).toMatchObject({ correct: false, extracted: '3' });
+      expect(result.extracted).toBe('\\sqrt{2}');
+      expect(result.interval.equivalent).toBe(true);
+      // pass@2 with 1 correct of 4: 1 - C(3,2)/C(4,2).
+      expect(result.passAt2).toBeCloseTo(1 - 3 / 6, 12);
+      expect(result.report).toMatchObject({ problems: 2, samplesPerProblem: 2, avgAtK: 0.25 });
+    });
+
+    it('@taorl/filter: the tool-aware filter, found by name, gives its verdicts', async () => {
+      const result = await inBrowser('filter');
+      expect(result.names).toContain('tool-aware');
+      expect(result.keptIndices).toEqual([1, 2]);
+      expect(result.dropped.map(({ index, reason }) => `${index}:${reason}`)).toEqual([
+        '0:all-tool-calls-failed',
+        '3:all-correct',
+        '4:all-correct',
+      ]);
+    });
+
+    it('@taorl/advantage: GRPO with the TAO shaper and RLOO, found by name, give advantages', async () => {
+      const result = await inBrowser('advantage');
+      expect(result.names).toEqual(expect.arrayContaining(['grpo', 'rloo']));
+      const [high, low, middle] = result.sequence as [number, number, number];
+      expect(high).toBeGreaterThan(0);
+      expect(low).toBeLessThan(0);
+      expect(high + low + middle).toBeCloseTo(0, 12);
+      // Observation tokens (lossMask 0) get no advantage.
+      for (const row of result.tokens) expect([row[2], row[3]]).toEqual([0, 0]);
+      // RLOO: each reward minus the mean of the other two.
+      expect(result.rloo).toEqual([1 - 0.25, 0 - 0.75, 0.5 - 0.5]);
+      expect(result.shaping.shaper).toBe('tao');
+    });
+
+    it('@taorl/data: the embedded tokenizer and template, the arith-tool task, trajectory JSONL', async () => {
+      const result = await inBrowser('data');
+      expect(result.prompt).toContain(result.question);
+      expect(result.decodedPrompt).toBe(result.prompt);
+      expect(result.imEnd).toBe(1);
+      expect(result.roundTrip).toBe(true);
+      expect(result.inputIds.length).toBeGreaterThan(result.promptIds.length);
+      expect(result.inputIds.slice(0, result.promptIds.length)).toEqual(result.promptIds);
+      expect(result.lossMask).toContain(0);
+    });
+  },
+);
