@@ -3,6 +3,10 @@
 // pnpm pack shows each tarball holds only what users need. Then the packed tarballs are installed into a project
 // outside the workspace and exercised by the oldest Node the `engines` fields allow (scripts/packaging/). The
 // trainer's built CLI answers an unknown command with usage and exit code 2, on this Node and on the oldest.
+// Beyond those tools (scripts/packaging/tarball-rules.mjs): no build in a tarball that no export or bin names, a
+// portable main entry bundles for the browser, README links work on the npm page and its example runs as plain
+// JavaScript against the tarballs, each tarball's LICENSE is the licence text, and @taorl/eval/node bundled into
+// an application still grades on its worker threads.
 import { execFileSync, spawnSync } from 'node:child_process';
 import {
   copyFileSync,
@@ -18,7 +22,18 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { build } from 'esbuild';
 import { installNode, oldestNodeVersion } from './packaging/oldest-node.mjs';
+import {
+  browserBundleProblem,
+  builtFiles,
+  codeSubpaths,
+  isFullApacheLicense,
+  PORTABLE_MAIN,
+  REPOSITORY,
+  readmeExample,
+  readmeLinkProblems,
+} from './packaging/tarball-rules.mjs';
 
 const failures = [];
 const check = (ok, label) => {
@@ -26,7 +41,6 @@ const check = (ok, label) => {
   if (!ok) failures.push(label);
 };
 
-const builtFiles = ['index.js', 'index.js.map', 'index.cjs', 'index.cjs.map', 'index.d.ts', 'index.d.cts'];
 // Private workspace packages (the internal @taorl/plugin-registry) are bundled into the others, never published.
 const packageDirs = readdirSync('packages')
   .map((name) => resolve('packages', name))
@@ -70,39 +84,53 @@ for (const dir of packageDirs) {
     }),
   );
   const shipped = packed.files.map((file) => file.path);
-  const required = [
-    'LICENSE',
-    'README.md',
-    'package.json',
-    ...builtFiles.map((file) => `dist/${file}`),
-    ...shippedData(dir),
-  ];
-  // A subpath entry ("./node") has a stub folder with a package.json, for resolvers without "exports" (node10).
-  const subpathStubs = Object.keys(manifest.exports ?? {})
-    .filter((key) => /^\.\/[\w-]+$/.test(key) && key !== './package.json')
-    .map((key) => `${key.slice(2)}/package.json`);
-  const unexpected = shipped.filter(
-    (path) =>
-      !required.includes(path) && !subpathStubs.includes(path) && !/^(dist\/|CHANGELOG\.md$)/.test(path),
-  );
+  const required = ['LICENSE', 'README.md', 'package.json', ...builtFiles(manifest), ...shippedData(dir)];
+  const unexpected = shipped.filter((path) => !required.includes(path) && path !== 'CHANGELOG.md');
   const missing = required.filter((path) => !shipped.includes(path));
   check(
     missing.length === 0 && unexpected.length === 0,
-    `${name}: the tarball holds the build, README.md, LICENSE, package.json and the data it ships only (${shipped.length} files)` +
+    `${name}: the tarball holds the builds its exports and bin name, README.md, LICENSE, package.json and the data it ships only (${shipped.length} files)` +
       [
         ...missing.map((path) => `; missing ${path}`),
         ...unexpected.map((path) => `; unexpected ${path}`),
       ].join(''),
   );
 
-  const esm = await import(pathToFileURL(join(dir, 'dist/index.js')).href);
-  const cjs = createRequire(import.meta.url)(join(dir, 'dist/index.cjs'));
-  const esmNames = Object.keys(esm).sort().join(',');
-  const cjsNames = Object.keys(cjs)
-    .filter((key) => key !== '__esModule')
-    .sort()
-    .join(',');
-  check(esmNames.length > 0 && esmNames === cjsNames, `${name}: ESM and CJS builds export the same names`);
+  for (const subpath of codeSubpaths(manifest)) {
+    const entry = manifest.publishConfig.exports[subpath];
+    const esm = await import(pathToFileURL(join(dir, entry.import.default)).href);
+    const cjs = createRequire(import.meta.url)(join(dir, entry.require.default));
+    const esmNames = Object.keys(esm).sort().join(',');
+    const cjsNames = Object.keys(cjs)
+      .filter((key) => key !== '__esModule')
+      .sort()
+      .join(',');
+    check(
+      esmNames.length > 0 && esmNames === cjsNames,
+      `${name}${subpath.slice(1)}: ESM and CJS builds export the same names`,
+    );
+  }
+
+  if (PORTABLE_MAIN.has(name)) {
+    const problem = await browserBundleProblem(join(dir, manifest.publishConfig.exports['.'].import.default));
+    check(problem === null, `${name}: the main entry bundles for the browser (no Node built-in)`);
+    if (problem !== null) console.log(problem);
+  }
+
+  const repository = manifest.repository ?? {};
+  check(
+    repository.type === REPOSITORY.type &&
+      repository.url === REPOSITORY.url &&
+      repository.directory === `packages/${dir.split('/').at(-1)}`,
+    `${name}: repository is ${REPOSITORY.url}, directory packages/<folder>`,
+  );
+  const readme = readFileSync(join(dir, 'README.md'), 'utf8');
+  const linkProblems = readmeLinkProblems(readme, resolve('.'));
+  check(
+    linkProblems.length === 0,
+    `${name}: README links are absolute and their files exist${linkProblems.map((problem) => `; ${problem}`).join('')}`,
+  );
+  check(readmeExample(readme) !== null, `${name}: README has a JavaScript example`);
 }
 
 const readManifest = (dir) => JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
@@ -130,9 +158,16 @@ try {
       return [readManifest(dir).name, `file:${packed.filename}`];
     }),
   );
+  // A user installs the peer dependencies beside a package (the READMEs' install lines), so its example finds them.
+  const peers = Object.assign({}, ...packageDirs.map((dir) => readManifest(dir).peerDependencies ?? {}));
   writeFileSync(
     join(project, 'package.json'),
-    JSON.stringify({ name: 'packed-check', private: true, type: 'module', dependencies: tarballs }),
+    JSON.stringify({
+      name: 'packed-check',
+      private: true,
+      type: 'module',
+      dependencies: { ...peers, ...tarballs },
+    }),
   );
   writeFileSync(
     join(project, 'pnpm-workspace.yaml'),
@@ -145,12 +180,65 @@ try {
     cwd: project,
     stdio: 'inherit',
   });
+  for (const dir of packageDirs) {
+    const name = readManifest(dir).name;
+    const license = readFileSync(join(project, 'node_modules', name, 'LICENSE'), 'utf8');
+    check(
+      isFullApacheLicense(license),
+      `${name}: the tarball's LICENSE is the Apache License 2.0 text (${license.length} characters)`,
+    );
+  }
   copyFileSync(resolve('scripts/packaging/smoke.mjs'), join(project, 'smoke.mjs'));
   const parquet = resolve('packages/eval/data/benchmarks/aime24/deepscaler_aime.parquet');
   for (const binary of oldestBinaries) {
     const smoke = spawnSync(binary, [join(project, 'smoke.mjs'), parquet], { encoding: 'utf8' });
     process.stdout.write(smoke.stdout + smoke.stderr);
     if (smoke.status !== 0) failures.push(`the packed tarballs on ${binary}`);
+  }
+
+  // Each README's example, as a user would paste it into an ES module, against the installed tarballs.
+  for (const dir of packageDirs) {
+    const name = readManifest(dir).name;
+    const example = readmeExample(readFileSync(join(dir, 'README.md'), 'utf8'));
+    if (example === null) continue;
+    const file = join(project, `example-${name.split('/')[1]}.mjs`);
+    writeFileSync(file, example);
+    for (const binary of oldestBinaries) {
+      const run = spawnSync(binary, [file], { cwd: project, encoding: 'utf8', timeout: 300_000 });
+      check(run.status === 0, `${name}: the README example runs as JavaScript (${binary})`);
+      if (run.status !== 0) console.log(run.stdout + run.stderr);
+    }
+  }
+
+  // An application that bundles @taorl/eval/node into one file, run from a folder with nothing beside it.
+  const application = join(project, 'pool-application.mjs');
+  writeFileSync(
+    application,
+    // String.raw: the application's source holds the backslashes of its LaTeX strings escaped.
+    String.raw`import { createGraderPool } from '@taorl/eval/node';
+const pool = createGraderPool({ size: 2 });
+const tasks = [{ response: '\\boxed{\\frac{1}{2}}', gold: '0.5' }, { response: '\\boxed{3}', gold: '4' }];
+const results = await pool.gradeMany(tasks);
+await pool.close();
+console.log(JSON.stringify(results.map((result) => result.correct)));
+`,
+  );
+  const bundled = mkdtempSync(join(tmpdir(), 'taorl-bundled-'));
+  try {
+    await build({
+      entryPoints: [application],
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      outfile: join(bundled, 'app.mjs'),
+      logLevel: 'silent',
+    });
+    const run = spawnSync(process.execPath, [join(bundled, 'app.mjs')], { cwd: bundled, encoding: 'utf8' });
+    const graded = run.status === 0 && run.stdout.trim() === '[true,false]';
+    check(graded, '@taorl/eval/node bundled into an application grades on its worker threads');
+    if (!graded) console.log(run.stdout + run.stderr);
+  } finally {
+    rmSync(bundled, { recursive: true, force: true });
   }
 } finally {
   rmSync(project, { recursive: true, force: true });

@@ -5,7 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PNPM_VERSION=12.4.2
-# chromium: the HTML report is checked in a real browser (playwright-core drives Debian's build).
+# chromium: the HTML report is checked in a real browser, and the portable entries run in one
+# (test/browser-smoke.test.ts); playwright-core drives Debian's build.
 # python3-requests: a sandbox test runs verl's SandboxFusion client with Debian's python3 against taorl-sandbox serve.
 DEBIAN_PACKAGES=(bubblewrap python3-sympy python3-numpy python3-requests chromium)
 

@@ -1,6 +1,5 @@
-import { builtinModules } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { build, type Plugin } from 'esbuild';
+import { build } from 'esbuild';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as advantageDriver from './browser-smoke/advantage';
@@ -24,21 +23,10 @@ type DriverName = keyof typeof drivers;
 type DriverResult<Name extends DriverName> = ReturnType<(typeof drivers)[Name]['run']>;
 
 const smokeDir = fileURLToPath(new URL('./browser-smoke/', import.meta.url));
-const nodeBuiltins = new Set(builtinModules.filter((name) => !name.startsWith('_')));
-
-/** Fails the bundle at the first import of a Node built-in, naming the module that imports it. */
-const noNodeBuiltins: Plugin = {
-  name: 'no-node-builtins',
-  setup(plugin) {
-    plugin.onResolve({ filter: /.*/ }, ({ path, importer }) => {
-      const bare = path.startsWith('node:') ? path.slice('node:'.length) : path;
-      if (!path.startsWith('node:') && !nodeBuiltins.has(bare.split('/')[0] as string)) return undefined;
-      return { errors: [{ text: `${importer} imports the Node built-in "${path}"` }] };
-    });
-  },
-};
-
-/** Bundles code for the browser as esbuild does for an application; errors name what pulled in Node. */
+/**
+ * Bundles code for the browser as an application would. esbuild refuses a Node built-in there ('Could not resolve
+ * "node:fs"', naming the file that imports it) unless the importing package maps it away for browsers.
+ */
 async function bundleForBrowser(contents: string): Promise<string> {
   const result = await build({
     stdin: { contents, resolveDir: smokeDir, loader: 'ts', sourcefile: 'smoke-entry.ts' },
@@ -48,7 +36,6 @@ async function bundleForBrowser(contents: string): Promise<string> {
     format: 'iife',
     target: 'es2022',
     conditions: ['@taorl/source'],
-    plugins: [noNodeBuiltins],
     logLevel: 'silent',
   });
   return result.outputFiles[0]?.text ?? '';
@@ -63,7 +50,7 @@ const driverBundle = (name: DriverName): Promise<string> =>
 describe('portable entries bundle for the browser without Node built-ins', () => {
   it('the check fails on an entry that needs Node (@taorl/eval/node)', async () => {
     await expect(bundleForBrowser(`export * from '@taorl/eval/node';`)).rejects.toThrow(
-      /imports the Node built-in "node:/,
+      /Could not resolve "node:/,
     );
   });
 

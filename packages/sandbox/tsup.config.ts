@@ -1,11 +1,10 @@
 import { defineConfig } from 'tsup';
 import { packageBuild } from '../../tsup.base';
 
-// The portable library (src/index.ts), the Node-only server (src/node.ts, the "./node" entry) and the CLI
-// (dist/cli.js, the package's bin); declarations for the two library entries.
-export default defineConfig(
-  packageBuild({
-    entry: ['src/index.ts', 'src/node.ts', 'src/cli.ts'],
-    dts: { entry: ['src/index.ts', 'src/node.ts'] },
-  }),
-);
+// The portable library (src/index.ts) and the Node-only server (src/node.ts, the "./node" entry), each ESM and
+// CJS with declarations; the CLI (dist/cli.js, the package's bin, ESM only) is its own build, and the library
+// build's clean leaves its files alone.
+export default defineConfig([
+  packageBuild({ entry: ['src/index.ts', 'src/node.ts'], clean: ['!cli.js', '!cli.js.map'] }),
+  packageBuild({ entry: { cli: 'src/cli.ts' }, format: ['esm'], dts: false, clean: false }),
+]);

@@ -1,8 +1,8 @@
 // Run by the oldest Node the packages allow, in a project that installed their packed tarballs: every package
 // loads through import and require with the same exports, and the code paths that need more than loading work
-// (hyparquet is ESM-only: @taorl/data and @taorl/eval read parquet from their CommonJS builds too; @taorl/eval
-// finds the benchmark files it ships; the sandbox runs Python, and serves it over HTTP from @taorl/sandbox/node; the
-// taorl-eval bin runs).
+// (every entry, './node' ones included; hyparquet is ESM-only: @taorl/data/node and @taorl/eval/node read parquet
+// from their CommonJS builds too; @taorl/eval/node finds the benchmark files it ships and grades on worker threads;
+// the sandbox runs Python, and serves it over HTTP from @taorl/sandbox/node; the taorl-eval bin runs).
 // Copied into that project and run there, so that import and require resolve the packages as a user's code would.
 // Usage: node smoke.mjs <a verl parquet file with 30 rows>
 import { spawnSync } from 'node:child_process';
@@ -28,28 +28,35 @@ async function attempt(label, run) {
   }
 }
 
+// Every entry of every package ('@taorl/eval', '@taorl/eval/node', ...), as its installed exports name them.
+const entries = names.flatMap((name) => {
+  const manifest = JSON.parse(readFileSync(join(project, 'node_modules', name, 'package.json'), 'utf8'));
+  return Object.keys(manifest.exports)
+    .filter((subpath) => subpath !== './package.json')
+    .map((subpath) => name + subpath.slice(1));
+});
 const builds = {};
-for (const name of names) {
-  await attempt(`${name}: ESM and CJS builds load with the same exports`, async () => {
-    const esm = await import(name);
-    builds[name] = { esm };
-    const cjs = require(name);
-    builds[name].cjs = cjs;
+for (const entry of entries) {
+  await attempt(`${entry}: ESM and CJS builds load with the same exports`, async () => {
+    const esm = await import(entry);
+    builds[entry] = { esm };
+    const cjs = require(entry);
+    builds[entry].cjs = cjs;
     const keys = (module) => Object.keys(module).filter((key) => key !== '__esModule' && key !== 'default');
     return keys(esm).length > 0 && keys(esm).sort().join() === keys(cjs).sort().join();
   });
 }
 
 for (const format of ['esm', 'cjs']) {
-  const data = builds['@taorl/data']?.[format];
-  await attempt(`@taorl/data (${format}): loadDataset reads a parquet file`, async () => {
+  const data = builds['@taorl/data/node']?.[format];
+  await attempt(`@taorl/data/node (${format}): loadDataset reads a parquet file`, async () => {
     let rows = 0;
     for await (const _ of data.loadDataset(parquet, 'verl')) rows++;
     return rows === 30;
   });
-  const evaluation = builds['@taorl/eval']?.[format];
+  const evaluation = builds['@taorl/eval/node']?.[format];
   await attempt(
-    `@taorl/eval (${format}): loadVerlParquet, and loadBenchmark from the shipped files`,
+    `@taorl/eval/node (${format}): loadVerlParquet, and loadBenchmark from the shipped files`,
     async () => {
       const shipped = realpathSync(join(project, 'node_modules', '@taorl', 'eval', 'data', 'benchmarks'));
       return (
@@ -57,6 +64,21 @@ for (const format of ['esm', 'cjs']) {
         evaluation.defaultBenchmarkDir === shipped &&
         evaluation.loadBenchmark('amc23').length === 40
       );
+    },
+  );
+  await attempt(
+    `@taorl/eval/node (${format}): the grader pool grades, and its errors are the main entry's classes`,
+    async () => {
+      const pool = evaluation.createGraderPool({ size: 1 });
+      const [result] = await pool.gradeMany([{ response: '\\boxed{0.5}', gold: '\\frac12' }]);
+      await pool.close();
+      let error;
+      try {
+        evaluation.loadBenchmark('no-such-benchmark');
+      } catch (thrown) {
+        error = thrown;
+      }
+      return result.correct && error instanceof builds['@taorl/eval'][format].BenchmarkFormatError;
     },
   );
 }
