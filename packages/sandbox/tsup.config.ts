@@ -1,7 +1,7 @@
 import { defineConfig } from 'tsup';
 import { packageBuild } from '../../tsup.base';
 
-// The portable library (src/index.ts) and the Node-only server (src/node.ts, the "./node" entry), each ESM and
+// The library (src/index.ts) and the HTTP server (src/node.ts, the "./node" entry), each ESM and
 // CJS with declarations; the CLI (dist/cli.js, the package's bin, ESM only) is its own build, and the library
 // build's clean leaves its files alone.
 export default defineConfig([
