@@ -46,6 +46,14 @@ export function builtFiles(manifest) {
   return [...files, ...subpathManifests, ...bins];
 }
 
+/**
+ * Declarations two entries share, which tsup writes to a hash-named file their .d.ts files import
+ * (dist/sandboxfusion-Ce2P4xxM.d.ts): part of the types, not a build of its own.
+ */
+export function isDeclarationChunk(path) {
+  return /^dist\/[\w.-]+-[\w-]{8}\.d\.c?ts$/.test(path);
+}
+
 /** The subpath exports with code: '.', './node'. */
 export function codeSubpaths(manifest) {
   return Object.keys(manifest.publishConfig.exports).filter((subpath) => subpath !== './package.json');
