@@ -36,6 +36,11 @@ async function bundleForBrowser(contents: string): Promise<string> {
     format: 'iife',
     target: 'es2022',
     conditions: ['@taorl/source'],
+    // A package's published build is one module; its sources are many. Under the packages' `sideEffects: false`
+    // esbuild would drop a source module none of whose exports the driver uses, even one that registers a
+    // built-in plug-in (filters, estimators), which the one-module build keeps. Ignoring the annotation makes the
+    // source bundle keep what the build keeps.
+    ignoreAnnotations: true,
     logLevel: 'silent',
   });
   return result.outputFiles[0]?.text ?? '';
