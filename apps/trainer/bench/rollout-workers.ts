@@ -15,8 +15,11 @@
  *
  * Besides wall time, each thread's CPU time (Linux /proc/self/task/<id>/schedstat) is recorded, which the other
  * processes' load barely changes. "Idle estimate" is the 1-worker CPU time over the 2-worker run's critical path
- * estimated from CPU: the main thread's CPU (training, scoring, tool-call bookkeeping, assumed not to overlap
- * generation) plus the busier worker thread's. The sandbox's Python processes run outside these threads.
+ * estimated from CPU: the main thread's CPU (scoring, tool-call bookkeeping and, with 1 worker, generation and the
+ * update, assumed not to overlap the workers' work) plus the busier worker thread's. To tell idle workers from
+ * busy cores: the time each thread waited on a run queue for a CPU (schedstat's second field), the CPU of the
+ * sandbox's processes (which run the tool calls outside these threads, on the same cores), and, with 2 workers,
+ * the share of the wall time with 2, 1 or no generate calls in flight.
  *
  *   pnpm bench apps/trainer/bench/rollout-workers.ts [policy folder] [rl steps=6] [eval problems=64]
  */
@@ -105,26 +108,68 @@ const arms = {
 };
 type Arm = keyof typeof arms;
 
-/** Milliseconds each thread ran on a CPU (schedstat's first field, in ns). */
-const cpuMs = (id: string) =>
-  Number(readFileSync(`/proc/self/task/${id}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
+/** A thread's schedstat: milliseconds it ran on a CPU, and milliseconds it waited on a run queue for one. */
+function schedMs(id: string): { cpu: number; waited: number } {
+  const [cpu, waited] = readFileSync(`/proc/self/task/${id}/schedstat`, 'utf8').split(' ');
+  return { cpu: Number(cpu) / 1e6, waited: Number(waited) / 1e6 };
+}
+/**
+ * CPU milliseconds of this process's descendants (the sandbox's Python workers and the children they fork per
+ * tool call), ended ones included through their parents' cutime/cstime (/proc/<pid>/stat fields 14-17, in clock
+ * ticks of 10 ms).
+ */
+function descendantsCpuMs(): number {
+  const stats = new Map<number, { parent: number; ticks: number; childTicks: number }>();
+  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const field = (n: number) => Number(fields[n - 3]);
+      stats.set(Number(pid), {
+        parent: field(4),
+        ticks: field(14) + field(15),
+        childTicks: field(16) + field(17),
+      });
+    } catch {
+      // The process ended while the list was read.
+    }
+  }
+  const isDescendant = (pid: number): boolean => {
+    for (let p = stats.get(pid)?.parent; p !== undefined && p > 1; p = stats.get(p)?.parent) {
+      if (p === process.pid) return true;
+    }
+    return false;
+  };
+  let ticks = stats.get(process.pid)?.childTicks ?? 0;
+  for (const [pid, stat] of stats) if (isDescendant(pid)) ticks += stat.ticks + stat.childTicks;
+  return ticks * 10;
+}
 const mainThread = String(process.pid);
 const threadsBefore = new Set(readdirSync('/proc/self/task'));
 let workerThreads: string[] = [];
-/** CPU per thread while `work` runs: the main thread and the worker threads (known after the warm-up). */
+/**
+ * CPU per thread while `work` runs (the main thread and the worker threads, known after the warm-up), the time
+ * they waited for a CPU, and the CPU of the sandbox processes.
+ */
 async function measured<T>(work: () => Promise<T>) {
   const threads = [mainThread, ...workerThreads];
-  const before = threads.map(cpuMs);
+  const before = threads.map(schedMs);
+  const sandboxBefore = descendantsCpuMs();
   occupancy.reset();
   const started = performance.now();
   const result = await work();
   const wallMs = performance.now() - started;
-  const cpu = threads.map((id, i) => cpuMs(id) - before[i]!);
+  const after = threads.map(schedMs);
+  const cpu = after.map((now, i) => now.cpu - before[i]!.cpu);
+  const waited = after.map((now, i) => now.waited - before[i]!.waited);
   return {
     result,
     wallMs,
     mainCpu: cpu[0]!,
     workerCpu: cpu.slice(1),
+    /** Run-queue wait: ready to run, no CPU free (other threads, the sandbox, other processes). */
+    waited,
+    sandboxCpu: descendantsCpuMs() - sandboxBefore,
     callsInFlightMs: [...occupancy.read()],
   };
 }
@@ -175,6 +220,8 @@ await session.close();
 const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
 const sum = (xs: number[]) => xs.reduce((s, x) => s + x, 0);
 const perThread = (samples: Sample[]) => ({
+  waited: (samples[0]?.waited ?? []).map((_, i) => mean(samples.map((s) => s.waited[i]!))),
+  sandbox: mean(samples.map((s) => s.sandboxCpu)),
   wall: mean(samples.map((s) => s.wallMs)),
   main: mean(samples.map((s) => s.mainCpu)),
   workers: workerThreads.map((_, i) => mean(samples.map((s) => s.workerCpu[i]!))),
@@ -190,10 +237,14 @@ const report = (name: string, samples: Record<Arm, Sample[]>, unit: (wallMs: num
   const [one, two] = [perThread(samples[1]), perThread(samples[2])];
   // Worker threads besides the 2 rollout workers (libuv's pool) barely run; the busier rollout worker bounds.
   const busiest = Math.max(...two.workers);
-  console.log(`${name}, rollout.workers=1: ${unit(one.wall)}; CPU main thread ${ms(one.main)}`);
+  console.log(
+    `${name}, rollout.workers=1: ${unit(one.wall)}; CPU main thread ${ms(one.main)}; sandbox processes ` +
+      `${ms(one.sandbox)}; waited for a CPU: main ${ms(one.waited[0]!)}`,
+  );
   console.log(
     `${name}, rollout.workers=2: ${unit(two.wall)}; CPU main thread ${ms(two.main)}, worker threads ` +
-      `${two.workers.map(ms).join(' / ')}`,
+      `${two.workers.map(ms).join(' / ')}; sandbox processes ${ms(two.sandbox)}; waited for a CPU: main ` +
+      `${ms(two.waited[0]!)}, workers ${two.waited.slice(1).map(ms).join(' / ')}`,
   );
   console.log(
     `${name}: wall-time ratio ${(sum(samples[1].map((s) => s.wallMs)) / sum(samples[2].map((s) => s.wallMs))).toFixed(2)}x; ` +
