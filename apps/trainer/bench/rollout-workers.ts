@@ -198,6 +198,19 @@ const contexts = {
   1: rlContext(arms[1].session, problems),
   2: rlContext(arms[2].session, problems),
 };
+// The update's share: each thread's CPU during the policy update, and the rows it trained on.
+const updates: Record<Arm, { cpu: number[]; rows: number }[]> = { 1: [], 2: [] };
+for (const arm of [1, 2] as const) {
+  const { context } = contexts[arm];
+  const update = context.update;
+  context.update = async (batch, advantages) => {
+    const threads = [mainThread, ...workerThreads];
+    const before = threads.map((id) => schedMs(id).cpu);
+    const stats = await update(batch, advantages);
+    updates[arm].push({ cpu: threads.map((id, i) => schedMs(id).cpu - before[i]!), rows: batch.length });
+    return stats;
+  };
+}
 const steps: Record<Arm, Sample[]> = { 1: [], 2: [] };
 const stepLines: Record<Arm, string[]> = { 1: [], 2: [] };
 for (const arm of [1, 2] as const) await contexts[arm].context.sync.start(0);
@@ -271,6 +284,14 @@ for (const arm of [1, 2] as const) {
     `rollout.workers=${arm} step time: generation ${time('generationMs')}, sandbox wait ${time('sandboxMs')}, ` +
       `scoring ${time('scoringMs')}, training ${time('trainingMs')}, weight sync ${time('weightSyncMs')}; ` +
       `tool calls/trajectory ${mean(lines.map((line) => line.toolCallsPerTrajectory)).toFixed(2)}`,
+  );
+}
+for (const arm of [1, 2] as const) {
+  const cpu = (thread: number) => ms(mean(updates[arm].map((u) => u.cpu[thread]!)));
+  console.log(
+    `rollout.workers=${arm} update CPU: main thread ${cpu(0)}` +
+      (arm === 1 ? '' : `, worker threads ${workerThreads.map((_, i) => cpu(i + 1)).join(' / ')}`) +
+      `; rows per update ${updates[arm].map((u) => u.rows).join(', ')}`,
   );
 }
 const same = (a: string[], b: string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
