@@ -62,9 +62,9 @@ export const trainerSchema = z.strictObject({
     topK: int('top-k sampling (0 = off)', 0, { min: 0 }),
     lanes: int('batch lanes taking turns on the model, so tool calls overlap generation', 2, { min: 1 }),
     workers: int(
-      'threads that generate rollouts and evaluations, lanes spread over them: 1 = the main thread; N > 1 = N ' +
-        'worker threads, each with its own wasm backend and a replica of the policy (default: the cores ' +
-        'available); the trajectories are the same for any N',
+      "threads that generate rollouts and evaluations, lanes spread over them, and compute the RL update's " +
+        'micro-batch gradients: 1 = the main thread; N > 1 = N worker threads, each with its own wasm backend and ' +
+        'a replica of the policy (default: the cores available); the trajectories and weights are the same for any N',
       () => availableParallelism(),
       { min: 1 },
     ),
