@@ -27,7 +27,8 @@ interface QueuedCall {
  * `generate` on the main thread (rollout.workers 1).
  *
  * A worker that fails or exits rejects the call it ran, every call in flight or queued, with its number and cause;
- * calls are then refused until the next `beforeRollout` starts fresh workers from the current weights.
+ * calls are then refused until the next `beforeRollout` or `microBatchGradients` starts fresh workers from the
+ * current weights.
  */
 export class RolloutWorkers implements RolloutPolicy {
   readonly concurrentGenerate = true;
