@@ -1,5 +1,6 @@
 // Throughput of @taorl/data's tokenizers and dataset loaders, each against a baseline measured in the same run.
 // Run from the repository root: pnpm bench packages/data/bench/data.ts
+import { Buffer } from 'node:buffer';
 import { createReadStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -7,7 +8,7 @@ import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Tokenizer as CoreTokenizer } from '@huggingface/tokenizers';
-import { ByteTokenizer } from '@taorl/data';
+import { ByteTokenizer, parseTrajectory, serializeTrajectory } from '@taorl/data';
 import { loadDataset, loadHfTokenizer } from '@taorl/data/node';
 import { asyncBufferFromFile, parquetReadObjects } from 'hyparquet';
 import { parquetWriteFile } from 'hyparquet-writer';
@@ -88,6 +89,59 @@ const encoder = new TextEncoder();
 await compare('tokens', [
   ['bytes: TextEncoder.encode', countTokens((t) => encoder.encode(t))],
   ['bytes: ByteTokenizer.encode', countTokens((t) => byte.encode(t))],
+]);
+
+// --- Trajectory JSONL lines: 100 trajectories of 8192 response tokens. The baseline writes and reads the same
+// base64 columns with Node's Buffer, as this package did before its main entry became portable (base64-js).
+const TRAJECTORY_TOKENS = 8192;
+const trajectories = Array.from({ length: 100 }, (_, t) => ({
+  groupId: `g${t}`,
+  promptIds: Int32Array.from({ length: 256 }, (_, i) => (i * 7 + t) % 151_000),
+  responseIds: Int32Array.from({ length: TRAJECTORY_TOKENS }, (_, i) => (i * 2_654_435_761 + t) % 151_000),
+  lossMask: new Uint8Array(TRAJECTORY_TOKENS).fill(1),
+  oldLogProbs: Float32Array.from({ length: TRAJECTORY_TOKENS }, (_, i) => -((i % 97) / 13)),
+  entropies: Float32Array.from({ length: TRAJECTORY_TOKENS }, (_, i) => (i % 89) / 17),
+  toolCalls: [],
+  reward: 1,
+  correct: true,
+  truncated: false,
+  text: 'x',
+}));
+const columnNames = ['promptIds', 'responseIds', 'lossMask', 'oldLogProbs', 'entropies'] as const;
+const bufferLine = (trajectory: (typeof trajectories)[number]) =>
+  JSON.stringify({
+    ...trajectory,
+    ...Object.fromEntries(
+      columnNames.map((name) => {
+        const column = trajectory[name];
+        return [name, Buffer.from(column.buffer, column.byteOffset, column.byteLength).toString('base64')];
+      }),
+    ),
+  });
+const lines = trajectories.map(serializeTrajectory);
+const responseTokens = trajectories.length * TRAJECTORY_TOKENS;
+/** A run that does `work` and counts the response tokens of all trajectories. */
+const overAll =
+  (work: () => unknown): Run =>
+  () => {
+    work();
+    return responseTokens;
+  };
+await compare('tokens', [
+  ['trajectory lines: Buffer base64 + JSON.stringify', overAll(() => trajectories.map(bufferLine))],
+  ['trajectory lines: serializeTrajectory', overAll(() => trajectories.map(serializeTrajectory))],
+]);
+await compare('tokens', [
+  [
+    'trajectory lines: JSON.parse + Buffer base64',
+    overAll(() => {
+      for (const line of lines) {
+        const record = JSON.parse(line) as Record<string, string>;
+        for (const name of columnNames) Buffer.from(record[name] as string, 'base64');
+      }
+    }),
+  ],
+  ['trajectory lines: parseTrajectory', overAll(() => lines.map((line) => parseTrajectory(line)))],
 ]);
 
 // --- Loading: 100k-row files written here.

@@ -61,6 +61,26 @@ describe('trajectory JSONL', () => {
     expect(serializeTrajectory(parsed)).toBe(line);
   });
 
+  it('round-trips a response of two million tokens (columns of megabytes)', () => {
+    const length = 2_000_000;
+    const long = sampleTrajectory({
+      responseIds: new Int32Array(length).map((_, i) => i % 251),
+      lossMask: new Uint8Array(length).fill(1),
+      oldLogProbs: new Float32Array(length).fill(-0.5),
+      entropies: new Float32Array(length).fill(1.25),
+      toolCalls: [],
+    });
+    const line = serializeTrajectory(long);
+    const parsed = parseTrajectory(line);
+    // Typed arrays of millions are compared through their serialization (toEqual walks them one by one).
+    expect(parsed.responseIds.length).toBe(length);
+    expect([parsed.responseIds[length - 1], parsed.entropies[length - 1]]).toEqual([
+      (length - 1) % 251,
+      1.25,
+    ]);
+    expect(serializeTrajectory(parsed)).toBe(line);
+  });
+
   it('rejects a column that is not base64, or not whole elements, naming the field', () => {
     const record = JSON.parse(serializeTrajectory(sampleTrajectory()));
     // Node's Buffer decoded this leniently to one Int32 (skipping the bad characters); atob refuses it.

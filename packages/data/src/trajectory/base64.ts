@@ -1,37 +1,25 @@
+import { fromByteArray, toByteArray } from 'base64-js';
+
 /** The typed arrays a Trajectory stores, by field name. */
 export type TypedColumn = Int32Array | Uint8Array | Float32Array;
 type ColumnType = typeof Int32Array | typeof Uint8Array | typeof Float32Array;
 
 const hostIsLittleEndian = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
-// String.fromCharCode takes its bytes as arguments; this many stay well under every engine's argument limit.
-const CHUNK = 0x8000;
-
-// btoa and atob (in every browser and in Node since 16) rather than Node's Buffer, so this module runs anywhere.
-function toBase64(bytes: Uint8Array): string {
-  let binary = '';
-  for (let start = 0; start < bytes.length; start += CHUNK) {
-    binary += String.fromCharCode(...bytes.subarray(start, start + CHUNK));
-  }
-  return btoa(binary);
-}
+// base64-js rather than Node's Buffer, so this module runs anywhere (docs/benchmarks/data.md: its rates against
+// Buffer), and rather than btoa/atob, which take strings of bytes and are slower still in Node.
+// base64-js reads characters outside the alphabet as zero bits, so the text is checked first (one character class:
+// a grouped pattern overflows V8's regexp stack on a column of a few megabytes).
+const BASE64_CHARACTERS = /^[A-Za-z0-9+/]*={0,2}$/;
 
 /** The bytes of standard base64 text, or undefined when the text is not base64. */
 function fromBase64(text: string): Uint8Array | undefined {
-  let binary: string;
-  try {
-    binary = atob(text);
-  } catch {
-    return undefined;
-  }
-  const bytes = new Uint8Array(binary.length);
-  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-  return bytes;
+  return text.length % 4 === 0 && BASE64_CHARACTERS.test(text) ? toByteArray(text) : undefined;
 }
 
 /** Base64 of the array's little-endian bytes: exact for every value, NaN payloads and -0 included. */
 export function encodeColumn(column: TypedColumn): string {
   if (hostIsLittleEndian || column.BYTES_PER_ELEMENT === 1) {
-    return toBase64(new Uint8Array(column.buffer, column.byteOffset, column.byteLength));
+    return fromByteArray(new Uint8Array(column.buffer, column.byteOffset, column.byteLength));
   }
   const bytes = new Uint8Array(column.byteLength);
   const view = new DataView(bytes.buffer);
@@ -39,7 +27,7 @@ export function encodeColumn(column: TypedColumn): string {
     if (column instanceof Float32Array) view.setFloat32(i * 4, x, true);
     else view.setInt32(i * 4, x, true);
   });
-  return toBase64(bytes);
+  return fromByteArray(bytes);
 }
 
 /** Inverse of encodeColumn; a string saying what is wrong when the text is not base64 of whole elements. */
