@@ -7,6 +7,7 @@
 export const integrationTests: readonly string[] = [
   'test/browser-smoke.test.ts',
   'test/no-outside-paths.test.ts',
+  'test/self-registering-plug-ins.test.ts',
   'packages/data/test/arith-tool.test.ts',
   'packages/sandbox/test/cli.test.ts',
   'packages/sandbox/test/isolation.test.ts',
