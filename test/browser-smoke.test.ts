@@ -36,11 +36,8 @@ async function bundleForBrowser(contents: string): Promise<string> {
     format: 'iife',
     target: 'es2022',
     conditions: ['@taorl/source'],
-    // A package's published build is one module; its sources are many. Under the packages' `sideEffects: false`
-    // esbuild would drop a source module none of whose exports the driver uses, even one that registers a
-    // built-in plug-in (filters, estimators), which the one-module build keeps. Ignoring the annotation makes the
-    // source bundle keep what the build keeps.
-    ignoreAnnotations: true,
+    // The packages' `sideEffects` fields apply: a file that registers a built-in plug-in must be listed there, or
+    // esbuild drops it from a bundle that does not import it by name (the drivers find plug-ins by name).
     logLevel: 'silent',
   });
   return result.outputFiles[0]?.text ?? '';
