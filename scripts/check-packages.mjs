@@ -49,12 +49,18 @@ const packageDirs = readdirSync('packages')
 
 /**
  * The data files a package ships: each benchmark's test.jsonl and READMEs under data/benchmarks (only
- * @taorl/eval has that folder). The verl parquet copies stay in the repository (docs/packages/eval.md).
+ * @taorl/eval has that folder; the verl parquet copies stay in the repository, docs/packages/eval.md), and the
+ * Python programs under python/ that the code reads at run time (only @taorl/sandbox; not their tests).
  */
 function shippedData(dir) {
+  const python = existsSync(join(dir, 'python'))
+    ? readdirSync(join(dir, 'python'))
+        .filter((name) => name.endsWith('.py'))
+        .map((name) => `python/${name}`)
+    : [];
   const root = join(dir, 'data', 'benchmarks');
-  if (!existsSync(root)) return [];
-  const files = ['data/benchmarks/README.md'];
+  if (!existsSync(root)) return python;
+  const files = [...python, 'data/benchmarks/README.md'];
   for (const name of readdirSync(root, { withFileTypes: true }).filter((entry) => entry.isDirectory())) {
     for (const file of ['test.jsonl', 'README.md', 'UPSTREAM_README.md']) {
       if (existsSync(join(root, name.name, file))) files.push(`data/benchmarks/${name.name}/${file}`);

@@ -12,6 +12,7 @@ export const integrationTests: readonly string[] = [
   'packages/sandbox/test/cli.test.ts',
   'packages/sandbox/test/isolation.test.ts',
   'packages/sandbox/test/local.test.ts',
+  'packages/sandbox/test/python.test.ts',
   'packages/sandbox/test/sandboxfusion.test.ts',
   'packages/sandbox/test/security-runs.test.ts',
   'packages/sandbox/test/security.test.ts',

@@ -3,13 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { threadId } from 'node:worker_threads';
 import { type ExecLimits, resolveBatch, resolveRequest } from '../limits';
+import { pythonProgram } from '../python-programs';
 import type { ExecRequest, ExecResult, Sandbox } from '../types';
 import { type BwrapLayout, bwrapArgs, probeBwrap, SANDBOX_CGROUP, SANDBOX_SCRATCH } from './bwrap';
 import { createMemoryCgroups, type MemoryCgroups } from './memory-cgroup';
 import { type IsolationMode, type LocalSandboxOptions, resolveLocalOptions } from './options';
 import type { WorkerCommand } from './python-worker';
 import { Slot } from './slot';
-import { WORKER_SCRIPT } from './worker-script';
 
 /** The local backend's sandbox: the common interface plus what it chose at start. */
 export interface LocalSandbox extends Sandbox {
@@ -187,7 +187,7 @@ export async function createLocalSandbox(options: LocalSandboxOptions = {}): Pro
       preload,
       warmup,
     });
-    const python = [pythonPath, '-I', '-B', '-c', WORKER_SCRIPT, config];
+    const python = [pythonPath, '-I', '-B', '-c', pythonProgram('worker'), config];
     return isolated
       ? {
           command: bwrapPath,

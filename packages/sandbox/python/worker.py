@@ -1,13 +1,12 @@
-// The Python side of the local backend, shipped inside the build as a string and run with `python3 -c`.
-// It imports the preload modules once, then for each request forks a manager (so that nothing of a request ever
-// enters the worker's own memory, which every later run is forked from), which reads the request, forks a child
-// that drops to the run's uid, sets the rlimits and executes the cell; the manager captures output up to the cap,
-// enforces the wall clock, kills every process the code left behind, wipes the scratch directory, replies and exits.
-// One JSON request per stdin line, one JSON reply per stdout line.
-import { CELL_RUNNER } from '../cell-runner';
-
-export const WORKER_SCRIPT = String.raw`
-import base64, ctypes, gc, json, linecache, os, platform, resource, select, signal, stat, sys, time, traceback
+# The Python side of the local backend, run with `python3 -c` (src/python-programs.ts assembles the text, with the
+# cell runner in place of the `from cell_runner import` line below).
+# It imports the preload modules once, then for each request forks a manager (so that nothing of a request ever
+# enters the worker's own memory, which every later run is forked from), which reads the request, forks a child
+# that drops to the run's uid, sets the rlimits and executes the cell; the manager captures output up to the cap,
+# enforces the wall clock, kills every process the code left behind, wipes the scratch directory, replies and exits.
+# One JSON request per stdin line, one JSON reply per stdout line.
+import base64, ctypes, gc, json, os, platform, resource, select, signal, stat, sys, time, traceback
+from cell_runner import run_code_and_exit
 
 CONFIG = json.loads(sys.argv[1])
 SCRATCH = CONFIG["scratch"]
@@ -282,8 +281,6 @@ def child_setup(req):
     os.write(3, MARK_READY)
     os.close(3)
 
-
-${CELL_RUNNER}
 
 def child_main(stdin_fd, out_w, err_w, mark_w, request_r):
     """The forked child, started before its request comes. Whatever happens, it ends in os._exit and never returns
@@ -707,4 +704,3 @@ TAKEN_R, TAKEN_W = os.pipe()  # a manager writes a byte there once it has read i
 # each) the preloaded objects.
 gc.freeze()
 sys.exit(serve())
-`;

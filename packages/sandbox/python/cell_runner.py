@@ -1,7 +1,13 @@
-// Python shared by both backends: the local worker's child and the program the SandboxFusion backend submits run a
-// cell with it, so a cell's traceback reads the same from either (File "<cell>", line N, with its source line).
-// It needs linecache, os, sys and traceback imported.
-export const CELL_RUNNER = String.raw`
+# The cell runner both backends share: the local worker's child (worker.py) and the program the SandboxFusion
+# backend submits (sandboxfusion_program.py) run a cell with it, so a cell's traceback reads the same from either
+# (File "<cell>", line N, with its source line). Those programs are sent to Python as one text, so they do not import
+# this module: src/python-programs.ts puts this file's text in place of their `from cell_runner import` line.
+import linecache
+import os
+import sys
+import traceback
+
+
 def exit_code_of(system_exit):
     code = system_exit.code
     if code is None:
@@ -74,4 +80,3 @@ def run_code_and_exit(code, replay, before_exit=None):
                 before_exit()
         finally:
             os._exit(exit_code)
-`;
