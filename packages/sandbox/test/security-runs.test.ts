@@ -298,9 +298,11 @@ describe.skipIf(!isRoot)("security: a run's memory is bounded as a whole", () =>
     expect(seats.length).toBeGreaterThanOrEqual(WORKERS);
     const peak = hierarchy.version === 2 ? 'memory.peak' : 'memory.max_usage_in_bytes';
     const memoryMb = 512;
+    // The status under test is memory, not time: a loaded machine must not turn it into a timeout.
+    const timeoutMs = 30_000;
     const [alone, many] = await sandbox.runMany([
       // One process under the limit: untouched by the cgroup.
-      { code: 'block = b"x" * (300 * 1024 * 1024)\nprint(len(block) >> 20)', memoryMb },
+      { code: 'block = b"x" * (300 * 1024 * 1024)\nprint(len(block) >> 20)', memoryMb, timeoutMs },
       {
         code: [
           'import os, sys, time',
@@ -317,6 +319,7 @@ describe.skipIf(!isRoot)("security: a run's memory is bounded as a whole", () =>
           'sys.exit(0 if all(status == 0 for status in statuses) else 1)',
         ].join('\n'),
         memoryMb,
+        timeoutMs,
       },
     ]);
     expect(alone).toMatchObject({ status: 'ok', stdout: '300\n' });
