@@ -14,6 +14,9 @@ const WORKERS = Number(process.env.SERVE_BENCH_WORKERS ?? 2);
 const CONCURRENCY = (process.env.SERVE_BENCH_CONCURRENCY ?? '16,64').split(',').map(Number);
 const CALLS = Number(process.env.SERVE_BENCH_CALLS ?? 400);
 const ROUNDS = 2;
+
+import { HOSTILE_CASES } from '../test/hostile-code';
+
 const CLI = resolve(import.meta.dirname, '../dist/cli.js');
 
 /** The snippet of request `id`: a 2 000-step integer loop (as bench/throughput.ts), plus the id. */
@@ -22,38 +25,6 @@ const snippet = (id: number) =>
 let loopTotal = 0;
 for (let i = 1; i <= 2000; i++) loopTotal += (i * i) % 7;
 const expected = (id: number) => `${loopTotal + id}\n`;
-
-// The hostile cases of test/security.test.ts with the statuses that suite expects of them.
-const HOSTILE: [string, string, ExecStatus][] = [
-  ['fork bomb', 'import os\nwhile True:\n    os.fork()', 'error'],
-  ['10 GB allocation', 'block = bytearray(10 * 1024**3)\nprint("allocated")', 'memory'],
-  ['numpy past the limit', 'import numpy as np\na = np.ones((40000, 40000))', 'memory'],
-  ['infinite loop', 'print("start", flush=True)\nwhile True:\n    pass', 'timeout'],
-  [
-    'busy child process',
-    'import subprocess, sys\nsubprocess.run([sys.executable, "-c", "while True: pass"])',
-    'timeout',
-  ],
-  ['reading /etc/shadow', 'print(open("/etc/shadow").read())', 'error'],
-  [
-    'a socket to an outside address',
-    'import socket\nsocket.create_connection(("1.1.1.1", 53), timeout=2)',
-    'error',
-  ],
-  ['printing 100 MB', 'import sys\nfor _ in range(100):\n    sys.stdout.write("x" * 2**20)', 'output_limit'],
-  [
-    'writing a 1 GB file',
-    'with open("big.bin", "wb") as f:\n    for _ in range(1024):\n        f.write(b"x" * 2**20)',
-    'error',
-  ],
-  ['1000 open files', 'handles = [open("/dev/null") for _ in range(1000)]', 'error'],
-  [
-    'killing the worker',
-    'import os, signal\nfor pid in (os.getppid(), 1):\n    try:\n        os.kill(pid, signal.SIGKILL)\n    except OSError as e:\n        print(pid, e.errno)\nos.kill(os.getppid(), signal.SIGKILL)',
-    'error',
-  ],
-  ['SIGSEGV through ctypes', 'import ctypes\nctypes.string_at(0)', 'killed'],
-];
 
 interface Measurement {
   perSecond: number;
@@ -223,7 +194,7 @@ try {
   clearInterval(sampler);
 
   const hostile: string[] = [];
-  for (const [name, code, status] of HOSTILE) {
+  for (const [name, code, status] of HOSTILE_CASES) {
     const answer = await post(url, code, 5);
     hostile.push(
       `${name}: ${answer.taorl.status}${answer.taorl.status === status ? '' : ` (expected ${status})`}`,

@@ -11,6 +11,7 @@ import {
   processesOfUids,
   processStarted,
 } from './helpers';
+import { HOSTILE_CODE } from './hostile-code';
 
 // Hostile snippets from the list, each against the real bubblewrap pool. After every test: no process of
 // the pool's uids is left on the host, and the pool still serves a plain run.
@@ -45,27 +46,27 @@ const lastLine = (result: ExecResult) => result.stderr.trimEnd().split('\n').at(
 
 describe.skipIf(!isRoot)('security: hostile code is contained and classified', () => {
   it('fork bomb: the process limit stops it, the fork fails in the code (error)', async () => {
-    const result = await sandbox.run({ code: 'import os\nwhile True:\n    os.fork()' });
+    const result = await sandbox.run({ code: HOSTILE_CODE.forkBomb });
     expect(result.status).toBe('error');
     expect(result.stderr).toMatch(/BlockingIOError: \[Errno 11\] Resource temporarily unavailable/);
   });
 
   it('10 GB allocation: memory', async () => {
-    const result = await sandbox.run({ code: 'block = bytearray(10 * 1024**3)\nprint("allocated")' });
+    const result = await sandbox.run({ code: HOSTILE_CODE.allocate10Gb });
     expect(result.status).toBe('memory');
     expect(result.stdout).toBe('');
     expect(lastLine(result)).toBe('MemoryError');
   });
 
   it('numpy allocation past the limit: memory', async () => {
-    const result = await sandbox.run({ code: 'import numpy as np\na = np.ones((40000, 40000))' });
+    const result = await sandbox.run({ code: HOSTILE_CODE.numpyPastLimit });
     expect(result.status).toBe('memory');
     expect(lastLine(result)).toMatch(/MemoryError: Unable to allocate/);
   });
 
   it('infinite loop: timeout at the wall-clock limit, killed', async () => {
     const result = await sandbox.run({
-      code: 'print("start", flush=True)\nwhile True:\n    pass',
+      code: HOSTILE_CODE.infiniteLoop,
       timeoutMs: 1000,
       // The CPU limit defaults to the wall-clock one, and a busy loop reaches both at about the same moment: set it
       // higher so the wall clock is what ends this run (the next test covers SIGXCPU).
@@ -81,7 +82,7 @@ describe.skipIf(!isRoot)('security: hostile code is contained and classified', (
 
   it('busy loop in a child process the code waits for: timeout, child killed', async () => {
     const result = await sandbox.run({
-      code: 'import subprocess, sys\nsubprocess.run([sys.executable, "-c", "while True: pass"])',
+      code: HOSTILE_CODE.busyChild,
       timeoutMs: 1000,
     });
     expect(result.status).toBe('timeout');
@@ -124,7 +125,7 @@ describe.skipIf(!isRoot)('security: hostile code is contained and classified', (
   });
 
   it('reading /etc/shadow fails', async () => {
-    const result = await sandbox.run({ code: 'print(open("/etc/shadow").read())' });
+    const result = await sandbox.run({ code: HOSTILE_CODE.readShadow });
     expect(result.status).toBe('error');
     expect(lastLine(result)).toMatch(/PermissionError/);
     expect(result.stdout).toBe('');
@@ -195,7 +196,7 @@ describe.skipIf(!isRoot)('security: hostile code is contained and classified', (
 
   it('a socket to an outside address fails: no network', async () => {
     const result = await sandbox.run({
-      code: 'import socket\nsocket.create_connection(("1.1.1.1", 53), timeout=2)',
+      code: HOSTILE_CODE.outsideSocket,
     });
     expect(result.status).toBe('error');
     expect(lastLine(result)).toMatch(/OSError: \[Errno 101\] Network is unreachable/);
@@ -203,7 +204,7 @@ describe.skipIf(!isRoot)('security: hostile code is contained and classified', (
 
   it('printing 100 MB: output_limit, stdout capped and flagged', async () => {
     const result = await sandbox.run({
-      code: 'import sys\nfor _ in range(100):\n    sys.stdout.write("x" * 2**20)',
+      code: HOSTILE_CODE.print100Mb,
     });
     expect(result.status).toBe('output_limit');
     expect(result.stdoutTruncated).toBe(true);
@@ -214,7 +215,7 @@ describe.skipIf(!isRoot)('security: hostile code is contained and classified', (
   it('writing a 1 GB file fails at the file-size limit (error) and leaves the host disk alone', async () => {
     const freeBefore = statfsSync('/').bavail;
     const result = await sandbox.run({
-      code: 'with open("big.bin", "wb") as f:\n    for _ in range(1024):\n        f.write(b"x" * 2**20)',
+      code: HOSTILE_CODE.write1GbFile,
     });
     expect(result.status).toBe('error');
     expect(lastLine(result)).toMatch(/OSError: \[Errno 27\] File too large/);
@@ -223,14 +224,14 @@ describe.skipIf(!isRoot)('security: hostile code is contained and classified', (
   });
 
   it('opening more files than the limit fails (error, EMFILE)', async () => {
-    const result = await sandbox.run({ code: 'handles = [open("/dev/null") for _ in range(1000)]' });
+    const result = await sandbox.run({ code: HOSTILE_CODE.openManyFiles });
     expect(result.status).toBe('error');
     expect(lastLine(result)).toMatch(/OSError: \[Errno 24\] Too many open files/);
   });
 
   it('killing the parent (the worker) or init is refused', async () => {
     const result = await sandbox.run({
-      code: 'import os, signal\nfor pid in (os.getppid(), 1):\n    try:\n        os.kill(pid, signal.SIGKILL)\n    except OSError as e:\n        print(pid, e.errno)\nos.kill(os.getppid(), signal.SIGKILL)',
+      code: HOSTILE_CODE.killParent,
     });
     expect(result.status).toBe('error');
     expect(result.stdout).toMatch(/^\d+ 1\n1 1\n$/);
@@ -238,7 +239,7 @@ describe.skipIf(!isRoot)('security: hostile code is contained and classified', (
   });
 
   it('crashing the interpreter through ctypes: killed by SIGSEGV, blamed on the code', async () => {
-    const result = await sandbox.run({ code: 'import ctypes\nctypes.string_at(0)' });
+    const result = await sandbox.run({ code: HOSTILE_CODE.ctypesSegfault });
     expect(result).toMatchObject({ status: 'killed', signal: 'SIGSEGV', exitCode: null });
   });
 
