@@ -24,5 +24,5 @@ export {
 export { defaultLimits, type Limits } from './limits';
 export { passAtK } from './metrics/passAtK';
 export { type BenchmarkReport, type ScoredSample, scoreBenchmark } from './metrics/score';
-export { countToolUse, type ToolUse } from './metrics/toolUse';
+export { countToolUse, type RecordedToolCall, type ToolUse, toolUseOf } from './metrics/toolUse';
 export { type NormalizedAnswer, normalizeAnswer } from './normalize';

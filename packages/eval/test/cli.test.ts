@@ -66,6 +66,29 @@ describe('taorl-eval', () => {
     expect(pooled.stdout).toBe(inline.stdout);
   });
 
+  it('score: counts tool use from the calls a sample records, in any tool format', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'taorl-eval-cli-'));
+    const samples = join(dir, 'samples.jsonl');
+    // The responses use a tool format no text pattern knows; the recorded calls carry the statistics.
+    const calls = [
+      { status: 'ok', code: 'a = 27\nprint(a)' },
+      { status: 'error', code: 'print(1/0)' },
+    ];
+    writeFileSync(
+      samples,
+      lines([
+        { problem_id: '0', gold: '27', response: '<run>...</run> so \\boxed{27}', tool_calls: calls },
+        { problem_id: '0', gold: '27', response: '\\boxed{27}', tool_calls: [] },
+      ]),
+    );
+    const scored = await run(['score', samples]);
+    expect(scored.stderr).toBe('');
+    // Tool calls 2 / 2 samples = 1.0, code lines 3 / 2 = 1.5, success 1 - 1/2 = 50 %.
+    expect(scored.stdout.split('\n')[2]).toBe(
+      `| ${samples} | 1 | 100.0 | 100.0 | 100.0 | 100.0 | – | 1.0 | 1.5 | 50.0 |`,
+    );
+  });
+
   it('reports bad input with the file, line and field, and unknown commands with usage', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'taorl-eval-cli-'));
     const samples = join(dir, 'bad.jsonl');
@@ -81,6 +104,20 @@ describe('taorl-eval', () => {
     expect(missing.stderr).toMatch(/bad\.jsonl:2: missing field "response"/);
     writeFileSync(samples, lines([{ problem_id: 'a', response: 'x' }]));
     expect((await run(['score', samples])).stderr).toMatch(/no gold for problem "a"/);
+    writeFileSync(
+      samples,
+      lines([{ problem_id: 'a', gold: '1', response: 'x', tool_calls: [{ status: 'ok' }] }]),
+    );
+    expect((await run(['score', samples])).stderr).toMatch(
+      /bad\.jsonl:1: field "tool_calls\[0\]\.code" must be a string/,
+    );
+    writeFileSync(
+      samples,
+      lines([{ problem_id: 'a', gold: '1', response: 'x', tool_calls: [], code_lines: 2 }]),
+    );
+    expect((await run(['score', samples])).stderr).toMatch(
+      /bad\.jsonl:1: field "code_lines" is counted from the recorded calls in "tool_calls"/,
+    );
     const unknown = await run(['frobnicate']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/unknown command "frobnicate"[\s\S]*Usage: taorl-eval/);

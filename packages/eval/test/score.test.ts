@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { countToolUse, type ScoredSample, scoreBenchmark } from '../src/index';
+import { countToolUse, type ScoredSample, scoreBenchmark, toolUseOf } from '../src/index';
 
 /** Independent pass@k: the probability that a random k-subset (enumerated) holds a correct sample. */
 function passAtKByEnumeration(flags: readonly boolean[], k: number): number {
@@ -93,6 +93,21 @@ describe('scoreBenchmark', () => {
     const bare = scoreBenchmark([{ problemId: 'p', correct: true }]);
     expect([bare.majAtK, bare.lenAtK, bare.toolSuccessRate]).toEqual([null, null, null]);
     expect(() => scoreBenchmark([])).toThrow(/no samples/);
+  });
+});
+
+describe('toolUseOf', () => {
+  it('counts the recorded calls whatever format wrote them: status not ok is a failure, non-blank code lines', () => {
+    // A format no text pattern knows: only the recorded calls tell that two calls ran and one failed.
+    const response = '<<run>>\nx = 1\n\nprint(x)\n<</run>>\n[1]\n<<run>>\nprint(1/0)\n<</run>>\n[error]';
+    expect(countToolUse(response).toolCalls).toBe(0);
+    const calls = [
+      { status: 'ok', code: 'x = 1\n\nprint(x)\n' },
+      { status: 'timeout', code: '  \nwhile True: pass' },
+      { status: 'ok', code: '' },
+    ];
+    expect(toolUseOf(calls)).toEqual({ toolCalls: 3, toolFailures: 1, codeLines: 3 });
+    expect(toolUseOf([])).toEqual({ toolCalls: 0, toolFailures: 0, codeLines: 0 });
   });
 });
 

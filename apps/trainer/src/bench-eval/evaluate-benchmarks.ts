@@ -5,6 +5,7 @@ import {
   type GradeResult,
   grade,
   scoreBenchmark,
+  toolUseOf,
 } from '@taorl/eval';
 import type { GraderPool } from '@taorl/eval/node';
 import type { RolloutPolicy } from '../model/policy.js';
@@ -128,12 +129,7 @@ function sampleRecord(
     extracted: graded.extracted,
     gradeReason: graded.reason,
     responseTokens: trajectory.responseIds.length,
-    toolCalls: trajectory.toolCalls.length,
-    toolFailures: trajectory.toolCalls.filter((call) => call.status !== 'ok').length,
-    codeLines: trajectory.toolCalls.reduce(
-      (sum, call) => sum + call.code.split('\n').filter((line) => line.trim() !== '').length,
-      0,
-    ),
+    ...toolUseOf(trajectory.toolCalls),
     truncated: trajectory.truncated,
     response: trajectory.text,
   };

@@ -1,4 +1,5 @@
 import type { Trajectory } from '@taorl/data';
+import { toolUseOf } from '@taorl/eval';
 
 /** Summary statistics of a set of graded trajectories (the rollout half of a metrics line). */
 export interface RolloutStats {
@@ -40,10 +41,11 @@ export function rolloutStats(trajectories: readonly Trajectory[]): RolloutStats 
     if (t.correct) correct++;
     if (t.truncated) truncated++;
     tokens += t.responseIds.length;
-    const ok = t.toolCalls.filter((call) => call.status === 'ok').length;
-    calls += t.toolCalls.length;
+    const { toolCalls, toolFailures } = toolUseOf(t.toolCalls);
+    const ok = toolCalls - toolFailures;
+    calls += toolCalls;
     okCalls += ok;
-    if (t.toolCalls.length > 0) {
+    if (toolCalls > 0) {
       calling++;
       if (ok > 0) validCalling++;
       else if (t.correct) allFailedCorrect++;

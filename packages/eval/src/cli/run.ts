@@ -22,10 +22,12 @@ export const usage = `Usage: taorl-eval <command>
       Extract and grade one response; prints the result as JSON. Exit code 0 when correct, 1 when not.
 
   score <samples.jsonl> [--benchmark <name>] [--data <dir>] [--workers <n>]
-      Grade every sample (one JSON object a line: problem_id, response, optional gold, response_tokens,
-      tool_calls, tool_failures, code_lines) and print the metrics table. Samples without gold take it from
-      <dir>/<name>/test.jsonl (names: aime24, aime25, amc23, math500, minerva_math, olympiadbench); <dir>
-      defaults to the benchmark files this package ships.
+      Grade every sample (one JSON object a line: problem_id, response, optional gold, response_tokens, and
+      tool_calls as the recorded calls [{status, code}] or as counts with tool_failures, code_lines) and print
+      the metrics table. Tool counts a sample does not give are guessed from the response's text (markdown,
+      hermes and tags formats only). Samples without gold take it from <dir>/<name>/test.jsonl (names: aime24,
+      aime25, amc23, math500, minerva_math, olympiadbench); <dir> defaults to the benchmark files this package
+      ships.
 `;
 
 /** The taorl-eval command line; returns the exit code (2 for usage errors). */

@@ -1,8 +1,30 @@
-/** Tool use of one trajectory, counted from its text when the sampler did not record it. */
+/** Tool use of one trajectory: its calls, the calls that did not run cleanly, and the non-blank lines of code. */
 export interface ToolUse {
   readonly toolCalls: number;
   readonly toolFailures: number;
   readonly codeLines: number;
+}
+
+/**
+ * One tool call as a sampler recorded it: the code the policy wrote, as its tool format parsed it, and how the
+ * execution ended (@taorl/sandbox's status; a @taorl/data `ToolCall` fits).
+ */
+export interface RecordedToolCall {
+  readonly status: string;
+  readonly code: string;
+}
+
+/**
+ * Tool use from the calls a sampler recorded: every call counts, a call whose status is not `ok` failed, and code
+ * lines are the non-blank lines of the calls' code. Whatever tool format wrote the calls, they are seen as they
+ * ran; this is how taorl's own trajectories are counted.
+ */
+export function toolUseOf(calls: readonly RecordedToolCall[]): ToolUse {
+  return {
+    toolCalls: calls.length,
+    toolFailures: calls.filter((call) => call.status !== 'ok').length,
+    codeLines: calls.reduce((sum, call) => sum + nonBlankLines(call.code), 0),
+  };
 }
 
 /** Markdown fences are matched whole with their tag, so an output block's closing fence never opens a code block. */
@@ -20,9 +42,11 @@ const outputPatterns = [
 const failureMarker = /Traceback \(most recent call last\)|\b[A-Z][a-zA-Z]*Error\b|timed out/;
 
 /**
- * Counts tool calls (```python blocks, <tool_call> JSON, <code> tags) and their non-blank code lines, and tool
- * outputs (```output, <tool_response>, <interpreter>) that show a Python error or a timeout as failed calls: the
- * trajectory formats of docs/packages/sandbox.md, as in SimpleTIR, Open-AgentRL and ToRA.
+ * Tool use guessed from a response's text, for responses of another framework that recorded no calls: counts tool
+ * calls (```python blocks, <tool_call> JSON, <code> tags) and their non-blank code lines, and tool outputs
+ * (```output, <tool_response>, <interpreter>) that show a Python error or a timeout as failed calls: the trajectory
+ * formats of docs/packages/sandbox.md, as in SimpleTIR, Open-AgentRL and ToRA. Any other format counts as no
+ * calls; where the calls were recorded, `toolUseOf` counts them whatever their format.
  */
 export function countToolUse(response: string): ToolUse {
   const codes: string[] = [];
@@ -39,11 +63,12 @@ export function countToolUse(response: string): ToolUse {
   return {
     toolCalls: codes.length,
     toolFailures: outputs.filter((output) => failureMarker.test(output)).length,
-    codeLines: codes.reduce(
-      (sum, code) => sum + code.split('\n').filter((line) => line.trim() !== '').length,
-      0,
-    ),
+    codeLines: codes.reduce((sum, code) => sum + nonBlankLines(code), 0),
   };
+}
+
+function nonBlankLines(code: string): number {
+  return code.split('\n').filter((line) => line.trim() !== '').length;
 }
 
 /** The code argument of a hermes tool call (arguments an object or a JSON string); the raw body otherwise. */
