@@ -49,6 +49,7 @@ export { stopGradient } from './ops/stop-gradient';
 export { transpose2d } from './ops/transpose2d';
 export { AdamW, type AdamWConfig, type AdamWState } from './optim/adamw';
 export { clipScale, globalGradientNorm } from './optim/gradient-norm';
+export { type GuardedStep, type GuardedStepInput, guardedStep } from './optim/guarded-step';
 export { type LearningRateSchedule, learningRateAt } from './optim/lr-schedule';
 export {
   GrpoUpdater,

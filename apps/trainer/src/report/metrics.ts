@@ -67,6 +67,8 @@ export interface RlStepMetrics extends Omit<RolloutStats, 'policyTokens'> {
   clipFracHigh: number;
   approxKl: number;
   gradNorm: number;
+  /** The optimizer steps the learner refused, by reason (a non-finite loss or gradient norm: weights unchanged). */
+  skippedUpdates?: string[];
   /** Generated policy tokens per second of step time. */
   tokensPerSecond: number;
   time: TimeSplit;
@@ -89,6 +91,8 @@ export interface SftStepMetrics {
   loss: number;
   lr: number;
   gradNorm: number;
+  /** The step's refusal by the learner, as in the RL line (a non-finite loss or gradient norm: weights unchanged). */
+  skippedUpdates?: string[];
   tokens: number;
   tokensPerSecond: number;
   time: { trainingMs: number; totalMs: number };

@@ -21,7 +21,10 @@ export interface GrpoUpdateOptions {
 const mean = (values: readonly number[]) =>
   values.reduce((sum, v) => sum + v, 0) / Math.max(1, values.length);
 
-/** The RL step's update stage: @taorl/grpo's GrpoUpdater on the padded batch, its metrics averaged over steps. */
+/**
+ * The RL step's update stage: @taorl/grpo's GrpoUpdater on the padded batch, its metrics averaged over the steps it
+ * took, and the reasons of the steps it refused.
+ */
 export function grpoUpdate(
   policy: Policy,
   tokenizer: Tokenizer,
@@ -42,6 +45,7 @@ export function grpoUpdate(
   const update: PolicyUpdate = async (batch, advantages): Promise<UpdateStats> => {
     const report = await updater.update(paddedBatch(batch, advantages, tokenizer.padTokenId));
     const steps = report.steps.filter((step) => !step.skipped);
+    const skippedUpdates = report.steps.flatMap((step) => (step.skipped ? [step.skipReason ?? ''] : []));
     const metric = (name: string) => mean(steps.map((step) => step.losses[name] ?? 0));
     return {
       loss: metric('loss'),
@@ -49,6 +53,7 @@ export function grpoUpdate(
       clipFracHigh: metric('clipFractionHigh'),
       approxKl: metric('approxKl'),
       gradNorm: mean(steps.map((step) => step.gradNorm)),
+      ...(skippedUpdates.length === 0 ? {} : { skippedUpdates }),
     };
   };
   return { update, updater };

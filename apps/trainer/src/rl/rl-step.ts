@@ -25,6 +25,8 @@ export interface UpdateStats {
   clipFracHigh: number;
   approxKl: number;
   gradNorm: number;
+  /** The optimizer steps the learner refused, by reason; absent when it refused none. */
+  skippedUpdates?: string[];
 }
 
 /** One policy-gradient update on a batch with per-token advantages aligned to each trajectory's lossMask. */

@@ -142,6 +142,7 @@ export async function runSft(
       loss: stats.loss,
       lr: stats.learningRate,
       gradNorm: stats.gradNorm,
+      ...(stats.skipped ? { skippedUpdates: [stats.skipReason ?? ''] } : {}),
       tokens: stats.tokens,
       tokensPerSecond: stats.tokens / (totalMs / 1000),
       time: { trainingMs: totalMs, totalMs },

@@ -2,8 +2,9 @@ import type { SftExample } from '@taorl/data';
 import {
   AdamW,
   type AdamWState,
-  clipScale,
+  type GuardedStep,
   globalGradientNorm,
+  guardedStep,
   type LearningRateSchedule,
   learningRateAt,
 } from '@taorl/grpo';
@@ -29,7 +30,11 @@ export interface SftTrainerOptions {
   workers?: number;
 }
 
-export interface SftStepStats {
+/**
+ * What one step did. `skipped` and `skipReason` as in @taorl/grpo's StepMetrics: a step whose loss or gradient
+ * norm is not finite is refused (weights and optimizer state untouched) and says so, as GrpoUpdater does.
+ */
+export interface SftStepStats extends GuardedStep {
   /** Cross-entropy per loss token (nats). */
   loss: number;
   gradNorm: number;
@@ -109,14 +114,17 @@ export class SftTrainer {
       this.options.schedule,
       this.optimizer.steps,
     );
-    if (Number.isFinite(loss) && Number.isFinite(gradNorm)) {
-      const scale = clipScale(gradNorm, this.options.maxGradNorm);
-      const clipped = gradients.map((g) => (g === null ? null : tf.mul(g, scale)));
-      this.optimizer.apply(clipped, learningRate);
-      tf.dispose(clipped.filter((g): g is tf.Tensor => g !== null));
+    try {
+      const guarded = guardedStep(this.optimizer, gradients, {
+        loss,
+        gradNorm,
+        maxGradNorm: this.options.maxGradNorm,
+        learningRate,
+      });
+      return { loss, gradNorm, learningRate, tokens, ...guarded };
+    } finally {
+      tf.dispose([norm, ...gradients.filter((g): g is tf.Tensor => g !== null)]);
     }
-    tf.dispose([norm, ...gradients.filter((g): g is tf.Tensor => g !== null)]);
-    return { loss, gradNorm, learningRate, tokens };
   }
 
   /** Frees the optimizer state and terminates the gradient workers; resolves once their threads have exited. */

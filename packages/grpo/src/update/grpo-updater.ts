@@ -6,7 +6,8 @@ import {
   resolvePolicyLossConfig,
 } from '../loss/policy-loss-config';
 import { AdamW, type AdamWConfig, type AdamWState } from '../optim/adamw';
-import { clipScale, globalGradientNorm } from '../optim/gradient-norm';
+import { globalGradientNorm } from '../optim/gradient-norm';
+import { guardedStep } from '../optim/guarded-step';
 import { type LearningRateSchedule, learningRateAt, validateSchedule } from '../optim/lr-schedule';
 import {
   type GradientSettings,
@@ -259,24 +260,15 @@ export class GrpoUpdater {
       const gradNorm = (await normTensor.data())[0]!;
       normTensor.dispose();
       const report = { step: this.optimizer.steps, learningRate, losses, gradNorm, tokens };
-      const nonFinite = !Number.isFinite(losses.loss ?? Number.NaN)
-        ? 'loss'
-        : !Number.isFinite(gradNorm)
-          ? 'gradient norm'
-          : undefined;
-      if (nonFinite !== undefined) {
-        const value = nonFinite === 'loss' ? losses.loss : gradNorm;
-        return {
-          ...report,
-          skipped: true,
-          skipReason: `non-finite ${nonFinite} (${value}); weights and optimizer state left unchanged`,
-        };
-      }
-      const scale = this.options.maxGradNorm === null ? 1 : clipScale(gradNorm, this.options.maxGradNorm);
-      const clipped = scale === 1 ? gradients : gradients.map((g) => (g === null ? null : tf.mul(g, scale)));
-      this.optimizer.apply(clipped, learningRate);
-      if (clipped !== gradients) tf.dispose(clipped.filter((g): g is tf.Tensor => g !== null));
-      return { ...report, skipped: false };
+      return {
+        ...report,
+        ...guardedStep(this.optimizer, gradients, {
+          loss: losses.loss ?? Number.NaN,
+          gradNorm,
+          maxGradNorm: this.options.maxGradNorm,
+          learningRate,
+        }),
+      };
     } finally {
       tf.dispose(gradients.filter((g): g is tf.Tensor => g !== null));
     }
