@@ -1,4 +1,5 @@
 import * as tf from '@tensorflow/tfjs';
+import { padRows } from '../util/padded-rows.js';
 import { prng } from '../util/seeds.js';
 import type { ModelConfig } from './config.js';
 import { type DecoderWeights, decoderHidden, headMatrix, type LayerCache, MASKED } from './decoder.js';
@@ -131,24 +132,23 @@ export async function generate(
   try {
     if (!head) return runs.map((run) => finish(run, settings));
     // Prefill: the whole left-padded batch at once; only each row's last position is projected to logits.
-    const tokens = new Int32Array(prompts.length * width);
+    const pads = runs.map((r) => r.pad);
+    const tokens = padRows(new Int32Array(prompts.length * width), width, prompts, pads);
     const positions = new Int32Array(prompts.length * width);
-    prompts.forEach((p, b) => {
-      tokens.set(p, b * width + runs[b]!.pad);
-      for (let t = 0; t < width; t++) positions[b * width + t] = Math.max(0, t - runs[b]!.pad);
+    prompts.forEach((_, b) => {
+      for (let t = 0; t < width; t++) positions[b * width + t] = Math.max(0, t - pads[b]!);
     });
     let step = tidyStep(() => {
       const input = tf.tensor2d(tokens, [prompts.length, width], 'int32');
       const rope = ropeTables(positions, [prompts.length, width], config.headDim, config.ropeTheta);
-      const mask = paddedCausalMask(
-        runs.map((r) => r.pad),
+      const mask = paddedCausalMask(pads, width, width);
+      // Each token's predecessor (-1 where it has none): the prompt shifted one column right.
+      const prevTokens = padRows(
+        new Int32Array(prompts.length * width).fill(-1),
         width,
-        width,
+        prompts.map((p) => p.subarray(0, p.length - 1)),
+        pads.map((pad) => pad + 1),
       );
-      const prevTokens = new Int32Array(prompts.length * width).fill(-1);
-      prompts.forEach((p, b) => {
-        for (let i = 1; i < p.length; i++) prevTokens[b * width + runs[b]!.pad + i] = p[i - 1]!;
-      });
       const prev = tf.tensor2d(prevTokens, [prompts.length, width], 'int32');
       const out = decoderHidden(weights, config, input, { rope, mask, collectCache: true, prevTokens: prev });
       const lastRows = tf.range(width - 1, prompts.length * width, width, 'int32');

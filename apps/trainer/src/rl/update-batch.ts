@@ -1,4 +1,5 @@
 import { type Trajectory, trainingSequence } from '@taorl/data';
+import { padRows } from '../util/padded-rows.js';
 
 /** A padded [rows, columns] batch in the shape @taorl/grpo's GrpoUpdater takes. */
 export interface PaddedBatch {
@@ -19,23 +20,34 @@ export function paddedBatch(
   advantages: readonly Float32Array[],
   padId: number,
 ): PaddedBatch {
+  if (advantages.length < trajectories.length) {
+    throw new RangeError(
+      `paddedBatch: ${trajectories.length} trajectories but advantages for ${advantages.length}`,
+    );
+  }
   const sequences = trajectories.map(trainingSequence);
   const rows = sequences.length;
   const columns = Math.max(2, ...sequences.map((s) => s.inputIds.length));
-  const batch: PaddedBatch = {
+  const size = rows * columns;
+  const starts = sequences.map((s) => s.promptLength);
+  return {
     rows,
     columns,
-    tokens: new Int32Array(rows * columns).fill(padId),
-    lossMask: new Uint8Array(rows * columns),
-    advantages: new Float32Array(rows * columns),
-    oldLogProbs: new Float32Array(rows * columns),
+    tokens: padRows(
+      new Int32Array(size).fill(padId),
+      columns,
+      sequences.map((s) => s.inputIds),
+    ),
+    lossMask: padRows(
+      new Uint8Array(size),
+      columns,
+      sequences.map((s) => s.lossMask),
+    ),
+    advantages: padRows(new Float32Array(size), columns, advantages.slice(0, rows), starts),
+    oldLogProbs: padRows(
+      new Float32Array(size),
+      columns,
+      sequences.map((s) => s.oldLogProbs),
+    ),
   };
-  sequences.forEach((sequence, row) => {
-    const offset = row * columns;
-    batch.tokens.set(sequence.inputIds, offset);
-    batch.lossMask.set(sequence.lossMask, offset);
-    batch.oldLogProbs.set(sequence.oldLogProbs, offset);
-    batch.advantages.set(advantages[row]!, offset + sequence.promptLength);
-  });
-  return batch;
 }

@@ -1,4 +1,5 @@
 import type { SftExample } from '@taorl/data';
+import { padRows } from '../util/padded-rows.js';
 
 /**
  * A right-padded batch ready for the loss: inputs, next-token targets, the targets' loss mask and each target's
@@ -35,15 +36,23 @@ export function weightedTokenBatch(
   totalLossTokens: number,
 ): WeightedTokenBatch {
   const width = Math.max(...examples.map((s) => s.inputIds.length)) - 1;
-  const inputs = new Int32Array(examples.length * width).fill(padId);
-  const targets = new Int32Array(examples.length * width).fill(padId);
-  const mask = new Float32Array(examples.length * width);
-  examples.forEach((s, row) => {
-    const n = s.inputIds.length - 1;
-    inputs.set(s.inputIds.subarray(0, n), row * width);
-    targets.set(s.inputIds.subarray(1), row * width);
-    for (let t = 0; t < n; t++) mask[row * width + t] = s.lossMask[t + 1]!;
-  });
+  const size = examples.length * width;
+  // Column t predicts token t + 1: inputs drop each sequence's last token, targets and mask its first.
+  const inputs = padRows(
+    new Int32Array(size).fill(padId),
+    width,
+    examples.map((s) => s.inputIds.subarray(0, s.inputIds.length - 1)),
+  );
+  const targets = padRows(
+    new Int32Array(size).fill(padId),
+    width,
+    examples.map((s) => s.inputIds.subarray(1)),
+  );
+  const mask = padRows(
+    new Float32Array(size),
+    width,
+    examples.map((s) => s.lossMask.subarray(1, s.inputIds.length)),
+  );
   const weights = mask.map((m) => (totalLossTokens === 0 ? 0 : m / totalLossTokens));
   return { inputs, targets, mask, weights, shape: [examples.length, width] };
 }
