@@ -3,7 +3,7 @@ import { type SequenceAdvantageDiagnostics, sequenceAdvantages } from './sequenc
 import { getEntropyShaper } from './shaper-registry';
 import type { EntropyShaper, ShapingDiagnostics } from './shaping';
 import { tokenAdvantages } from './token-advantages';
-import type { RewardedTrajectory, ShapingTrajectory, TokenAdvantages, TokenLayout } from './types';
+import type { AdvantageLayout, RewardedTrajectory, ShapingTrajectory, TokenAdvantages } from './types';
 
 export interface ComputeAdvantagesOptions {
   /** An estimator or its registered name (default `grpo`). */
@@ -12,7 +12,7 @@ export interface ComputeAdvantagesOptions {
   readonly shaper?: EntropyShaper | string;
   /** Rewards to use instead of each trajectory's `reward` (e.g. from `shapeRewards`). */
   readonly rewards?: ArrayLike<number>;
-  readonly layout?: TokenLayout;
+  readonly layout?: AdvantageLayout;
 }
 
 export interface ComputedAdvantages {

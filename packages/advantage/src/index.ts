@@ -53,12 +53,12 @@ export {
 export type { EntropyShaper, ShapedAdvantages, ShapeOptions, ShapingDiagnostics } from './shaping';
 export { tokenAdvantages } from './token-advantages';
 export type {
+  AdvantageLayout,
   GroupId,
-  MaskedTrajectory,
   PostToolWindow,
   RewardedTrajectory,
   ShapingTrajectory,
   TokenAdvantages,
-  TokenLayout,
   ToolCallSpan,
+  TrajectoryWithLossMask,
 } from './types';

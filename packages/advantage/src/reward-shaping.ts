@@ -1,6 +1,6 @@
 import { readRewards } from './groups';
 import { type OverlongOptions, overlongPenaltyFn } from './overlong';
-import type { MaskedTrajectory, RewardedTrajectory } from './types';
+import type { RewardedTrajectory, TrajectoryWithLossMask } from './types';
 
 /** A hook that returns a trajectory's new reward from its current one (applied in order, before advantages). */
 export type RewardShaper<T> = (reward: number, trajectory: T, index: number) => number;
@@ -39,7 +39,7 @@ export function shapeRewards<T extends RewardedTrajectory>(
  * DAPO's overlong penalty as a reward shaper. Length is the response length in tokens (policy and tool tokens,
  * `lossMask.length`) unless `lengthOf` says otherwise.
  */
-export function overlongShaper<T extends MaskedTrajectory>(
+export function overlongShaper<T extends TrajectoryWithLossMask>(
   options: OverlongOptions & { readonly lengthOf?: (trajectory: T) => number },
 ): RewardShaper<T> {
   const { lengthOf = (t: T) => t.lossMask.length, ...penalty } = options;

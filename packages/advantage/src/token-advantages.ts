@@ -1,13 +1,13 @@
-import type { MaskedTrajectory, TokenAdvantages, TokenLayout } from './types';
+import type { AdvantageLayout, TokenAdvantages, TrajectoryWithLossMask } from './types';
 
-function checkMask(t: MaskedTrajectory, i: number): Uint8Array {
+function checkMask(t: TrajectoryWithLossMask, i: number): Uint8Array {
   if (!(t.lossMask instanceof Uint8Array))
     throw new Error(`trajectory ${i}: field 'lossMask' must be a Uint8Array`);
   return t.lossMask;
 }
 
 /** Rows of the given lengths: views into one buffer (`packed`) or one array each (`separate`). */
-export function allocateRows(lengths: readonly number[], layout: TokenLayout): TokenAdvantages {
+export function allocateRows(lengths: readonly number[], layout: AdvantageLayout): TokenAdvantages {
   if (layout === 'separate') {
     return { perTrajectory: lengths.map((n) => new Float32Array(n)), packed: null };
   }
@@ -36,9 +36,9 @@ export function copyTokenAdvantages(source: TokenAdvantages): TokenAdvantages {
  * Broadcast each trajectory's sequence advantage to its policy tokens: A_t = A_i where lossMask_t != 0, else 0.
  */
 export function tokenAdvantages(
-  batch: readonly MaskedTrajectory[],
+  batch: readonly TrajectoryWithLossMask[],
   advantages: ArrayLike<number>,
-  options: { readonly layout?: TokenLayout } = {},
+  options: { readonly layout?: AdvantageLayout } = {},
 ): TokenAdvantages {
   if (advantages.length !== batch.length) {
     throw new Error(

@@ -8,7 +8,7 @@ export interface RewardedTrajectory {
 }
 
 /** What broadcasting reads: one entry per response token, 1 = policy token, 0 = tool output or inserted text. */
-export interface MaskedTrajectory {
+export interface TrajectoryWithLossMask {
   readonly lossMask: Uint8Array;
 }
 
@@ -24,7 +24,7 @@ export interface ToolCallSpan {
 }
 
 /** What entropy shapers read: masks, the rollout policy's per-token entropy, and the tool-call spans. */
-export interface ShapingTrajectory extends MaskedTrajectory {
+export interface ShapingTrajectory extends TrajectoryWithLossMask {
   /** Entropy of the rollout distribution at each response token (nats); a constant, no gradient flows. */
   readonly entropies: Float32Array;
   /** Spans in response order, non-overlapping. */
@@ -40,7 +40,7 @@ export interface TokenAdvantages {
 }
 
 /** `packed` (default): one Float32Array for the whole batch; `separate`: one per trajectory. */
-export type TokenLayout = 'packed' | 'separate';
+export type AdvantageLayout = 'packed' | 'separate';
 
 /** Which tokens after a successful tool call count as M_post. */
 export type PostToolWindow = 'segment' | { readonly firstTokens: number };

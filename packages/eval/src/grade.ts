@@ -27,7 +27,8 @@ export type GradeReason =
   | 'timeout'
   | 'too_large';
 
-export interface Verdict {
+/** What `compareAnswers` found: whether two answers are equivalent, and why. */
+export interface AnswerComparison {
   readonly equivalent: boolean;
   readonly reason: GradeReason;
 }
@@ -61,10 +62,10 @@ export function grade(response: string, gold: Gold, options: GradeOptions = {}):
 }
 
 /** isEquivalent with the reason of its verdict. */
-export function compareAnswers(pred: string, gold: Gold, options: GradeOptions = {}): Verdict {
+export function compareAnswers(pred: string, gold: Gold, options: GradeOptions = {}): AnswerComparison {
   checkOptions(options);
   const golds = typeof gold === 'string' ? [gold] : gold;
-  let worst: Verdict = { equivalent: false, reason: 'not_equivalent' };
+  let worst: AnswerComparison = { equivalent: false, reason: 'not_equivalent' };
   for (const candidate of golds) {
     const verdict = compareOne(pred, candidate, options);
     if (verdict.equivalent) return verdict;
@@ -73,7 +74,7 @@ export function compareAnswers(pred: string, gold: Gold, options: GradeOptions =
   return worst;
 }
 
-function compareOne(pred: string, gold: string, options: GradeOptions): Verdict {
+function compareOne(pred: string, gold: string, options: GradeOptions): AnswerComparison {
   const limits = { ...defaultLimits, ...options.limits };
   if (pred.length > limits.maxAnswerLength || gold.length > limits.maxAnswerLength) {
     return { equivalent: false, reason: 'too_large' };
@@ -140,7 +141,7 @@ function checkOptions(options: GradeOptions): void {
   }
 }
 
-const verdict = (equivalent: boolean): Verdict => ({
+const verdict = (equivalent: boolean): AnswerComparison => ({
   equivalent,
   reason: equivalent ? 'equivalent' : 'not_equivalent',
 });

@@ -12,6 +12,7 @@ export {
   extractGoldAnswer,
 } from './extract';
 export {
+  type AnswerComparison,
   compareAnswers,
   type Gold,
   type GradeOptions,
@@ -19,7 +20,6 @@ export {
   type GradeResult,
   grade,
   isEquivalent,
-  type Verdict,
 } from './grade';
 export { defaultLimits, type Limits } from './limits';
 export { passAtK } from './metrics/passAtK';
