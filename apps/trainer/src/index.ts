@@ -99,8 +99,16 @@ export {
   type TimeSplit,
 } from './report/metrics.js';
 export { formatDuration, ProgressBar, type ProgressOptions, type ProgressSink } from './report/progress.js';
+export {
+  type GradedRollout,
+  type Grader,
+  type RolloutParts,
+  rolloutAndGrade,
+  type SampleToGrade,
+  samplesOf,
+} from './rl/graded-rollout.js';
 export { localPolicySync, type PolicySync } from './rl/policy-sync.js';
-export { finalAssistantText, gradeTrajectories, type Problem } from './rl/rewards.js';
+export { finalAssistantText, type Problem } from './rl/rewards.js';
 export { type PolicyUpdate, type RlStepContext, rlStep, type UpdateStats } from './rl/rl-step.js';
 export { type RolloutStats, rolloutStats } from './rl/rollout-stats.js';
 export { type PaddedBatch, paddedBatch } from './rl/update-batch.js';
@@ -111,6 +119,7 @@ export {
   type RolloutTiming,
   rollout,
 } from './rollout/rollout-engine.js';
+export { rolloutOptionsOf } from './rollout/rollout-options.js';
 export { RolloutWorkers } from './rollout/rollout-workers.js';
 export { type SandboxToolOptions, sandboxToolEnvironment } from './rollout/sandbox-tools.js';
 export { loadTokenizer, type TokenizerSource } from './rollout/tokenizer-source.js';

@@ -1,7 +1,14 @@
 import { ByteTokenizer } from '@taorl/data';
 import { createSandbox, markdownFormat, type Sandbox } from '@taorl/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RolloutPolicy, rollout } from '../src/index.js';
+import {
+  parseConfig,
+  type RolloutPolicy,
+  rollout,
+  rolloutAndGrade,
+  rolloutOptionsOf,
+  samplesOf,
+} from '../src/index.js';
 import { sandboxToolEnvironment } from '../src/rollout/sandbox-tools.js';
 import type { ToolEnvironment } from '../src/rollout/tool-environment.js';
 import { ScriptedPolicy } from './scripted-policy.js';
@@ -119,5 +126,47 @@ describe('tool-integrated rollout (real sandbox)', () => {
     expect(executions).toEqual({ running: 0, done: 1 });
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(calls).toBe(2);
+  });
+});
+
+describe('rolloutAndGrade (real sandbox, real grader)', () => {
+  it('grades k samples per problem against their own gold, in problem order', async () => {
+    // The code prints \boxed{41}; the final \boxed{42} is the answer graded.
+    const turns = ["```python\nprint('\\\\boxed{41}')\n```\n```output", 'A: \\boxed{42}<|im_end|>'];
+    const policy = new ScriptedPolicy(tokenizer, turns, '```output\n');
+    const problems = [
+      { id: 'right', promptIds: prompt.promptIds, gold: '42' },
+      { id: 'wrong', promptIds: prompt.promptIds, gold: '41' },
+    ];
+    const samples = samplesOf(problems, 2);
+    expect(samples.map((sample) => [sample.groupId, sample.gold])).toEqual([
+      ['right', '42'],
+      ['right', '42'],
+      ['wrong', '41'],
+      ['wrong', '41'],
+    ]);
+    const graded = await rolloutAndGrade(policy, { tokenizer, tools: tools() }, samples, options);
+    expect(graded.trajectories[0]!.toolCalls[0]!.output).toContain('\\boxed{41}');
+    expect(graded.trajectories.map((t) => [t.groupId, t.correct, t.reward])).toEqual([
+      ['right', true, 1],
+      ['right', true, 1],
+      ['wrong', false, 0],
+      ['wrong', false, 0],
+    ]);
+    expect(graded.grades.map((grade) => grade.extracted)).toEqual(['42', '42', '42', '42']);
+  });
+
+  it('takes its rollout options from the config: sampled, or greedy at temperature 0 alone', () => {
+    const config = parseConfig(
+      'rollout: {temperature: 0.7, topP: 0.9, topK: 5, maxTurns: 3, lanes: 4}',
+      'inline',
+    );
+    expect(rolloutOptionsOf(config)).toEqual({
+      maxTurns: 3,
+      maxResponseTokens: config.rollout.maxResponseTokens,
+      sampling: { temperature: 0.7, topP: 0.9, topK: 5 },
+      lanes: 4,
+    });
+    expect(rolloutOptionsOf(config, true).sampling).toEqual({ temperature: 0 });
   });
 });

@@ -3,15 +3,12 @@ import {
   type BenchmarkProblem,
   type BenchmarkReport,
   type GradeResult,
-  grade,
   scoreBenchmark,
   toolUseOf,
 } from '@taorl/eval';
-import type { GraderPool } from '@taorl/eval/node';
 import type { RolloutPolicy } from '../model/policy.js';
 import { ProgressBar } from '../report/progress.js';
-import { finalAssistantText } from '../rl/rewards.js';
-import { rollout } from '../rollout/rollout-engine.js';
+import { type Grader, inThreadGrader, rolloutAndGrade } from '../rl/graded-rollout.js';
 import type { ToolEnvironment } from '../rollout/tool-environment.js';
 import { deriveSeed } from '../util/seeds.js';
 import { benchmarkPromptIds, toolSystemPrompt } from './benchmark-prompt.js';
@@ -68,7 +65,7 @@ export interface BenchmarkEvalOptions {
   /** Discard an existing results file and start over. */
   fresh?: boolean;
   /** Grades in worker threads with a hard time limit (createGraderPool); default: @taorl/eval grade in-thread. */
-  grader?: Pick<GraderPool, 'gradeMany'>;
+  grader?: Grader;
   /** Called after each batch is durably appended. An exception stops the evaluation (the batch is kept). */
   onProgress?: (progress: BenchmarkEvalProgress) => void;
   /** No progress bar on stderr. */
@@ -101,15 +98,11 @@ const positiveInteger = (name: string, value: number): void => {
     throw new RangeError(`evaluateBenchmarks: ${name} must be a positive integer, got ${value}`);
 };
 
-const inThreadGrader: Pick<GraderPool, 'gradeMany'> = {
-  gradeMany: async (tasks) => tasks.map((task) => grade(task.response, task.gold, task.options)),
-};
-
 /** What a sample record keeps of its trajectory. */
 type ResponseSummary = Pick<Trajectory, 'responseIds' | 'toolCalls' | 'truncated' | 'text'>;
 
 /** The response of a prompt that left no room to generate. */
-const unanswered: ResponseSummary = {
+const noResponse: ResponseSummary = {
   responseIds: new Int32Array(0),
   toolCalls: [],
   truncated: true,
@@ -209,21 +202,22 @@ export async function evaluateBenchmarks(
             total: pending.length,
           });
     const grader = options.grader ?? inThreadGrader;
-    const decode = (ids: Int32Array) => parts.tokenizer.decode(ids);
+    const fits = (item: PendingSample) => item.promptIds.length < policy.maxSequenceLength;
     let generated = 0;
     let correct = 0;
     for (let start = 0; start < pending.length; start += batchSize) {
       const chunk = pending.slice(start, start + batchSize);
       // A prompt that fills the context has no room to answer; kept out of the batch, where it would leave the
-      // others no room either (the rollout gives a batch one generation budget).
-      const fitting = chunk.filter((item) => item.promptIds.length < policy.maxSequenceLength);
-      const { trajectories } = await rollout(
+      // others no room either (the rollout gives a batch one generation budget), and graded as an empty answer.
+      const fitting = chunk.filter(fits);
+      const unanswerable = chunk.filter((item) => !fits(item));
+      const answered = await rolloutAndGrade(
         policy,
-        parts.tokenizer,
-        parts.tools,
+        parts,
         fitting.map((item) => ({
           groupId: sampleKey(item.problem.benchmark, item.problem.id, item.sample),
           promptIds: item.promptIds,
+          gold: item.problem.gold,
         })),
         {
           maxTurns: config.maxTurns,
@@ -232,20 +226,20 @@ export async function evaluateBenchmarks(
           seed: deriveSeed(config.seed, 'bench-eval', chunk[0]!.index),
           lanes: options.lanes ?? 1,
         },
+        grader,
       );
-      const rolledOut = new Map(fitting.map((item, i) => [item, trajectories[i]!]));
-      const grades = await grader.gradeMany(
-        chunk.map((item) => {
-          const trajectory = rolledOut.get(item);
-          return {
-            response: trajectory === undefined ? '' : finalAssistantText(trajectory, decode),
-            gold: item.problem.gold,
-          };
-        }),
-      );
-      const records = chunk.map((item, i) =>
-        sampleRecord(item, rolledOut.get(item) ?? unanswered, grades[i]!),
-      );
+      const unanswered =
+        unanswerable.length === 0
+          ? []
+          : await grader.gradeMany(unanswerable.map((item) => ({ response: '', gold: item.problem.gold })));
+      // Back in chunk order: fitting and unanswerable each keep it.
+      let next = 0;
+      let nextUnanswered = 0;
+      const records = chunk.map((item) => {
+        if (!fits(item)) return sampleRecord(item, noResponse, unanswered[nextUnanswered++]!);
+        const i = next++;
+        return sampleRecord(item, answered.trajectories[i]!, answered.grades[i]!);
+      });
       store.append(records);
       generated += records.length;
       correct += records.filter((record) => record.correct).length;

@@ -4,8 +4,8 @@ import { curateByPassRate, groupTrajectories, passRates } from '@taorl/data';
 import { writeFileAtomic } from '../checkpoint/atomic-write.js';
 import { writeReport } from '../report/html-report.js';
 import { readMetrics } from '../report/metrics.js';
-import { gradeTrajectories } from '../rl/rewards.js';
-import { rollout } from '../rollout/rollout-engine.js';
+import { rolloutAndGrade, samplesOf } from '../rl/graded-rollout.js';
+import { rolloutOptionsOf } from '../rollout/rollout-options.js';
 import { demoTable, runDemo } from '../run/demo.js';
 import { evaluate } from '../run/evaluate.js';
 import { problemSource } from '../run/problems.js';
@@ -139,29 +139,15 @@ const curate: CommandSpec = {
     samples: { type: 'string', doc: 'samples per problem (default 8)' },
   },
   async run(session, flags, io) {
-    const { config, rolloutPolicy, tokenizer, tools } = session;
+    const { config } = session;
     const count = integerFlag(flags, 'problems', 256);
     const k = integerFlag(flags, 'samples', 8);
     const problems = (await problemSource(session)).train(1, 0, count);
-    const golds = new Map(problems.map((p) => [p.id, p.gold]));
-    const prompts = problems.flatMap((p) =>
-      Array.from({ length: k }, () => ({ groupId: p.id, promptIds: p.promptIds })),
-    );
-    const { trajectories } = await rollout(rolloutPolicy, tokenizer, tools, prompts, {
-      maxTurns: config.rollout.maxTurns,
-      maxResponseTokens: config.rollout.maxResponseTokens,
-      sampling: {
-        temperature: config.rollout.temperature,
-        topP: config.rollout.topP,
-        topK: config.rollout.topK,
-      },
-      seed: deriveSeed(config.seed, 'curate'),
-      lanes: config.rollout.lanes,
-    });
-    const graded = gradeTrajectories(
-      trajectories,
-      (id) => golds.get(id)!,
-      (ids) => tokenizer.decode(ids),
+    const { trajectories: graded } = await rolloutAndGrade(
+      session.rolloutPolicy,
+      session,
+      samplesOf(problems, k),
+      { ...rolloutOptionsOf(config), seed: deriveSeed(config.seed, 'curate') },
     );
     const report = curateByPassRate(passRates(groupTrajectories(graded)));
     mkdirSync(config.outDir, { recursive: true });

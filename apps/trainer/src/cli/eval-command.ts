@@ -11,6 +11,7 @@ import { isHttpUrl } from '../config/http-url.js';
 import type { RolloutPolicy } from '../model/policy.js';
 import { apiKeyFromEnv } from '../remote/api-key.js';
 import { RemotePolicy } from '../remote/remote-policy.js';
+import { rolloutOptionsOf } from '../rollout/rollout-options.js';
 import { evaluate } from '../run/evaluate.js';
 import { problemSource } from '../run/problems.js';
 import type { Session } from '../run/session.js';
@@ -60,14 +61,8 @@ async function benchmarkEval(
       ...(flags.limit === undefined ? {} : { limit: integerFlag(flags, 'limit', 1) }),
       resultsPath: join(outDir, 'results.jsonl'),
       toolFormat: config.tool.format.name,
-      sampling:
-        flags.greedy === true
-          ? { temperature: 0 }
-          : { temperature: config.rollout.temperature, topP: config.rollout.topP, topK: config.rollout.topK },
-      maxTurns: config.rollout.maxTurns,
-      maxResponseTokens: config.rollout.maxResponseTokens,
+      ...rolloutOptionsOf(config, flags.greedy === true),
       seed: config.seed,
-      lanes: config.rollout.lanes,
       fresh: flags.fresh === true,
       grader,
       warn: (message) => io.err(`warning: ${message}\n`),

@@ -1,5 +1,4 @@
 import type { Trajectory } from '@taorl/data';
-import { grade } from '@taorl/eval';
 
 /** A problem as the RL loop sees it: a rendered prompt and the gold answer. */
 export interface Problem {
@@ -19,16 +18,4 @@ export interface Problem {
 export function finalAssistantText(trajectory: Trajectory, decode: (ids: Int32Array) => string): string {
   const last = trajectory.toolCalls.at(-1);
   return last === undefined ? trajectory.text : decode(trajectory.responseIds.subarray(last.endToken));
-}
-
-/** Grades every trajectory against its problem's gold: reward 1 if correct else 0 (DECISION in docs/trainer.md). */
-export function gradeTrajectories(
-  trajectories: readonly Trajectory[],
-  goldOf: (groupId: string) => string,
-  decode: (ids: Int32Array) => string,
-): Trajectory[] {
-  return trajectories.map((trajectory) => {
-    const { correct } = grade(finalAssistantText(trajectory, decode), goldOf(trajectory.groupId));
-    return { ...trajectory, correct, reward: correct ? 1 : 0 };
-  });
 }

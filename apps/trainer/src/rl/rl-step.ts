@@ -9,13 +9,14 @@ import { groupTrajectories, type Tokenizer, type Trajectory } from '@taorl/data'
 import type { Filter } from '@taorl/filter';
 import type { RolloutPolicy } from '../model/policy.js';
 import type { RlStepMetrics, ServerStepStats } from '../report/metrics.js';
-import { type RolloutOptions, rollout } from '../rollout/rollout-engine.js';
+import type { RolloutOptions } from '../rollout/rollout-engine.js';
 import type { ToolEnvironment } from '../rollout/tool-environment.js';
 import { taskBreakdown } from '../run/task-breakdown.js';
 import { deriveSeed } from '../util/seeds.js';
 import { decisionPointStats } from './decision-points.js';
+import { rolloutAndGrade, samplesOf } from './graded-rollout.js';
 import type { DroppedServer, PolicySync, ServerCounters } from './policy-sync.js';
-import { gradeTrajectories, type Problem } from './rewards.js';
+import type { Problem } from './rewards.js';
 import { rolloutStats } from './rollout-stats.js';
 
 /** What an optimizer step reports (a subset of @taorl/grpo's update metrics). */
@@ -95,17 +96,12 @@ export async function rlStep(ctx: RlStepContext, step: number): Promise<RlStepMe
   const filterDrops: Record<string, number> = {};
   const problemsById = new Map<string, Problem>();
   let genBatches = 0;
-  const decode = (ids: Int32Array) => ctx.tokenizer.decode(ids);
 
   while (groupTrajectories(kept).length < ctx.groups && genBatches < ctx.maxGenBatches) {
-    // 1. Rollouts: groupSize samples of each problem, tool calls run in the sandbox.
+    // 1. Rollouts: groupSize samples of each problem, tool calls run in the sandbox, final answers graded.
     const problems = ctx.problems(step, genBatches, ctx.groups);
     for (const problem of problems) problemsById.set(problem.id, problem);
-    const golds = new Map(problems.map((problem) => [problem.id, problem.gold]));
-    const prompts = problems.flatMap((problem) =>
-      Array.from({ length: ctx.groupSize }, () => ({ groupId: problem.id, promptIds: problem.promptIds })),
-    );
-    const rolled = await rollout(ctx.policy, ctx.tokenizer, ctx.tools, prompts, {
+    const rolled = await rolloutAndGrade(ctx.policy, ctx, samplesOf(problems, ctx.groupSize), {
       ...ctx.rollout,
       seed: deriveSeed(ctx.seed, 'rl-rollout', step, genBatches),
     });
@@ -113,8 +109,8 @@ export async function rlStep(ctx: RlStepContext, step: number): Promise<RlStepMe
     time.sandboxMs += rolled.timing.sandboxMs;
     const scoring = performance.now();
 
-    // 2. Rewards: grade the final answer (@taorl/eval), then the overlong shaping (@taorl/advantage).
-    const graded = gradeTrajectories(rolled.trajectories, (id) => golds.get(id)!, decode);
+    // 2. Rewards: 1 for a correct final answer (@taorl/eval), then the overlong shaping (@taorl/advantage).
+    const graded = rolled.trajectories;
     const shaped =
       ctx.overlong === null
         ? null
@@ -130,7 +126,7 @@ export async function rlStep(ctx: RlStepContext, step: number): Promise<RlStepMe
       filterDrops[drop.reason] = (filterDrops[drop.reason] ?? 0) + 1;
     kept.push(...(filtered?.kept ?? rewarded));
     genBatches++;
-    time.scoringMs += elapsed(scoring);
+    time.scoringMs += rolled.gradingMs + elapsed(scoring);
   }
   const countersAfter = ctx.sync.serverCounters?.();
 

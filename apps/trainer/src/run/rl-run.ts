@@ -10,6 +10,7 @@ import { ProgressBar } from '../report/progress.js';
 import { grpoUpdate } from '../rl/grpo-update.js';
 import { localPolicySync } from '../rl/policy-sync.js';
 import { type RlStepContext, rlStep } from '../rl/rl-step.js';
+import { rolloutOptionsOf } from '../rollout/rollout-options.js';
 import type { ProblemSource } from './problems.js';
 import type { Session } from './session.js';
 
@@ -113,12 +114,7 @@ export function rlContext(
     shaper: components.shaper,
     filter: components.filter,
     update,
-    rollout: {
-      maxTurns: rollout.maxTurns,
-      maxResponseTokens: rollout.maxResponseTokens,
-      sampling: { temperature: rollout.temperature, topP: rollout.topP, topK: rollout.topK },
-      lanes: rollout.lanes,
-    },
+    rollout: rolloutOptionsOf(config),
     groups: rl.groups,
     groupSize: rl.groupSize,
     maxGenBatches: rl.maxGenBatches,

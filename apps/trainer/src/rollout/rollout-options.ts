@@ -1,0 +1,19 @@
+import type { TrainerConfig } from '../config/trainer-config.js';
+import type { RolloutOptions } from './rollout-engine.js';
+
+/**
+ * The rollout options a config gives (rollout.*), all but the seed, which each caller derives for its own batches:
+ * sampling at rollout.temperature / topP / topK, or greedy (temperature 0 alone: one answer per prompt).
+ * The RL step, held-out evaluation, curation and benchmark evaluation all sample with these.
+ */
+export function rolloutOptionsOf(config: TrainerConfig, greedy = false): Omit<RolloutOptions, 'seed'> {
+  const { rollout } = config;
+  return {
+    maxTurns: rollout.maxTurns,
+    maxResponseTokens: rollout.maxResponseTokens,
+    sampling: greedy
+      ? { temperature: 0 }
+      : { temperature: rollout.temperature, topP: rollout.topP, topK: rollout.topK },
+    lanes: rollout.lanes,
+  };
+}
