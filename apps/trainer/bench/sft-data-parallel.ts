@@ -33,7 +33,7 @@ const config = parseConfig(
     'backend: wasm',
     'outDir: /tmp/taorl-bench',
     'tool: {sandbox: {name: local, workers: 2, preload: []}, observationChars: 256}',
-    'sft: {batchSize: 16, steps: 780, lr: 3.0e-3, warmupFraction: 0.05}',
+    'sft: {batchSize: 16, steps: 780, learningRate: 3.0e-3, warmupFraction: 0.05}',
   ].join('\n'),
   'bench',
 );

@@ -23,7 +23,7 @@ const config = parseConfig(
     'tool: {sandbox: {name: local, workers: 2, preload: []}, observationChars: 256}',
     'rollout: {maxTurns: 3, maxResponseTokens: 160, temperature: 0.7, lanes: 2}',
     'sft: {batchSize: 16, steps: 100}',
-    'rl: {groups: 8, groupSize: 8, maxGenBatches: 1, filters: [], microBatch: 32}',
+    'rl: {groups: 8, groupSize: 8, maxGenBatches: 1, filters: [], microBatchRows: 32}',
   ].join('\n'),
   'bench',
 );

@@ -32,7 +32,7 @@ describe('the JSON Schema of config files', () => {
       maximum: 4096,
       description: 'samples per question',
     });
-    expect(rl.properties.lr).toMatchObject({ type: 'number', default: 5e-5, exclusiveMinimum: 0 });
+    expect(rl.properties.learningRate).toMatchObject({ type: 'number', default: 5e-5, exclusiveMinimum: 0 });
     expect(rl.properties.loss).toMatchObject({ default: 'vanilla' });
     expect(schema.properties.backend).toMatchObject({ enum: ['wasm', 'cpu', 'tensorflow'], default: 'wasm' });
     // rollout.workers defaults to the cores available: no default in a file that must not depend on the machine.

@@ -27,8 +27,8 @@ describe('trainer config', () => {
   });
 
   it('fills defaults for omitted fields and keeps given ones', () => {
-    const config = parseConfig('rl:\n  lr: 3.0e-4\n', 'inline.yaml');
-    expect(config.rl.lr).toBe(3e-4);
+    const config = parseConfig('rl:\n  learningRate: 3.0e-4\n', 'inline.yaml');
+    expect(config.rl.learningRate).toBe(3e-4);
     expect(config.rl.loss).toEqual({ name: 'vanilla', options: {} });
     expect(config.rl.filters).toEqual([{ name: 'tool-aware', options: {} }]);
   });
@@ -41,7 +41,9 @@ describe('trainer config', () => {
   });
 
   it('rejects out-of-range numbers, non-integers and unknown enum values', () => {
-    expect(errorOf(() => parseConfig('rl:\n  lr: 0\n', 'x.yaml')).message).toContain('rl.lr: must be > 0');
+    expect(errorOf(() => parseConfig('rl:\n  learningRate: 0\n', 'x.yaml')).message).toContain(
+      'rl.learningRate: must be > 0',
+    );
     expect(errorOf(() => parseConfig('rl:\n  groupSize: 2.5\n', 'x.yaml')).field).toBe('rl.groupSize');
     const backend = errorOf(() => parseConfig('backend: webgl\n', 'x.yaml'));
     expect(backend.message).toContain("backend: 'webgl' is not one of: wasm, cpu, tensorflow");
@@ -117,13 +119,13 @@ describe('trainer config', () => {
 
   it('applies --set overrides and names an unknown override path', () => {
     const overrides = [
-      'rl.lr=2e-4',
+      'rl.learningRate=2e-4',
       'rl.filters=[]',
       'tool.format=hermes',
       'rl.shaper={name: cheng, alpha: 0.4}',
     ];
-    const config = parseConfig('rl:\n  lr: 1.0e-4\n', 'base.yaml', overrides);
-    expect(config.rl.lr).toBe(2e-4);
+    const config = parseConfig('rl:\n  learningRate: 1.0e-4\n', 'base.yaml', overrides);
+    expect(config.rl.learningRate).toBe(2e-4);
     expect(config.rl.filters).toEqual([]);
     expect(config.tool.format).toEqual({ name: 'hermes', options: {} });
     expect(config.rl.shaper).toEqual({ name: 'cheng', options: { alpha: 0.4 } });

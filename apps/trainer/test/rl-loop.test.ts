@@ -30,10 +30,10 @@ function configText(outDir: string): string {
     '  groups: 2',
     '  groupSize: 4',
     '  maxGenBatches: 1',
-    '  lr: 1.0e-3',
+    '  learningRate: 1.0e-3',
     '  filters: []',
     '  overlong: {enabled: true, bufferFraction: 0.5}',
-    '  microBatch: 4',
+    '  microBatchRows: 4',
   ].join('\n');
 }
 

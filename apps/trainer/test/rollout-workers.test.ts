@@ -22,7 +22,7 @@ function tinyConfig(workers: number) {
       `outDir: ${JSON.stringify(outDir)}`,
       'tool: {sandbox: {name: local, workers: 2, preload: []}}',
       `rollout: {maxResponseTokens: 48, maxTurns: 3, temperature: 1.0, lanes: 3, workers: ${workers}}`,
-      'rl: {groups: 2, groupSize: 4, maxGenBatches: 1, lr: 1.0e-3, filters: [], microBatch: 4}',
+      'rl: {groups: 2, groupSize: 4, maxGenBatches: 1, learningRate: 1.0e-3, filters: [], microBatchRows: 4}',
       'task: {testSize: 4}',
       'eval: {samples: 2}',
     ].join('\n'),

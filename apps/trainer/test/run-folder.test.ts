@@ -80,20 +80,23 @@ describe('taorl sft|rl and the run already in outDir', () => {
   it('refuses to resume with a changed config unless --allow-config-change, and records the change', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'taorl-run-config-'));
     expect((await sft(dir, '--set', 'sft.steps=1')).code).toBe(0);
-    const refused = await sft(dir, '--resume', '--set', 'sft.lr=0.002');
+    const refused = await sft(dir, '--resume', '--set', 'sft.learningRate=0.002');
     expect(refused.code).toBe(2);
-    expect(refused.err).toContain('sft.steps, sft.lr: differs from the run being resumed');
-    expect(refused.err).toContain('sft.lr 0.001 -> 0.002');
+    expect(refused.err).toContain('sft.steps, sft.learningRate: differs from the run being resumed');
+    expect(refused.err).toContain('sft.learningRate 0.001 -> 0.002');
     expect(refused.err).toContain('--allow-config-change');
-    const allowed = await sft(dir, '--resume', '--allow-config-change', '--set', 'sft.lr=0.002');
+    const allowed = await sft(dir, '--resume', '--allow-config-change', '--set', 'sft.learningRate=0.002');
     expect(allowed.code, allowed.err).toBe(0);
     expect(allowed.err).toContain(
-      'warning: resuming with a changed config: sft.steps 1 -> 2; sft.lr 0.001 -> 0.002',
+      'warning: resuming with a changed config: sft.steps 1 -> 2; sft.learningRate 0.001 -> 0.002',
     );
     expect(steps(dir)).toEqual([1, 2]);
     const record = JSON.parse(readFileSync(join(dir, 'run-config.json'), 'utf8')) as RunRecord;
-    expect(record.config.sft.lr).toBe(0.002);
-    expect(record.changes[0]!.fields.map((change) => change.field)).toEqual(['sft.steps', 'sft.lr']);
+    expect(record.config.sft.learningRate).toBe(0.002);
+    expect(record.changes[0]!.fields.map((change) => change.field)).toEqual([
+      'sft.steps',
+      'sft.learningRate',
+    ]);
 
     // A latest.json pointing outside the checkpoints folder is refused, not followed.
     const pointer = join(dir, 'checkpoints', 'latest.json');

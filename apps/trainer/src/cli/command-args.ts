@@ -32,7 +32,7 @@ const commonFlags: Record<string, FlagSpec> = {
     short: 'c',
     doc: 'YAML config (see apps/trainer/configs/); defaults when omitted',
   },
-  set: { type: 'string', doc: 'override one field, e.g. --set rl.lr=1e-4 (repeatable)' },
+  set: { type: 'string', doc: 'override one field, e.g. --set rl.learningRate=1e-4 (repeatable)' },
   out: { type: 'string', short: 'o', doc: 'output folder (overrides outDir)' },
   help: { type: 'boolean', short: 'h', doc: 'show this help' },
 };

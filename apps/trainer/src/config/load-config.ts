@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { parseDocument } from 'yaml';
 import { ConfigError } from './config-error.js';
 import { parseWith, sectionShape } from './config-issues.js';
+import { renamedFields, renamedNotice, renameOldFields } from './renamed-fields.js';
 import { type TrainerConfig, trainerSchema } from './trainer-config.js';
 
 /** Parses YAML text; a syntax error names the source and its line. */
@@ -31,12 +32,26 @@ function isField(path: string): boolean {
   return parent !== undefined && Object.hasOwn(parent, parts.at(-1)!);
 }
 
-/** Applies one `path=value` override (the value parsed as a YAML scalar or flow list) to a raw config object. */
-function applyOverride(raw: Record<string, unknown>, assignment: string): void {
+/** Where a config's warnings go unless the caller takes them: stderr, as the CLI's other warnings. */
+const toStderr = (notice: string): void => {
+  process.stderr.write(`warning: ${notice}\n`);
+};
+
+/**
+ * Applies one `path=value` override (the value parsed as a YAML scalar or flow list) to a raw config object; an
+ * old field name (renamedFields) sets the new one, with a warning.
+ */
+function applyOverride(
+  raw: Record<string, unknown>,
+  assignment: string,
+  warn: (notice: string) => void,
+): void {
   const source = `--set ${assignment}`;
   const equals = assignment.indexOf('=');
   if (equals <= 0) throw new ConfigError(source, '', "expected 'field.path=value'");
-  const path = assignment.slice(0, equals).trim();
+  const given = assignment.slice(0, equals).trim();
+  const path = renamedFields[given] ?? given;
+  if (path !== given) warn(`${source}: ${renamedNotice(given)}`);
   if (!isField(path)) throw new ConfigError(source, path, 'unknown field');
   const value = parseYaml(assignment.slice(equals + 1), source);
   const parts = path.split('.');
@@ -53,26 +68,37 @@ function applyOverride(raw: Record<string, unknown>, assignment: string): void {
 
 /**
  * Builds a validated config from YAML text plus `--set` overrides; defaults fill every field left out.
- * Errors name the source (file or override) and the field.
+ * Errors name the source (file or override) and the field; fields under an old name (renamedFields) are read as
+ * the new one, each with a notice to `warn` (default: stderr).
  */
-export function parseConfig(text: string, source: string, overrides: readonly string[] = []): TrainerConfig {
+export function parseConfig(
+  text: string,
+  source: string,
+  overrides: readonly string[] = [],
+  warn: (notice: string) => void = toStderr,
+): TrainerConfig {
   const raw = parseYaml(text, source);
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     throw new ConfigError(source, '', 'expected a mapping at the top level');
   }
   const merged = structuredClone(raw) as Record<string, unknown>;
-  for (const assignment of overrides) applyOverride(merged, assignment);
+  renameOldFields(merged, source, (notice) => warn(`${source}: ${notice}`));
+  for (const assignment of overrides) applyOverride(merged, assignment, warn);
   return parseWith(trainerSchema, merged, source);
 }
 
 /** Reads and validates a YAML config file (see parseConfig). */
-export function loadConfig(path: string | undefined, overrides: readonly string[] = []): TrainerConfig {
-  if (path === undefined) return parseConfig('{}', '(defaults)', overrides);
+export function loadConfig(
+  path: string | undefined,
+  overrides: readonly string[] = [],
+  warn: (notice: string) => void = toStderr,
+): TrainerConfig {
+  if (path === undefined) return parseConfig('{}', '(defaults)', overrides, warn);
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
     throw new ConfigError(path, '', `cannot read config: ${(error as Error).message}`);
   }
-  return parseConfig(text, path, overrides);
+  return parseConfig(text, path, overrides, warn);
 }

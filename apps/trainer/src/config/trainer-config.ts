@@ -87,7 +87,7 @@ export const trainerSchema = z.strictObject({
       'mixed-length',
       ['random', 'length', 'mixed-length'] as const,
     ),
-    lr: num('peak learning rate', 1e-3, { above: 0 }),
+    learningRate: num('peak learning rate', 1e-3, { above: 0 }),
     warmupFraction: num('linear warm-up share of the steps', 0.1, { min: 0, max: 1 }),
     minLrRatio: num('cosine floor as a share of the peak', 0.1, { min: 0, max: 1 }),
     checkpointEvery: int('steps between checkpoints of `taorl sft` (0 = only at the end)', 100, { min: 0 }),
@@ -99,7 +99,7 @@ export const trainerSchema = z.strictObject({
     groups: int('questions per step', 8, { min: 1, max: 65536 }),
     groupSize: int('samples per question', 8, { min: 1, max: 4096 }),
     maxGenBatches: int('rollout batches per step at most (dynamic-sampling refill)', 3, { min: 1 }),
-    lr: num('learning rate', 5e-5, { above: 0 }),
+    learningRate: num('learning rate', 5e-5, { above: 0 }),
     estimator: plugin('advantage estimator (@taorl/advantage registry)', 'grpo'),
     filters: pluginList('trajectory filters in order (@taorl/filter registry); [] = none', ['tool-aware']),
     overlong: section('DAPO overlong reward shaping', {
@@ -112,8 +112,8 @@ export const trainerSchema = z.strictObject({
       'policy loss and its config: clipLow, clipHigh, dualClip, aggregation, klCoef, entropyCoef (@taorl/grpo)',
       'vanilla',
     ),
-    gradClip: num('global grad-norm clip', 1.0, { above: 0 }),
-    microBatch: int('sequences per gradient micro-batch', 16, { min: 1 }),
+    maxGradNorm: num('global grad-norm clip (SFT too)', 1.0, { above: 0 }),
+    microBatchRows: int('sequences per gradient micro-batch', 16, { min: 1 }),
     checkpointEvery: int('steps between checkpoints (0 = only at the end)', 10, { min: 0 }),
   }),
   remote: section(

@@ -77,10 +77,10 @@ export function rlContext(
   const { config, components, policy, tokenizer, tools, rolloutWorkers } = session;
   const { rl, rollout, remote } = config;
   const { update, updater } = grpoUpdate(policy, tokenizer, {
-    learningRate: rl.lr,
-    maxGradNorm: rl.gradClip,
+    learningRate: rl.learningRate,
+    maxGradNorm: rl.maxGradNorm,
     loss: components.loss,
-    microBatchRows: rl.microBatch,
+    microBatchRows: rl.microBatchRows,
     temperature: rollout.temperature,
     ...(rolloutWorkers === null
       ? {}

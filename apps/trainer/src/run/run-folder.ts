@@ -10,6 +10,7 @@ import {
   type TrainState,
 } from '../checkpoint/train-checkpoint.js';
 import { ConfigError } from '../config/config-error.js';
+import { renameOldFields } from '../config/renamed-fields.js';
 import type { TrainerConfig } from '../config/trainer-config.js';
 import { type MetricsLine, MetricsWriter } from '../report/metrics.js';
 import type { Session } from './session.js';
@@ -26,7 +27,7 @@ export interface RunFolderFlags {
 
 /** One config field that differs between the recorded run and the command resuming it. */
 export interface ConfigFieldChange {
-  /** Dotted path, e.g. rl.lr. */
+  /** Dotted path, e.g. rl.learningRate. */
   field: string;
   before: unknown;
   after: unknown;
@@ -92,6 +93,8 @@ function readRecord(outDir: string, source: string): RunRecord | null {
     const record = JSON.parse(readFileSync(path, 'utf8')) as RunRecord;
     if (typeof record.config !== 'object' || record.config === null || !Array.isArray(record.changes))
       throw new Error('expected {config, changes}');
+    // A run recorded before fields were renamed (renamedFields) compares with the config under the new names.
+    renameOldFields(record.config as unknown as Record<string, unknown>, path, () => undefined);
     return record;
   } catch (error) {
     throw new ConfigError(source, 'outDir', `${path}: unreadable run record: ${(error as Error).message}`);

@@ -89,14 +89,14 @@ export interface SftRunOptions {
 export function sftTrainer(session: Session): SftTrainer {
   const { sft } = session.config;
   return new SftTrainer(session.policy, {
-    learningRate: sft.lr,
+    learningRate: sft.learningRate,
     schedule: {
       kind: 'cosine',
       totalSteps: Math.max(1, sft.steps),
       warmupSteps: Math.round(sft.warmupFraction * sft.steps),
       minRatio: sft.minLrRatio,
     },
-    maxGradNorm: session.config.rl.gradClip,
+    maxGradNorm: session.config.rl.maxGradNorm,
     padId: session.tokenizer.padTokenId,
     workers: sft.workers,
   });
