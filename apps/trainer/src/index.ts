@@ -107,7 +107,12 @@ export {
   type SampleToGrade,
   samplesOf,
 } from './rl/graded-rollout.js';
-export { localPolicySync, type PolicySync } from './rl/policy-sync.js';
+export {
+  localPolicySync,
+  type PolicySync,
+  type PolicySyncReport,
+  type RolloutVersion,
+} from './rl/policy-sync.js';
 export { finalAssistantText, type Problem } from './rl/rewards.js';
 export { type PolicyUpdate, type RlStepContext, rlStep, type UpdateStats } from './rl/rl-step.js';
 export { type RolloutStats, rolloutStats } from './rl/rollout-stats.js';
@@ -124,8 +129,11 @@ export { RolloutWorkers } from './rollout/rollout-workers.js';
 export { type SandboxToolOptions, sandboxToolEnvironment } from './rollout/sandbox-tools.js';
 export { loadTokenizer, type TokenizerSource } from './rollout/tokenizer-source.js';
 export type { ToolEnvironment, ToolOutcome } from './rollout/tool-environment.js';
+export { type CurateOptions, type CurateResult, curateProblems } from './run/curate.js';
 export { type EvaluateOptions, evaluate } from './run/evaluate.js';
 export { type ProblemSource, problemSource } from './run/problems.js';
 export { checkRemoteMode, type RlRunOptions, rlContext, rolloutMode, runRl } from './run/rl-run.js';
+export type { RunFolderFlags, RunIO } from './run/run-folder.js';
 export { openSession, type Session } from './run/session.js';
+export { type TrainingResult, type TrainRlOptions, trainRl, trainSft } from './run/train.js';
 export { deriveSeed, permutation, prng } from './util/seeds.js';

@@ -1,12 +1,20 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { latestCheckpoint, restoreTrainCheckpoint } from '../src/checkpoint/train-checkpoint.js';
-import { MetricsWriter, parseConfig, type RlStepMetrics, readMetrics } from '../src/index.js';
+import {
+  curateProblems,
+  MetricsWriter,
+  parseConfig,
+  type RlStepMetrics,
+  type RolloutPolicy,
+  readMetrics,
+} from '../src/index.js';
 import { problemSource } from '../src/run/problems.js';
 import { runRl } from '../src/run/rl-run.js';
 import { openSession } from '../src/run/session.js';
+import { trainRl } from '../src/run/train.js';
 
 /** A metrics line without its wall-clock fields. */
 function untimed(line: RlStepMetrics) {
@@ -67,34 +75,27 @@ async function twoSteps(outDir: string): Promise<RunResult & { weightDelta: numb
   }
 }
 
+const quietIO = { out: () => undefined, err: () => undefined };
+
+/** Stopped after step 1 (a run with rl.steps 1), then continued to step 2 by `trainRl` with resume. */
 async function resumedRun(outDir: string): Promise<RunResult> {
-  const writer = new MetricsWriter(join(outDir, 'metrics.jsonl'));
   const interrupted = await openSession(
     parseConfig(configText(outDir), 'tiny.yaml', ['rl.steps=1']),
     'tiny.yaml',
   );
+  const newRun = { resume: false, overwrite: false, allowConfigChange: false };
   try {
-    await runRl(interrupted, await problemSource(interrupted), writer, {
-      quiet: true,
-      checkpointDir: outDir,
-    });
+    await trainRl(interrupted, { run: newRun, quiet: true }, quietIO);
   } finally {
     await interrupted.close();
   }
   const resumed = await openSession(tinyConfig(outDir), 'tiny.yaml');
   try {
-    const latest = latestCheckpoint(outDir)!;
-    const optimizerState = await restoreTrainCheckpoint(latest, resumed.policy);
+    const optimizerState = await restoreTrainCheckpoint(latestCheckpoint(outDir)!, resumed.policy);
     expect(optimizerState?.step).toBe(1);
-    writer.truncateAfter((line) => line.step <= latest.step);
-    await runRl(resumed, await problemSource(resumed), writer, {
-      quiet: true,
-      completed: latest.step,
-      checkpointDir: outDir,
-      optimizerState,
-    });
+    const result = await trainRl(resumed, { run: { ...newRun, resume: true }, quiet: true }, quietIO);
     return {
-      lines: readMetrics(writer.path) as RlStepMetrics[],
+      lines: result.metrics as RlStepMetrics[],
       finalWeights: resumed.policy.toCheckpoint().tensors,
     };
   } finally {
@@ -129,5 +130,56 @@ describe('RL loop end to end (tiny model, real sandbox)', () => {
     const resumed = await resumedRun(mkdtempSync(join(tmpdir(), 'taorl-resume-')));
     expect(resumed.lines.map(untimed)).toEqual(first.lines.map(untimed));
     expect(resumed.finalWeights).toEqual(first.finalWeights);
+  });
+});
+
+describe('curation end to end (tiny model, real sandbox, real grader)', () => {
+  it('scores each problem over its samples, keeps 0 < pass rate < 1 and writes them to curated.jsonl', async () => {
+    const outDir = mkdtempSync(join(tmpdir(), 'taorl-curate-'));
+    const session = await openSession(tinyConfig(outDir), 'tiny.yaml');
+    try {
+      const problems = (await problemSource(session)).train(1, 0, 6);
+      const golds = new Map(problems.map((problem) => [problem.promptIds.join(','), problem.gold]));
+      // The tiny model's own answers are wrong; about half its samples are replaced by the boxed gold, decided by
+      // the sampled first token, so the pass rates spread over [0, 1] and follow the seed.
+      const policy: RolloutPolicy = {
+        vocabSize: session.rolloutPolicy.vocabSize,
+        maxSequenceLength: session.rolloutPolicy.maxSequenceLength,
+        async generate(prompts, sampling) {
+          const sampled = await session.rolloutPolicy.generate(prompts, sampling);
+          return sampled.map((sequence, i) => {
+            const gold = golds.get(prompts[i]!.join(','));
+            if (gold === undefined || sequence.tokens.length === 0 || sequence.tokens[0]! % 2 === 0)
+              return sequence;
+            const tokens = Int32Array.from([
+              ...session.tokenizer.encodeUntrusted(`\\boxed{${gold}}`),
+              session.tokenizer.eosTokenId,
+            ]);
+            const perToken = new Float32Array(tokens.length).fill(-0.5);
+            return { tokens, logProbs: perToken, entropies: perToken, finishReason: 'stop_token' };
+          });
+        },
+      };
+      const samples = 4;
+      const { report, path } = await curateProblems(session, { problems: 6, samples, policy });
+      expect(report.kept.length + report.neverSolved + report.alwaysSolved).toBe(problems.length);
+      expect(report.kept.length).toBeGreaterThan(0);
+      const ids = new Set(problems.map((problem) => problem.id));
+      for (const rate of report.kept) {
+        expect(ids.has(rate.id)).toBe(true);
+        expect(rate.passRate).toBeGreaterThan(0);
+        expect(rate.passRate).toBeLessThan(1);
+        expect(rate.samples).toBe(samples);
+        expect(Number.isInteger(rate.passRate * samples)).toBe(true);
+      }
+      const lines = readFileSync(path, 'utf8')
+        .split('\n')
+        .filter((line) => line !== '');
+      expect(lines.map((line) => JSON.parse(line))).toEqual(report.kept);
+      // The same seed scores the same.
+      expect((await curateProblems(session, { problems: 6, samples, policy })).report).toEqual(report);
+    } finally {
+      await session.close();
+    }
   });
 });

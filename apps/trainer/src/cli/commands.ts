@@ -1,18 +1,7 @@
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { curateByPassRate, groupTrajectories, passRates } from '@taorl/data';
-import { writeFileAtomic } from '../checkpoint/atomic-write.js';
-import { writeReport } from '../report/html-report.js';
-import { readMetrics } from '../report/metrics.js';
-import { rolloutAndGrade, samplesOf } from '../rl/graded-rollout.js';
-import { rolloutOptionsOf } from '../rollout/rollout-options.js';
+import { curateProblems } from '../run/curate.js';
 import { demoTable, runDemo } from '../run/demo.js';
-import { evaluate } from '../run/evaluate.js';
-import { problemSource } from '../run/problems.js';
-import { checkRemoteMode, rolloutMode, runRl } from '../run/rl-run.js';
-import { openRun, planRun, type RunFolderFlags } from '../run/run-folder.js';
-import { runSft, sftExamples, sftTrainer } from '../run/sft-run.js';
-import { deriveSeed } from '../util/seeds.js';
+import { planRun, type RunFolderFlags } from '../run/run-folder.js';
+import { trainRl, trainSft } from '../run/train.js';
 import { ablateCommand } from './ablate-command.js';
 import { type CommandSpec, define, integerFlag } from './command-spec.js';
 import { evalCommand } from './eval-command.js';
@@ -59,30 +48,8 @@ const sft: CommandSpec = {
   flags: runFolderFlags,
   checkFlags: (flags, config, source) => void planRun(config, source, 'sft', runFlags(flags)),
   async run(session, flags, io) {
-    const { config } = session;
-    const { writer, completed, optimizerState } = await openRun(
-      session,
-      'sft',
-      runFlags(flags),
-      io,
-      (line) => line.phase === 'sft',
-    );
-    const trainer = sftTrainer(session);
-    if (optimizerState !== null) trainer.importOptimizerState(optimizerState);
-    const examples = await sftExamples(session);
-    await runSft(session, examples, writer, {
-      steps: Math.max(0, config.sft.steps - completed),
-      minutes: config.sft.minutes,
-      firstStep: completed,
-      trainer,
-      checkpointDir: config.outDir,
-    });
-    await trainer.dispose();
-    await session.policy.save(join(config.outDir, 'policy'));
-    await writeReport(join(config.outDir, 'report.html'), 'taorl sft', readMetrics(writer.path));
-    io.out(
-      `SFT done: ${readMetrics(writer.path).length} steps; policy in ${join(config.outDir, 'policy')}\n`,
-    );
+    const result = await trainSft(session, runFlags(flags), io);
+    io.out(`SFT done: ${result.steps} steps; policy in ${result.policyDir}\n`);
   },
 };
 
@@ -98,36 +65,16 @@ const rl: CommandSpec = {
   preset: 'tao-rl',
   checkFlags: (flags, config, source) => void planRun(config, source, 'rl', runFlags(flags)),
   async run(session, flags, io) {
-    const { config } = session;
-    checkRemoteMode(session);
-    const { writer, completed, optimizerState } = await openRun(
+    const result = await trainRl(
       session,
-      'rl',
-      runFlags(flags),
+      {
+        run: runFlags(flags),
+        evalBefore: flags.eval === true,
+        evalAfter: flags.eval === true || flags['eval-after'] === true,
+      },
       io,
-      (line) => !(line.phase === 'eval' && line.step > 0),
     );
-    const problems = await problemSource(session);
-    if (flags.eval === true && completed === 0) {
-      writer.write(await evaluate(session, problems.test(), { label: 'before RL', step: 0 }));
-    }
-    io.out(`RL: ${rolloutMode(config)}\n`);
-    const lines = await runRl(session, problems, writer, {
-      completed,
-      checkpointDir: config.outDir,
-      optimizerState,
-      log: (message) => io.err(`warning: ${message}\n`),
-    });
-    if (flags.eval === true || flags['eval-after'] === true) {
-      writer.write(
-        await evaluate(session, problems.test(), { label: 'after RL', step: completed + lines.length }),
-      );
-    }
-    await session.policy.save(join(config.outDir, 'policy'));
-    await writeReport(join(config.outDir, 'report.html'), 'taorl rl', readMetrics(writer.path));
-    io.out(
-      `RL done: ${completed + lines.length} steps; metrics, report.html and policy/ in ${config.outDir}\n`,
-    );
+    io.out(`RL done: ${result.steps} steps; metrics, report.html and policy/ in ${session.config.outDir}\n`);
   },
 };
 
@@ -139,20 +86,9 @@ const curate: CommandSpec = {
     samples: { type: 'string', doc: 'samples per problem (default 8)' },
   },
   async run(session, flags, io) {
-    const { config } = session;
     const count = integerFlag(flags, 'problems', 256);
     const k = integerFlag(flags, 'samples', 8);
-    const problems = (await problemSource(session)).train(1, 0, count);
-    const { trajectories: graded } = await rolloutAndGrade(
-      session.rolloutPolicy,
-      session,
-      samplesOf(problems, k),
-      { ...rolloutOptionsOf(config), seed: deriveSeed(config.seed, 'curate') },
-    );
-    const report = curateByPassRate(passRates(groupTrajectories(graded)));
-    mkdirSync(config.outDir, { recursive: true });
-    const path = join(config.outDir, 'curated.jsonl');
-    writeFileAtomic(path, report.kept.map((rate) => `${JSON.stringify(rate)}\n`).join(''));
+    const { report, path } = await curateProblems(session, { problems: count, samples: k });
     io.out(
       `${count} problems x ${k} samples: kept ${report.kept.length}, never solved ${report.neverSolved}, ` +
         `always solved ${report.alwaysSolved}\n` +

@@ -1,6 +1,8 @@
 import type { GeneratedSequence, Policy, RolloutPolicy, SamplingParams } from '../model/policy.js';
-import type { DroppedServer, PolicySync, ServerCounters } from '../rl/policy-sync.js';
+import type { ServerStepStats } from '../report/metrics.js';
+import type { PolicySync, PolicySyncReport, RolloutVersion } from '../rl/policy-sync.js';
 import { RemotePolicy, type RemotePolicyOptions } from './remote-policy.js';
+import type { RemoteServerStats } from './server-pool.js';
 import { reloadWeights, WeightFolders, WeightReloadError } from './weight-sync.js';
 
 /** The servers and how to talk to them; vocabulary and length come from the trained policy. */
@@ -15,7 +17,35 @@ export interface WeightPushOptions {
   log(message: string): void;
 }
 
+/** A server that left the run because it could not be reached to reload the weights. */
+interface DroppedServer {
+  url: string;
+  reason: string;
+}
+
+/** A server's request counters, cumulative over the run. */
+type ServerCounters = Pick<RemoteServerStats, 'url' | 'requests' | 'retries' | 'failures'>;
+
 type Counts = Omit<ServerCounters, 'url'>;
+
+/** Each server's share of the step: the counters' growth between two snapshots; marks the servers that left. */
+function serverStepStats(
+  before: readonly ServerCounters[],
+  after: readonly ServerCounters[],
+  dropped: readonly DroppedServer[],
+): ServerStepStats[] {
+  return after.map(({ url, requests, retries, failures }) => {
+    const start = before.find((server) => server.url === url);
+    const reason = dropped.find((server) => server.url === url)?.reason;
+    return {
+      url,
+      requests: requests - (start?.requests ?? 0),
+      retries: retries - (start?.retries ?? 0),
+      failures: failures - (start?.failures ?? 0),
+      ...(reason === undefined ? {} : { dropped: reason }),
+    };
+  });
+}
 
 /**
  * Remote mode's rollout policy: a `RemotePolicy` over inference servers that get the trained weights as
@@ -41,6 +71,8 @@ export class RemoteRollouts implements RolloutPolicy, PolicySync {
   /** RL steps in the weights the servers hold; -1 until `start` pushed them. */
   private served = -1;
   private steps = 0;
+  /** The servers' counters when the current RL step started. */
+  private stepStart: ServerCounters[] = [];
 
   constructor(
     private readonly trainedPolicy: Policy,
@@ -69,11 +101,24 @@ export class RemoteRollouts implements RolloutPolicy, PolicySync {
     await this.push();
   }
 
-  version(): { policyVersion: number; policyLag: number } {
+  stepStarted(): RolloutVersion {
+    this.stepStart = this.serverCounters();
     return { policyVersion: this.served, policyLag: this.steps - this.served };
   }
 
-  serverCounters(): ServerCounters[] {
+  /**
+   * Pushes the weights when due, and reports each server's requests, retries and failures since `stepStarted`
+   * (all of them the step's rollouts: the update in between sends none), a server that left the run marked.
+   */
+  async trained(): Promise<PolicySyncReport> {
+    this.steps++;
+    const counters = this.serverCounters();
+    const dropped = this.steps - this.served >= this.pushes.reloadEvery ? await this.push() : [];
+    return { servers: serverStepStats(this.stepStart, counters, dropped) };
+  }
+
+  /** Each server still in the run: its counters over the whole run. */
+  private serverCounters(): ServerCounters[] {
     return this.remote.stats().map(({ url, requests, retries, failures }) => {
       const before = this.earlier.get(url);
       return {
@@ -83,11 +128,6 @@ export class RemoteRollouts implements RolloutPolicy, PolicySync {
         failures: failures + (before?.failures ?? 0),
       };
     });
-  }
-
-  async trained(): Promise<DroppedServer[]> {
-    this.steps++;
-    return this.steps - this.served >= this.pushes.reloadEvery ? this.push() : [];
   }
 
   close(): Promise<void> {

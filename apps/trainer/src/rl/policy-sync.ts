@@ -1,19 +1,19 @@
-import type { RemoteServerStats } from '../remote/server-pool.js';
-import type { EntropySource } from '../report/metrics.js';
+import type { EntropySource, RlStepMetrics } from '../report/metrics.js';
 
-/** A server that left the run because it could not be reached to reload the weights. */
-export interface DroppedServer {
-  url: string;
-  reason: string;
+/** The weights a step's rollouts sample from: version n holds n RL steps; the lag is how many steps behind. */
+export interface RolloutVersion {
+  policyVersion: number;
+  policyLag: number;
 }
 
-/** A server's request counters, cumulative over the run. */
-export type ServerCounters = Pick<RemoteServerStats, 'url' | 'requests' | 'retries' | 'failures'>;
+/** What a step's metrics record of the rollout policy beyond its version: remote mode's per-server counts. */
+export type PolicySyncReport = Pick<RlStepMetrics, 'servers'>;
 
 /**
  * Keeps the rollout policy on the trained weights and says how far behind them it samples. Versions count RL
  * steps: the weights after n steps are version n. Local rollouts sample from the trained policy itself, never
- * behind; remote ones from inference servers that get the weights pushed (`RemoteRollouts`).
+ * behind; remote ones from inference servers that get the weights pushed (`RemoteRollouts`), which also keep
+ * the per-server bookkeeping of each step.
  */
 export interface PolicySync {
   /** What the rollout entropies are. */
@@ -23,12 +23,10 @@ export interface PolicySync {
    * rollouts start from exactly them (remote: pushed to every server).
    */
   start(steps: number): Promise<void>;
-  /** The version rollouts sample from now, and the RL steps the trainer has taken since. */
-  version(): { policyVersion: number; policyLag: number };
-  /** Remote rollouts: each server's counters, for the servers still in the run. */
-  serverCounters?(): ServerCounters[];
-  /** Once per RL step, after its update: catches up when due; returns the servers that left the run. */
-  trained(): Promise<DroppedServer[]>;
+  /** At the start of each RL step, before its rollouts: the version they sample from (the step's accounting starts). */
+  stepStarted(): RolloutVersion;
+  /** Once per RL step, after its update: catches up when due, and reports the step (remote: each server's share). */
+  trained(): Promise<PolicySyncReport>;
   close(): Promise<void>;
 }
 
@@ -40,10 +38,10 @@ export function localPolicySync(): PolicySync {
     async start(done) {
       steps = done;
     },
-    version: () => ({ policyVersion: steps, policyLag: 0 }),
+    stepStarted: () => ({ policyVersion: steps, policyLag: 0 }),
     async trained() {
       steps++;
-      return [];
+      return {};
     },
     async close() {},
   };

@@ -8,14 +8,14 @@ import {
 import { groupTrajectories, type Tokenizer, type Trajectory } from '@taorl/data';
 import type { Filter } from '@taorl/filter';
 import type { RolloutPolicy } from '../model/policy.js';
-import type { RlStepMetrics, ServerStepStats } from '../report/metrics.js';
+import type { RlStepMetrics } from '../report/metrics.js';
 import type { RolloutOptions } from '../rollout/rollout-engine.js';
 import type { ToolEnvironment } from '../rollout/tool-environment.js';
 import { taskBreakdown } from '../run/task-breakdown.js';
 import { deriveSeed } from '../util/seeds.js';
 import { decisionPointStats } from './decision-points.js';
 import { rolloutAndGrade, samplesOf } from './graded-rollout.js';
-import type { DroppedServer, PolicySync, ServerCounters } from './policy-sync.js';
+import type { PolicySync } from './policy-sync.js';
 import type { Problem } from './rewards.js';
 import { rolloutStats } from './rollout-stats.js';
 
@@ -62,25 +62,6 @@ export interface RlStepContext {
 
 const elapsed = (since: number) => performance.now() - since;
 
-/** Each server's share of the step: the counters' growth between two snapshots; marks the servers that left. */
-function serverStepStats(
-  before: readonly ServerCounters[],
-  after: readonly ServerCounters[],
-  dropped: readonly DroppedServer[],
-): ServerStepStats[] {
-  return after.map(({ url, requests, retries, failures }) => {
-    const start = before.find((server) => server.url === url);
-    const reason = dropped.find((server) => server.url === url)?.reason;
-    return {
-      url,
-      requests: requests - (start?.requests ?? 0),
-      retries: retries - (start?.retries ?? 0),
-      failures: failures - (start?.failures ?? 0),
-      ...(reason === undefined ? {} : { dropped: reason }),
-    };
-  });
-}
-
 /**
  * One TAO-RL step, stage by stage as in ARCHITECTURE.md: roll out groups, grade, shape rewards, filter (C1, C2),
  * refill while too few groups survive (bounded), compute advantages with the entropy shaper, update the policy,
@@ -89,8 +70,7 @@ function serverStepStats(
 export async function rlStep(ctx: RlStepContext, step: number): Promise<RlStepMetrics> {
   const started = performance.now();
   const time = { generationMs: 0, sandboxMs: 0, scoringMs: 0, trainingMs: 0, weightSyncMs: 0, totalMs: 0 };
-  const rolloutVersion = ctx.sync.version();
-  const countersBefore = ctx.sync.serverCounters?.() ?? [];
+  const rolloutVersion = ctx.sync.stepStarted();
   const generated: Trajectory[] = [];
   const kept: Trajectory[] = [];
   const filterDrops: Record<string, number> = {};
@@ -128,7 +108,6 @@ export async function rlStep(ctx: RlStepContext, step: number): Promise<RlStepMe
     genBatches++;
     time.scoringMs += rolled.gradingMs + elapsed(scoring);
   }
-  const countersAfter = ctx.sync.serverCounters?.();
 
   // 4. Advantages: group-relative, broadcast to policy tokens, entropy bonus after successful tool calls.
   const scoring = performance.now();
@@ -151,7 +130,7 @@ export async function rlStep(ctx: RlStepContext, step: number): Promise<RlStepMe
 
   // 6. Weight sync: the rollout policy catches up with the trained weights (remote: a push every reloadEvery steps).
   const syncing = performance.now();
-  const dropped = await ctx.sync.trained();
+  const synced = await ctx.sync.trained();
   time.weightSyncMs = elapsed(syncing);
   time.totalMs = elapsed(started);
 
@@ -174,8 +153,6 @@ export async function rlStep(ctx: RlStepContext, step: number): Promise<RlStepMe
     time,
     ...rolloutVersion,
     entropySource: ctx.sync.entropySource,
-    ...(countersAfter === undefined
-      ? {}
-      : { servers: serverStepStats(countersBefore, countersAfter, dropped) }),
+    ...synced,
   };
 }

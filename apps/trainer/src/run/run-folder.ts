@@ -176,6 +176,12 @@ export function planRun(
   return { latest, changes, record };
 }
 
+/** Where a run's notices go: `out` for progress (resuming, the rollout mode), `err` for warnings. */
+export interface RunIO {
+  out(text: string): void;
+  err(text: string): void;
+}
+
 /** What a training command continues from: the metrics writer, the steps done and the optimizer state. */
 export interface OpenedRun {
   writer: MetricsWriter;
@@ -193,7 +199,7 @@ export async function openRun(
   session: Session,
   phase: TrainState['phase'],
   flags: RunFolderFlags,
-  io: { out(text: string): void; err(text: string): void },
+  io: RunIO,
   kept: (line: MetricsLine) => boolean,
 ): Promise<OpenedRun> {
   const { config, source } = session;
