@@ -24,8 +24,8 @@ export {
   type ParsedResults,
   readBenchmarkResults,
 } from './bench-eval/results-file.js';
-export { writeFileAtomic } from './checkpoint/atomic-write.js';
-export { type CliCommand, type CliIO, commands, runCli, usage } from './cli/run-cli.js';
+export type { CliCommand, CliIO } from './cli/cli-command.js';
+export { commands, runCli, usage } from './cli/run-cli.js';
 export { ConfigError } from './config/config-error.js';
 export { loadConfig, parseConfig } from './config/load-config.js';
 export { type TrainerConfig, trainerSchema } from './config/trainer-config.js';
@@ -68,22 +68,6 @@ export {
 } from './remote/remote-error.js';
 export { type RemoteApi, RemotePolicy, type RemotePolicyOptions } from './remote/remote-policy.js';
 export { RemoteRollouts } from './remote/remote-rollouts.js';
-export { type InferenceServer, type ServeOptions, startServer } from './remote/serve.js';
-export {
-  type BatchSettings,
-  GenerationBatcher,
-  type GenerationRequest,
-  type GenerationResult,
-  type TextDecode,
-} from './remote/serve-batcher.js';
-export type {
-  CompletionChoice,
-  CompletionLogprobs,
-  CompletionResponse,
-} from './remote/serve-completions.js';
-export type { GenerateFinishReason, GenerateResponse, TokenLogprob } from './remote/serve-generate.js';
-export { openServedModel, type ServedModel, type ServedModelOptions } from './remote/serve-model.js';
-export type { UpdateWeightsResponse } from './remote/serve-weights.js';
 export type { RemoteServerStats } from './remote/server-pool.js';
 export { WeightReloadError } from './remote/weight-sync.js';
 export { renderReport, reportSpecs, writeReport } from './report/html-report.js';
@@ -136,4 +120,21 @@ export { checkRemoteMode, type RlRunOptions, rlContext, rolloutMode, runRl } fro
 export type { RunFolderFlags, RunIO } from './run/run-folder.js';
 export { openSession, type Session } from './run/session.js';
 export { type TrainingResult, type TrainRlOptions, trainRl, trainSft } from './run/train.js';
+export {
+  type BatchSettings,
+  GenerationBatcher,
+  type GenerationRequest,
+  type GenerationResult,
+  type TextDecode,
+} from './serve/batcher.js';
+export type {
+  CompletionChoice,
+  CompletionLogprobs,
+  CompletionResponse,
+} from './serve/completions.js';
+export type { GenerateFinishReason, GenerateResponse, TokenLogprob } from './serve/generate.js';
+export { openServedModel, type ServedModel, type ServedModelOptions } from './serve/model.js';
+export { type InferenceServer, type ServeOptions, startServer } from './serve/server.js';
+export type { UpdateWeightsResponse } from './serve/weights.js';
+export { writeFileAtomic } from './util/atomic-write.js';
 export { deriveSeed, permutation, prng } from './util/seeds.js';

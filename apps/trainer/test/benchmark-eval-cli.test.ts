@@ -2,7 +2,8 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type BenchmarkSampleRecord, runCli } from '../src/index.js';
+import type { BenchmarkSampleRecord } from '../src/bench-eval/results-file.js';
+import { runCli } from '../src/index.js';
 import { capture } from './support/capture-io.js';
 
 /**

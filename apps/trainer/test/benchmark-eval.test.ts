@@ -7,13 +7,13 @@ import { createGraderPool, defaultBenchmarkDir, loadBenchmark } from '@taorl/eva
 import { createSandbox, markdownFormat, type Sandbox } from '@taorl/sandbox';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resolveBenchmarkNames } from '../src/bench-eval/benchmark-set.js';
+import type { BenchmarkSampleRecord } from '../src/bench-eval/results-file.js';
 import {
   type BenchmarkEvalOptions,
-  type BenchmarkSampleRecord,
   evaluateBenchmarks,
   type GeneratedSequence,
   type RolloutPolicy,
-  resolveBenchmarkNames,
   type SamplingParams,
   sandboxToolEnvironment,
   writeBenchmarkReports,

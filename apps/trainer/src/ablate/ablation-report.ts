@@ -1,9 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TopLevelSpec } from 'vega-lite';
-import { writeFileAtomic } from '../checkpoint/atomic-write.js';
 import { escapeHtml, htmlPage, lineChart, renderSvg } from '../report/html-report.js';
 import type { RlStepMetrics } from '../report/metrics.js';
+import { writeFileAtomic } from '../util/atomic-write.js';
 import { type MeanWithInterval, meanWithInterval } from './confidence.js';
 import { type RunSummary, summaryColumns } from './run-summary.js';
 import type { AblationVariant } from './variants.js';

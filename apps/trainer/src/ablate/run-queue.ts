@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeFileAtomic } from '../checkpoint/atomic-write.js';
+import { writeFileAtomic } from '../util/atomic-write.js';
 
 /** How to start the taorl CLI in a child process: the executable and the arguments before the command. */
 export interface CliLauncher {

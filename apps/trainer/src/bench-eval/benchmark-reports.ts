@@ -1,8 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BenchmarkReport } from '@taorl/eval';
-import { writeFileAtomic } from '../checkpoint/atomic-write.js';
 import { escapeHtml, htmlPage, lineChart, renderSvg } from '../report/html-report.js';
+import { writeFileAtomic } from '../util/atomic-write.js';
 import type { BenchmarkEvalResult } from './evaluate-benchmarks.js';
 
 const TITLE = 'Benchmark evaluation';

@@ -11,7 +11,7 @@ import {
 } from 'node:fs';
 import { dirname } from 'node:path';
 import type { GradeReason } from '@taorl/eval';
-import { writeFileAtomic } from '../checkpoint/atomic-write.js';
+import { writeFileAtomic } from '../util/atomic-write.js';
 
 /** Everything that decides what a sample means; a results file holds samples of one configuration only. */
 export interface BenchmarkEvalConfig {

@@ -4,7 +4,7 @@ import type { AdamWState } from '@taorl/grpo';
 import * as tf from '@tensorflow/tfjs';
 import type { Policy } from '../model/policy.js';
 import { encodeSafetensors, readSafetensorsHeader, readTensor } from '../model/safetensors.js';
-import { writeFileAtomic } from './atomic-write.js';
+import { writeFileAtomic } from '../util/atomic-write.js';
 
 /** What a run must know to continue: with counter-based seeds (util/seeds.ts) the step is the whole RNG state. */
 export interface TrainState {

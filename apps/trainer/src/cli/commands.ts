@@ -3,9 +3,9 @@ import { demoTable, runDemo } from '../run/demo.js';
 import { planRun, type RunFolderFlags } from '../run/run-folder.js';
 import { trainRl, trainSft } from '../run/train.js';
 import { ablateCommand } from './ablate-command.js';
+import type { CliCommand } from './cli-command.js';
 import { type CommandSpec, define, integerFlag } from './command-spec.js';
 import { evalCommand } from './eval-command.js';
-import type { CliCommand } from './run-cli.js';
 import { serveCommand } from './serve-command.js';
 
 const demo: CommandSpec = {

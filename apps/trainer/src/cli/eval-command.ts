@@ -6,7 +6,6 @@ import { benchmarkTable, writeBenchmarkReports } from '../bench-eval/benchmark-r
 import { resolveBenchmarkNames } from '../bench-eval/benchmark-set.js';
 import { evaluateBenchmarks } from '../bench-eval/evaluate-benchmarks.js';
 import { BenchmarkResultsError } from '../bench-eval/results-file.js';
-import { writeFileAtomic } from '../checkpoint/atomic-write.js';
 import { isHttpUrl } from '../config/http-url.js';
 import type { RolloutPolicy } from '../model/policy.js';
 import { apiKeyFromEnv } from '../remote/api-key.js';
@@ -15,9 +14,10 @@ import { rolloutOptionsOf } from '../rollout/rollout-options.js';
 import { evaluate } from '../run/evaluate.js';
 import { problemSource } from '../run/problems.js';
 import type { Session } from '../run/session.js';
+import { writeFileAtomic } from '../util/atomic-write.js';
+import type { CliIO } from './cli-command.js';
 import { UsageError } from './command-args.js';
 import { type CommandSpec, integerFlag, percent } from './command-spec.js';
-import type { CliIO } from './run-cli.js';
 
 /** Flags that only mean something with --bench. */
 const benchOnlyFlags = ['k', 'limit', 'data-dir', 'fresh', 'greedy'];

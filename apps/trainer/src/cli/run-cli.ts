@@ -1,18 +1,8 @@
 import manifest from '../../package.json';
 import { ConfigError } from '../config/config-error.js';
+import type { CliCommand, CliIO } from './cli-command.js';
 import { UsageError } from './command-args.js';
 import { trainerCommands } from './commands.js';
-
-/** Where the CLI writes; injectable so tests capture output without spawning a process. */
-export interface CliIO {
-  out(text: string): void;
-  err(text: string): void;
-}
-
-export interface CliCommand {
-  summary: string;
-  run(args: readonly string[], io: CliIO): Promise<number>;
-}
 
 const processIO: CliIO = {
   out: (text) => process.stdout.write(text),

@@ -3,11 +3,11 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { type BackendChoice, initBackend } from '@taorl/grpo';
 import { API_KEY_ENV, apiKeyFromEnv } from '../remote/api-key.js';
-import { startServer } from '../remote/serve.js';
-import { isLoopback } from '../remote/serve-guard.js';
-import { openServedModel } from '../remote/serve-model.js';
+import { isLoopback } from '../serve/guard.js';
+import { openServedModel } from '../serve/model.js';
+import { startServer } from '../serve/server.js';
+import type { CliCommand } from './cli-command.js';
 import { UsageError } from './command-args.js';
-import type { CliCommand } from './run-cli.js';
 
 const SUMMARY =
   'Inference server for the local policy: vLLM /v1/completions and SGLang /generate over token ids, weight reloads';

@@ -1,6 +1,6 @@
 import * as vega from 'vega';
 import { compile, type TopLevelSpec } from 'vega-lite';
-import { writeFileAtomic } from '../checkpoint/atomic-write.js';
+import { writeFileAtomic } from '../util/atomic-write.js';
 import type { EvalMetrics, MetricsLine, RlStepMetrics, SftStepMetrics } from './metrics.js';
 
 type Row = Record<string, number | string>;

@@ -1,8 +1,8 @@
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import type { ArithStrategy } from '@taorl/data';
-import { writeFileAtomic } from '../checkpoint/atomic-write.js';
 import type { DecisionPointStats } from '../rl/decision-points.js';
 import type { RolloutStats } from '../rl/rollout-stats.js';
+import { writeFileAtomic } from '../util/atomic-write.js';
 
 /** Wall-clock split of one step; the parts add up to totalMs. */
 export interface TimeSplit {

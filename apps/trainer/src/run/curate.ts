@@ -7,10 +7,10 @@ import {
   type PassRate,
   passRates,
 } from '@taorl/data';
-import { writeFileAtomic } from '../checkpoint/atomic-write.js';
 import type { RolloutPolicy } from '../model/policy.js';
 import { rolloutAndGrade, samplesOf } from '../rl/graded-rollout.js';
 import { rolloutOptionsOf } from '../rollout/rollout-options.js';
+import { writeFileAtomic } from '../util/atomic-write.js';
 import { deriveSeed } from '../util/seeds.js';
 import { problemSource } from './problems.js';
 import type { Session } from './session.js';

@@ -1,7 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AdamWState } from '@taorl/grpo';
-import { writeFileAtomic } from '../checkpoint/atomic-write.js';
 import {
   type CheckpointRef,
   checkpointsDir,
@@ -13,6 +12,7 @@ import { ConfigError } from '../config/config-error.js';
 import { renameOldFields } from '../config/renamed-fields.js';
 import type { TrainerConfig } from '../config/trainer-config.js';
 import { type MetricsLine, MetricsWriter } from '../report/metrics.js';
+import { writeFileAtomic } from '../util/atomic-write.js';
 import type { Session } from './session.js';
 
 /** What a training command (`taorl sft`, `taorl rl`) was asked to do with the run already in its outDir. */

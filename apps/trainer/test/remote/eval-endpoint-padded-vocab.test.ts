@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { initBackend } from '@taorl/grpo';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, type TransformerPolicy } from '../../src/index.js';
-import { type InferenceServer, startServer } from '../../src/remote/serve.js';
+import { type InferenceServer, startServer } from '../../src/serve/server.js';
 import { capture } from '../support/capture-io.js';
 import { byteTokenizer, PADDED_VOCAB, paddedVocabPolicy } from '../support/padded-vocab.js';
 

@@ -2,10 +2,10 @@ import { initBackend } from '@taorl/grpo';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RolloutPolicy } from '../../src/model/policy.js';
 import type { TransformerPolicy } from '../../src/model/transformer-policy.js';
-import { type InferenceServer, startServer } from '../../src/remote/serve.js';
-import type { CompletionResponse } from '../../src/remote/serve-completions.js';
-import type { ErrorBody } from '../../src/remote/serve-errors.js';
-import type { GenerateResponse } from '../../src/remote/serve-generate.js';
+import type { CompletionResponse } from '../../src/serve/completions.js';
+import type { ErrorBody } from '../../src/serve/errors.js';
+import type { GenerateResponse } from '../../src/serve/generate.js';
+import { type InferenceServer, startServer } from '../../src/serve/server.js';
 import {
   decode,
   EOS,

@@ -1,9 +1,9 @@
 import { initBackend } from '@taorl/grpo';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TransformerPolicy } from '../../src/model/transformer-policy.js';
-import { startServer } from '../../src/remote/serve.js';
-import type { CompletionResponse } from '../../src/remote/serve-completions.js';
-import type { GenerateResponse } from '../../src/remote/serve-generate.js';
+import type { CompletionResponse } from '../../src/serve/completions.js';
+import type { GenerateResponse } from '../../src/serve/generate.js';
+import { startServer } from '../../src/serve/server.js';
 import { decode, EOS, GatedPolicy, post, sharpPolicy, tokenizer, until } from './serve-fixture.js';
 
 let policy: TransformerPolicy;

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../src/index.js';
-import type { CompletionResponse } from '../../src/remote/serve-completions.js';
+import type { CompletionResponse } from '../../src/serve/completions.js';
 import { capture } from '../support/capture-io.js';
 import { get, post } from './serve-fixture.js';
 

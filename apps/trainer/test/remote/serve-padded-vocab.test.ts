@@ -1,9 +1,9 @@
 import { initBackend } from '@taorl/grpo';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TransformerPolicy } from '../../src/index.js';
-import { type InferenceServer, startServer } from '../../src/remote/serve.js';
-import type { CompletionResponse } from '../../src/remote/serve-completions.js';
-import type { GenerateResponse } from '../../src/remote/serve-generate.js';
+import type { CompletionResponse } from '../../src/serve/completions.js';
+import type { GenerateResponse } from '../../src/serve/generate.js';
+import { type InferenceServer, startServer } from '../../src/serve/server.js';
 import { byteTokenizer, PADDED_VOCAB, paddedVocabPolicy } from '../support/padded-vocab.js';
 import { post, recomputedLogProbs } from './serve-fixture.js';
 

@@ -14,9 +14,9 @@ import { initBackend } from '@taorl/grpo';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RemotePolicy, runCli } from '../../src/index.js';
 import { createTinyPolicy, type TransformerPolicy } from '../../src/model/transformer-policy.js';
-import { type InferenceServer, startServer } from '../../src/remote/serve.js';
-import { openServedModel } from '../../src/remote/serve-model.js';
 import { reloadWeights } from '../../src/remote/weight-sync.js';
+import { openServedModel } from '../../src/serve/model.js';
+import { type InferenceServer, startServer } from '../../src/serve/server.js';
 import { capture } from '../support/capture-io.js';
 import { decode, tokenizer } from './serve-fixture.js';
 

@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { initBackend } from '@taorl/grpo';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTinyPolicy, loadPolicy, type TransformerPolicy } from '../../src/model/transformer-policy.js';
-import { startServer } from '../../src/remote/serve.js';
-import type { CompletionResponse } from '../../src/remote/serve-completions.js';
-import type { GenerateResponse } from '../../src/remote/serve-generate.js';
-import { openServedModel } from '../../src/remote/serve-model.js';
+import type { CompletionResponse } from '../../src/serve/completions.js';
+import type { GenerateResponse } from '../../src/serve/generate.js';
+import { openServedModel } from '../../src/serve/model.js';
+import { startServer } from '../../src/serve/server.js';
 import { decode, GatedPolicy, get, post, sharpPolicy, tokenizer, until } from './serve-fixture.js';
 
 const root = mkdtempSync(join(tmpdir(), 'taorl-serve-weights-'));

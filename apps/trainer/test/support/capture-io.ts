@@ -1,4 +1,4 @@
-import type { CliIO } from '../../src/cli/run-cli.js';
+import type { CliIO } from '../../src/cli/cli-command.js';
 
 /** A CliIO that records what a command prints, for in-process CLI tests. */
 export function capture(): { io: CliIO; out: string[]; err: string[] } {

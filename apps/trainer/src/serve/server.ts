@@ -1,13 +1,13 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { RolloutPolicy } from '../model/policy.js';
-import { GenerationBatcher, type TextDecode } from './serve-batcher.js';
-import { completions } from './serve-completions.js';
-import type { ServeContext } from './serve-context.js';
-import { errorBody, ServeRequestError } from './serve-errors.js';
-import { generateRoute } from './serve-generate.js';
-import { isLoopback, RequestGuard } from './serve-guard.js';
-import { WeightReloads } from './serve-weights.js';
+import { GenerationBatcher, type TextDecode } from './batcher.js';
+import { completions } from './completions.js';
+import type { ServeContext } from './context.js';
+import { errorBody, ServeRequestError } from './errors.js';
+import { generateRoute } from './generate.js';
+import { isLoopback, RequestGuard } from './guard.js';
+import { WeightReloads } from './weights.js';
 
 export interface ServeOptions<P extends RolloutPolicy = RolloutPolicy> {
   /** The model to serve; any `RolloutPolicy` (the local `TransformerPolicy`, a test double, ...). */

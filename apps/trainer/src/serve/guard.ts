@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { ServeRequestError } from './serve-errors.js';
+import { ServeRequestError } from './errors.js';
 
 /** True for a host name or address that only this machine can reach (127.0.0.0/8, ::1, localhost). */
 export function isLoopback(host: string): boolean {

@@ -1,5 +1,5 @@
 import type { GeneratedSequence } from '../model/policy.js';
-import type { TextDecode } from './serve-batcher.js';
+import type { TextDecode } from './batcher.js';
 
 export interface StopTextOptions {
   skipSpecialTokens: boolean;

@@ -1,4 +1,4 @@
-import { ServeRequestError } from './serve-errors.js';
+import { ServeRequestError } from './errors.js';
 
 type Json = Record<string, unknown>;
 

@@ -1,6 +1,6 @@
-import type { BatchSettings } from './serve-batcher.js';
-import { ServeRequestError } from './serve-errors.js';
-import { checkTokenIds, type RequestFields } from './serve-fields.js';
+import type { BatchSettings } from './batcher.js';
+import { ServeRequestError } from './errors.js';
+import { checkTokenIds, type RequestFields } from './fields.js';
 
 /** What request validation needs to know about the served model. */
 export interface ModelLimits {

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { GeneratedSequence } from '../model/policy.js';
-import type { ServeContext } from './serve-context.js';
-import { RequestFields } from './serve-fields.js';
-import { MAX_TOP_LOGPROBS, readBatchSettings, readPrompt } from './serve-sampling.js';
-import { outputText } from './serve-text.js';
+import type { ServeContext } from './context.js';
+import { RequestFields } from './fields.js';
+import { MAX_TOP_LOGPROBS, readBatchSettings, readPrompt } from './sampling.js';
+import { outputText } from './text.js';
 
 /** SGLang's log-prob entry: [log-prob, token id, token text (null: not asked for)]. */
 export type TokenLogprob = [number, number, null];

@@ -1,8 +1,8 @@
 import type { RolloutPolicy } from '../model/policy.js';
-import type { GenerationBatcher } from './serve-batcher.js';
-import { RequestFields } from './serve-fields.js';
-import { reloadFolder } from './serve-reload-folder.js';
-import type { ModelLimits } from './serve-sampling.js';
+import type { GenerationBatcher } from './batcher.js';
+import { RequestFields } from './fields.js';
+import { reloadFolder } from './reload-folder.js';
+import type { ModelLimits } from './sampling.js';
 
 /** SGLang's answer to POST /update_weights_from_disk. */
 export interface UpdateWeightsResponse {
