@@ -2,6 +2,7 @@ import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import type { ArithStrategy } from '@taorl/data';
 import type { DecisionPointStats } from '../rl/decision-points.js';
 import type { RolloutStats } from '../rl/rollout-stats.js';
+import type { UpdateStats } from '../rl/update-stats.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 
 /** Wall-clock split of one step; the parts add up to totalMs. */
@@ -48,8 +49,8 @@ export interface ServerStepStats {
   dropped?: string;
 }
 
-/** One RL step's metrics line (metrics.jsonl): the rollout statistics, then the filter, shaping and update ones. */
-export interface RlStepMetrics extends Omit<RolloutStats, 'policyTokens'> {
+/** One RL step's metrics line (metrics.jsonl): the rollout statistics, the update's, then the filter and shaping ones. */
+export interface RlStepMetrics extends Omit<RolloutStats, 'policyTokens'>, UpdateStats {
   phase: 'rl';
   step: number;
   /** Dropped trajectories per filter reason, summed over refill batches. */
@@ -62,13 +63,6 @@ export interface RlStepMetrics extends Omit<RolloutStats, 'policyTokens'> {
   decisionPoints?: DecisionPointStats;
   /** Embedded task: share of generated trajectories per strategy (arithStrategyOf). */
   strategies?: Record<ArithStrategy, number>;
-  loss: number;
-  clipFracLow: number;
-  clipFracHigh: number;
-  approxKl: number;
-  gradNorm: number;
-  /** The optimizer steps the learner refused, by reason (a non-finite loss or gradient norm: weights unchanged). */
-  skippedUpdates?: string[];
   /** Generated policy tokens per second of step time. */
   tokensPerSecond: number;
   time: TimeSplit;

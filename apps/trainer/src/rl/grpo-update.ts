@@ -1,8 +1,9 @@
 import type { Tokenizer } from '@taorl/data';
 import { GrpoUpdater, type MicroBatchGradients, type PolicyLossConfig } from '@taorl/grpo';
 import type { Policy } from '../model/policy.js';
-import type { PolicyUpdate, UpdateStats } from './rl-step.js';
+import type { PolicyUpdate } from './rl-step.js';
 import { paddedBatch } from './update-batch.js';
+import type { UpdateStats } from './update-stats.js';
 
 export interface GrpoUpdateOptions {
   learningRate: number;

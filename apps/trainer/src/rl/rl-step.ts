@@ -18,17 +18,7 @@ import { rolloutAndGrade, samplesOf } from './graded-rollout.js';
 import type { PolicySync } from './policy-sync.js';
 import type { Problem } from './rewards.js';
 import { rolloutStats } from './rollout-stats.js';
-
-/** What an optimizer step reports (a subset of @taorl/grpo's update metrics). */
-export interface UpdateStats {
-  loss: number;
-  clipFracLow: number;
-  clipFracHigh: number;
-  approxKl: number;
-  gradNorm: number;
-  /** The optimizer steps the learner refused, by reason; absent when it refused none. */
-  skippedUpdates?: string[];
-}
+import type { UpdateStats } from './update-stats.js';
 
 /** One policy-gradient update on a batch with per-token advantages aligned to each trajectory's lossMask. */
 export type PolicyUpdate = (
