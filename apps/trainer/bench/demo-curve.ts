@@ -11,13 +11,13 @@
 
 import { ARITH_STRATEGIES } from '@taorl/data';
 import * as tf from '@tensorflow/tfjs';
-import { presetPath } from '../src/cli/presets.js';
 import { type EvalMetrics, loadConfig, MetricsWriter, readMetrics } from '../src/index.js';
 import { evaluate } from '../src/run/evaluate.js';
 import { problemSource } from '../src/run/problems.js';
 import { runRl } from '../src/run/rl-run.js';
 import { openSession } from '../src/run/session.js';
 import { arithSftTraces, runSft, sftExampleOf } from '../src/run/sft-run.js';
+import { presetPath } from '../src/util/shipped.js';
 
 const sftSteps = Number(process.argv[2] ?? 1200);
 const every = Number(process.argv[3] ?? 200);

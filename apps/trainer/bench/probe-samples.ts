@@ -4,11 +4,11 @@
  *   pnpm bench apps/trainer/bench/probe-samples.ts <policy folder> [count]
  */
 
-import { presetPath } from '../src/cli/presets.js';
 import { loadConfig } from '../src/index.js';
 import { rolloutAndGrade, samplesOf } from '../src/rl/graded-rollout.js';
 import { problemSource } from '../src/run/problems.js';
 import { openSession } from '../src/run/session.js';
+import { presetPath } from '../src/util/shipped.js';
 
 const path = process.argv[2]!;
 const count = Number(process.argv[3] ?? 8);

@@ -26,7 +26,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { presetPath } from '../src/cli/presets.js';
 import { loadConfig } from '../src/config/load-config.js';
 import type { RolloutPolicy, SamplingParams } from '../src/model/policy.js';
 import { TransformerPolicy } from '../src/model/transformer-policy.js';
@@ -37,6 +36,7 @@ import { evaluate } from '../src/run/evaluate.js';
 import { problemSource } from '../src/run/problems.js';
 import { rlContext } from '../src/run/rl-run.js';
 import { openSession, type Session } from '../src/run/session.js';
+import { presetPath } from '../src/util/shipped.js';
 
 const from = process.argv[2];
 const rlSteps = Number(process.argv[3] ?? 6);

@@ -58,6 +58,15 @@ const RECOMPUTE: Array<[RegExp, (n: bigint[], text: string[]) => bigint]> = [
   [/^(\d+)\*(\d+)=\?$/, ([a, b]) => (a as bigint) * (b as bigint)],
   [/^(\d+)\*(\d+)\+(\d+)=\?$/, ([a, b, c]) => (a as bigint) * (b as bigint) + (c as bigint)],
   [/^(\d+)\*(\d+)-(\d+)=\?$/, ([a, b, c]) => (a as bigint) * (b as bigint) - (c as bigint)],
+  [/^(\d+) div (\d+)=\?$/, ([a, b]) => (a as bigint) / (b as bigint)],
+  [/^(\d+) xor (\d+)=\?$/, ([a, b]) => (a as bigint) ^ (b as bigint)],
+  [/^largest of (\d+), (\d+), (\d+)=\?$/, (n) => n.reduce((max, v) => (v > max ? v : max))],
+  [
+    /^\((\d+)-(\d+)\) mod (\d+)=\?$/,
+    ([a, b, m]) => ((((a as bigint) - (b as bigint)) % (m as bigint)) + (m as bigint)) % (m as bigint),
+  ],
+  [/^t=(\d+) xor (\d+)\. t\+(\d+)=\?$/, ([a, b, c]) => ((a as bigint) ^ (b as bigint)) + (c as bigint)],
+  [/^q=(\d+) div (\d+)\. q mod (\d+)=\?$/, ([a, b, m]) => ((a as bigint) / (b as bigint)) % (m as bigint)],
 ];
 
 function recompute(problem: ArithProblem): bigint {
@@ -140,7 +149,37 @@ describe('generateArithProblems', () => {
     expect(() =>
       generateArithProblems({ seed: 1, split: 'test', count: 1, kinds: { add: 1 }, levels: { 1: 1 } }),
     ).toThrow('give levels or kinds, not both');
-    expect(() => arithMix('hard')).toThrow('unknown arith-tool mix "hard"; known: classic, strategy');
+    expect(() => arithMix('hard')).toThrow(
+      'unknown arith-tool mix "hard"; known: classic, strategy, pretrain',
+    );
+  });
+
+  it("draws the pretrain mix's own kinds, none of which shares a wording with the strategy mix", () => {
+    const pretrain = generateArithProblems({
+      seed: 8,
+      split: 'train',
+      count: 1200,
+      kinds: arithMix('pretrain').kinds!,
+    });
+    const strategy = generateArithProblems({
+      seed: 8,
+      split: 'train',
+      count: 1200,
+      kinds: arithMix('strategy').kinds!,
+    });
+    expect(new Set(pretrain.map((p) => p.kind))).toEqual(new Set(Object.keys(arithMix('pretrain').kinds!)));
+    const shapeOf = (question: string) => RECOMPUTE.findIndex(([pattern]) => pattern.test(question));
+    const strategyShapes = new Set(strategy.map((p) => shapeOf(p.question)));
+    for (const problem of pretrain) {
+      expect(problem.answer, problem.question).toBe(recompute(problem).toString());
+      expect(strategyShapes.has(shapeOf(problem.question)), problem.question).toBe(false);
+    }
+    expect(arithMix('pretrain').strategies).toEqual({
+      directShare: 0,
+      mistakeShare: 0,
+      giveUpShare: 0,
+      stopEarlyShare: 0,
+    });
   });
 
   it('turns a problem into a verl RL prompt', () => {
@@ -274,6 +313,29 @@ describe('generateArithTraces (real sandbox)', () => {
       expect(trace.reward).toBe(trace.correct ? 1 : 0);
     }
     expect(traces.some((t) => !t.correct)).toBe(true);
+  });
+
+  it('writes the pretrain mix as right tool demonstrations whose Python output is the gold', async () => {
+    const mix = arithMix('pretrain');
+    const pretrain = generateArithProblems({ seed: 9, split: 'train', count: 48, kinds: mix.kinds! });
+    const traces = await generateArithTraces(pretrain, {
+      sandbox,
+      format: markdownFormat,
+      tokenizer,
+      seed: 4,
+      ...mix.strategies,
+    });
+    for (const [i, trace] of traces.entries()) {
+      const problem = pretrain[i]!;
+      expect(trace.strategy).toBe('tool');
+      expect(trace.toolCalls.map((call) => call.status)).toEqual(problem.steps.map(() => 'ok'));
+      const lastOutput = trace.toolCalls
+        .at(-1)!
+        .output.replace(/^\n/, '')
+        .replace(/\n```\n$/, '');
+      expect(lastOutput, problem.question).toBe(problem.answer);
+      expect(trace.correct).toBe(true);
+    }
   });
 
   it('gives identical traces for the same seed', async () => {

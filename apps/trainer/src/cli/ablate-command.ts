@@ -1,9 +1,9 @@
 import { runAblation } from '../ablate/run-ablation.js';
 import { currentCliLauncher } from '../ablate/run-queue.js';
 import { selectVariants } from '../ablate/variants.js';
+import { presetPath } from '../util/shipped.js';
 import type { CliCommand } from './cli-command.js';
 import { commandUsage, type FlagSpec, parseCommand, UsageError } from './command-args.js';
-import { presetPath } from './presets.js';
 
 const summary =
   'TAO-RL ablation: every arm (GRPO, C1, C2, both filters, bonus, TAO-RL, aepo, cheng) x seeds from one SFT policy; ' +

@@ -2,9 +2,9 @@ import { existsSync, statSync } from 'node:fs';
 import { ConfigError } from '../config/config-error.js';
 import type { TrainerConfig } from '../config/trainer-config.js';
 import { openSession, type Session } from '../run/session.js';
+import { presetPath } from '../util/shipped.js';
 import type { CliCommand, CliIO } from './cli-command.js';
 import { commandUsage, type FlagSpec, parseCommand } from './command-args.js';
-import { presetPath } from './presets.js';
 
 /** A trainer command: its flags, its default preset, and what it does with an open session. */
 export interface CommandSpec {

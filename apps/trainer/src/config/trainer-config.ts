@@ -24,12 +24,15 @@ export const trainerSchema = z.strictObject({
   backend: oneOf('TensorFlow.js backend', 'wasm', ['wasm', 'cpu', 'tensorflow'] as const),
   outDir: nonEmptyStr('folder for metrics.jsonl, report.html and checkpoints', 'runs/taorl'),
   model: section('the policy', {
-    source: oneOf('embedded tiny model or a local Hugging Face folder', 'embedded', [
+    source: oneOf(
+      'embedded: the tiny model, fresh (or a saved one from model.path); base: the tiny model pretrained on the ' +
+        "arith-tool pretrain mix, shipped with the trainer (apps/trainer/base/, the demo's start); hf: a local " +
+        'Hugging Face folder',
       'embedded',
-      'hf',
-    ] as const),
+      ['embedded', 'base', 'hf'] as const,
+    ),
     path: optionalStr(
-      'Hugging Face folder to load (config.json + safetensors; tokenizer.json too for hf); embedded: a saved tiny policy',
+      'Hugging Face folder to load (config.json + safetensors; tokenizer.json too for hf); embedded: a saved tiny policy; unset for base',
     ),
     tokenShift: bool(
       'embedded tiny model only: add a previous-token embedding, which makes copying digits learnable sooner',
@@ -43,9 +46,10 @@ export const trainerSchema = z.strictObject({
     testSize: int('held-out problems for evaluation', 500, { min: 1 }),
     mix: oneOf(
       'arith-tool problems and demonstrations: classic (every kind, mostly right demonstrations) or strategy ' +
-        '(short answers, demonstrations with strategy mistakes that RL can fix; docs/packages/data.md)',
+        '(short answers, demonstrations with strategy mistakes that RL can fix; docs/packages/data.md) or pretrain ' +
+        "(other operations, every demonstration right: the demo's base model)",
       'classic',
-      ['classic', 'strategy'] as const,
+      ['classic', 'strategy', 'pretrain'] as const,
     ),
   }),
   tool: section('tool calls', {

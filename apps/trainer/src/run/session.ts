@@ -14,6 +14,7 @@ import { RolloutWorkers } from '../rollout/rollout-workers.js';
 import { sandboxToolEnvironment } from '../rollout/sandbox-tools.js';
 import type { TokenizerSource } from '../rollout/tokenizer-source.js';
 import type { ToolEnvironment } from '../rollout/tool-environment.js';
+import { basePolicyPath } from '../util/shipped.js';
 import { type RlComponents, rlComponents } from './components.js';
 
 /** The live parts of a run: backend, tokenizer, chat template, policy, sandbox and the plug-ins. */
@@ -106,7 +107,14 @@ export async function openSession(
   } else {
     tokenizer = new ByteTokenizer();
     template = ChatTemplate.embedded();
-    const path = config.model.path;
+    if (config.model.source === 'base' && config.model.path !== undefined) {
+      throw new ConfigError(
+        source,
+        'model.path',
+        'leave unset when model.source is base (the shipped base is loaded)',
+      );
+    }
+    const path = config.model.source === 'base' ? basePolicyPath() : config.model.path;
     if (withPolicy) {
       policy =
         path === undefined

@@ -6,8 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { runAblation } from '../../src/ablate/run-ablation.js';
 import type { CliLauncher } from '../../src/ablate/run-queue.js';
 import { selectVariants } from '../../src/ablate/variants.js';
-import { presetPath } from '../../src/cli/presets.js';
 import { type EvalMetrics, type RlStepMetrics, readMetrics, runCli } from '../../src/index.js';
+import { presetPath } from '../../src/util/shipped.js';
 import { tinyRunOverrides } from '../support/tiny-run.js';
 
 /** Children run the trainer's sources, as the tests do. */

@@ -19,7 +19,13 @@ export type ArithKind =
   | 'powmod-chain'
   | 'small-mulmod'
   | 'small-powmod'
-  | 'powmod-twice';
+  | 'powmod-twice'
+  | 'floor-div'
+  | 'xor'
+  | 'largest'
+  | 'diff-mod'
+  | 'xor-then-add'
+  | 'div-then-mod';
 
 /** A problem before it gets its id and split. */
 export interface ArithDraft {
@@ -253,6 +259,96 @@ export const ARITH_KINDS: Record<ArithKind, { level: ArithLevel; draft(rng: Rng)
         question: `r=${a}^${e} mod ${m}. r^${f} mod ${p}=?`,
         answer: modPow(r, BigInt(f), BigInt(p)).toString(),
         steps: [`print(pow(${a},${e},${m}))`, `print(pow({0},${f},${p}))`],
+      };
+    },
+  },
+  // The kinds of the `pretrain` mix: other operations and other wordings than the demo's kinds, with the same
+  // skills underneath (copy numbers from the question into code, and from an output into the answer or the next
+  // call), so that a base model trained on them knows how to copy but has never seen the demo's problems.
+  'floor-div': {
+    level: 2,
+    draft(rng) {
+      const a = rng.digits(rng.int(3, 4));
+      const b = rng.digits(2);
+      return {
+        kind: 'floor-div',
+        level: 2,
+        question: `${a} div ${b}=?`,
+        answer: String(Math.floor(a / b)),
+        steps: [`print(${a}//${b})`],
+      };
+    },
+  },
+  xor: {
+    level: 2,
+    draft(rng) {
+      const a = rng.digits(rng.int(2, 3));
+      const b = rng.digits(rng.int(2, 3));
+      return {
+        kind: 'xor',
+        level: 2,
+        question: `${a} xor ${b}=?`,
+        answer: String(a ^ b),
+        steps: [`print(${a}^${b})`],
+      };
+    },
+  },
+  largest: {
+    level: 1,
+    draft(rng) {
+      const values = [rng.digits(rng.int(2, 3)), rng.digits(rng.int(2, 3)), rng.digits(rng.int(2, 3))];
+      return {
+        kind: 'largest',
+        level: 1,
+        question: `largest of ${values.join(', ')}=?`,
+        answer: String(Math.max(...values)),
+        steps: [`print(max(${values.join(',')}))`],
+      };
+    },
+  },
+  'diff-mod': {
+    level: 3,
+    draft(rng) {
+      const a = rng.digits(rng.int(2, 3));
+      const b = rng.digits(rng.int(2, 3));
+      const m = rng.pick(SMALL_PRIMES);
+      return {
+        kind: 'diff-mod',
+        level: 3,
+        question: `(${a}-${b}) mod ${m}=?`,
+        // Python's % of a negative number is non-negative, as is this.
+        answer: String((((a - b) % m) + m) % m),
+        steps: [`print((${a}-${b})%${m})`],
+      };
+    },
+  },
+  'xor-then-add': {
+    level: 4,
+    draft(rng) {
+      const a = rng.digits(rng.int(2, 3));
+      const b = rng.digits(rng.int(2, 3));
+      const c = rng.digits(2);
+      return {
+        kind: 'xor-then-add',
+        level: 4,
+        question: `t=${a} xor ${b}. t+${c}=?`,
+        answer: String((a ^ b) + c),
+        steps: [`print(${a}^${b})`, `print({0}+${c})`],
+      };
+    },
+  },
+  'div-then-mod': {
+    level: 4,
+    draft(rng) {
+      const a = rng.digits(4);
+      const b = rng.digits(2);
+      const m = rng.pick(SMALL_PRIMES);
+      return {
+        kind: 'div-then-mod',
+        level: 4,
+        question: `q=${a} div ${b}. q mod ${m}=?`,
+        answer: String(Math.floor(a / b) % m),
+        steps: [`print(${a}//${b})`, `print({0}%${m})`],
       };
     },
   },

@@ -24,7 +24,7 @@ export interface ArithMix {
   readonly strategies: ArithStrategyShares;
 }
 
-export type ArithMixName = 'classic' | 'strategy';
+export type ArithMixName = 'classic' | 'strategy' | 'pretrain';
 
 /**
  * - `classic`: every kind by level, answers up to 8 digits; demonstrations are mostly right (20% answer in the
@@ -35,6 +35,10 @@ export type ArithMixName = 'classic' | 'strategy';
  *   after a failed call, stopping after the first of two needed calls. SFT plateaus at what that mix can reach;
  *   reward can find better tool use. Built so that TAO-RL's mechanisms have something to act on
  *   (docs/packages/data.md, The strategy mix).
+ * - `pretrain`: what the demo's base model is pretrained on (docs/packages/data.md, The pretraining mix): other
+ *   operations and wordings than the strategy mix's kinds, every demonstration calling the tool for each step and
+ *   right. It teaches the format and copying numbers, which a tiny model learns late and at a seed-dependent
+ *   step, and no strategy for the demo's problems.
  */
 export const ARITH_MIXES: Readonly<Record<ArithMixName, ArithMix>> = {
   classic: {
@@ -51,6 +55,11 @@ export const ARITH_MIXES: Readonly<Record<ArithMixName, ArithMix>> = {
       giveUpShare: { 1: 0.8, 2: 0.5, 3: 0.5, 4: 0.5 },
       stopEarlyShare: 0.5,
     },
+  },
+  pretrain: {
+    kinds: { 'floor-div': 1, xor: 1, largest: 1, 'diff-mod': 1, 'xor-then-add': 1, 'div-then-mod': 1 },
+    levels: null,
+    strategies: { directShare: 0, mistakeShare: 0, giveUpShare: 0, stopEarlyShare: 0 },
   },
 };
 
