@@ -60,7 +60,7 @@ const RECOMPUTE: Array<[RegExp, (n: bigint[], text: string[]) => bigint]> = [
   [/^(\d+)\*(\d+)-(\d+)=\?$/, ([a, b, c]) => (a as bigint) * (b as bigint) - (c as bigint)],
   [/^(\d+) div (\d+)=\?$/, ([a, b]) => (a as bigint) / (b as bigint)],
   [/^(\d+) xor (\d+)=\?$/, ([a, b]) => (a as bigint) ^ (b as bigint)],
-  [/^largest of (\d+), (\d+), (\d+)=\?$/, (n) => n.reduce((max, v) => (v > max ? v : max))],
+  [/^largest of (\d+), (\d+), (\d+)=\?$/, (n) => [...n].sort((a, b) => Number(a - b)).at(-1)!],
   [
     /^\((\d+)-(\d+)\) mod (\d+)=\?$/,
     ([a, b, m]) => ((((a as bigint) - (b as bigint)) % (m as bigint)) + (m as bigint)) % (m as bigint),
