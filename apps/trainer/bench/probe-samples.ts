@@ -12,7 +12,11 @@ import { presetPath } from '../src/util/shipped.js';
 
 const path = process.argv[2]!;
 const count = Number(process.argv[3] ?? 8);
-const config = loadConfig(presetPath('demo'), [`model.path=${path}`, 'task.testSize=64']);
+const config = loadConfig(presetPath('demo'), [
+  'model.source=embedded',
+  `model.path=${path}`,
+  'task.testSize=64',
+]);
 const session = await openSession(config, 'demo.yaml');
 const problems = (await problemSource(session)).test().slice(0, count);
 const { trajectories: graded } = await rolloutAndGrade(session.policy, session, samplesOf(problems, 1), {

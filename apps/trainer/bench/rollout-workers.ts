@@ -44,7 +44,7 @@ const evalProblems = Number(process.argv[4] ?? 64);
 const overrides = [
   `outDir=${join(tmpdir(), 'taorl-bench-rollout-workers')}`,
   'rollout.workers=1',
-  ...(from === undefined || from === '' ? [] : [`model.path=${from}`]),
+  ...(from === undefined || from === '' ? [] : ['model.source=embedded', `model.path=${from}`]),
 ];
 const config = loadConfig(presetPath('demo'), overrides);
 const session = await openSession(config, 'demo.yaml');

@@ -178,6 +178,7 @@ describe('generateArithProblems', () => {
       directShare: 0,
       mistakeShare: 0,
       giveUpShare: 0,
+      failedAfterPrintShare: 0,
       stopEarlyShare: 0,
     });
   });
@@ -291,6 +292,7 @@ describe('generateArithTraces (real sandbox)', () => {
       directShare: 0.2,
       mistakeShare: 0.5,
       giveUpShare: 0.5,
+      failedAfterPrintShare: 0.5,
       stopEarlyShare: 0.6,
     });
     const seen = new Set(traces.map((t) => t.strategy));
@@ -313,6 +315,18 @@ describe('generateArithTraces (real sandbox)', () => {
       expect(trace.reward).toBe(trace.correct ? 1 : 0);
     }
     expect(traces.some((t) => !t.correct)).toBe(true);
+    // What C1 removes: the only call failed, yet it printed the result before failing and the answer is right.
+    const failedButPrinted = traces.filter(
+      (t, i) =>
+        t.strategy === 'gave-up' &&
+        t.correct &&
+        t.toolCalls[0]!.output.replace(/^\n/, '').startsWith(`${mixed[i]!.answer}\nTraceback`),
+    );
+    const gaveUp = traces.filter((t) => t.strategy === 'gave-up');
+    expect(failedButPrinted.length).toBeGreaterThan(0);
+    expect(failedButPrinted.length).toBeLessThan(gaveUp.length);
+    for (const trace of failedButPrinted)
+      expect(trace.toolCalls[0]!.output).toMatch(/NameError: name 'result'/);
   });
 
   it('writes the pretrain mix as right tool demonstrations whose Python output is the gold', async () => {

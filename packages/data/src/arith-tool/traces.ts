@@ -10,7 +10,8 @@ import { Rng } from './rng';
 /**
  * How a demonstration solves its problem: `direct` answers without code (right on easy problems, a habit RL
  * should unlearn on hard ones), `tool` calls Python for each step, `recovered` first writes code that fails,
- * reads the traceback and fixes it, `gave-up` writes code that fails and then answers without code,
+ * reads the traceback and fixes it, `gave-up` writes code that fails and then answers without another call (read
+ * from the failed call's output when the code printed the result before failing, otherwise from the head),
  * `stopped-early` makes the first of two needed calls and answers with its output (a wrong answer).
  */
 export type ArithStrategy = 'direct' | 'tool' | 'recovered' | 'gave-up' | 'stopped-early';
@@ -36,6 +37,12 @@ export interface ArithTraceOptions {
   /** Share of failed first calls after which the demonstration gives up and answers without code. Default 0. */
   giveUpShare?: ArithShare;
   /**
+   * Share of give-ups whose failed code printed the result before failing (a leftover line after the print): the
+   * demonstration reads its answer from the output, right although its only call failed, which is what TAO-RL's
+   * C1 filter removes. Default 0.
+   */
+  failedAfterPrintShare?: ArithShare;
+  /**
    * Share of the other tool demonstrations of multi-call problems that stop after the first call and answer
    * with its output. Default 0.
    */
@@ -56,6 +63,9 @@ const MISTAKES: ReadonlyArray<(code: string) => string> = [
   (code) => `print(int('${code.slice('print('.length, -1).replace(/'/g, '')}'))`,
 ];
 
+/** A leftover line after the result is printed: NameError, with the result already in the output. */
+const failAfterPrint = (code: string) => `${code}\nprint(result)`;
+
 /** The markdown format's call: the code block, then the output opener at which generation stops. */
 function callText(code: string, format: ToolCallFormat): string {
   return `\`\`\`python\n${code}\n\`\`\`\n${format.stopStrings[0]}`;
@@ -74,12 +84,14 @@ function fillOutputs(step: string, outputs: readonly string[]): string {
   });
 }
 
-async function solve(
-  problem: ArithProblem,
-  strategy: ArithStrategy,
-  mistake: number,
-  options: ArithTraceOptions,
-) {
+interface ArithPlan {
+  problem: ArithProblem;
+  strategy: ArithStrategy;
+  /** The mistake of a failed first call: an index into MISTAKES, or `after-print`. */
+  mistake: number | 'after-print';
+}
+
+async function solve({ problem, strategy, mistake }: ArithPlan, options: ArithTraceOptions) {
   const { tokenizer, sandbox, format } = options;
   const renderOptions =
     options.maxObservationChars === undefined ? {} : { maxChars: options.maxObservationChars };
@@ -106,7 +118,11 @@ async function solve(
     for (const [index, step] of problem.steps.entries()) {
       const code = fillOutputs(step, outputs);
       if (index === 0 && (strategy === 'recovered' || strategy === 'gave-up')) {
-        const failed = await call((MISTAKES[mistake] as (code: string) => string)(code));
+        const failed = await call(
+          mistake === 'after-print'
+            ? failAfterPrint(code)
+            : (MISTAKES[mistake] as (code: string) => string)(code),
+        );
         if (failed.status !== 'error') {
           throw new Error(
             `arith-tool: the deliberate mistake in ${problem.id} ended with status ${failed.status}, not error`,
@@ -144,11 +160,18 @@ export async function generateArithTraces(
   problems: readonly ArithProblem[],
   options: ArithTraceOptions,
 ): Promise<ArithTrace[]> {
-  const { directShare = 0.2, mistakeShare = 0.25, giveUpShare = 0, stopEarlyShare = 0 } = options;
+  const {
+    directShare = 0.2,
+    mistakeShare = 0.25,
+    giveUpShare = 0,
+    failedAfterPrintShare = 0,
+    stopEarlyShare = 0,
+  } = options;
   for (const [name, share] of [
     ['directShare', directShare],
     ['mistakeShare', mistakeShare],
     ['giveUpShare', giveUpShare],
+    ['failedAfterPrintShare', failedAfterPrintShare],
     ['stopEarlyShare', stopEarlyShare],
   ] as const) {
     for (const [where, value] of typeof share === 'number' ? [['', share] as const] : Object.entries(share)) {
@@ -163,7 +186,7 @@ export async function generateArithTraces(
   // Draw every choice up front, in problem order, so concurrency cannot change them. A share of 0 draws nothing,
   // so the classic mix's traces stay what they were.
   const draw = (share: number) => share > 0 && rng.chance(share);
-  const plans = problems.map((problem) => {
+  const plans = problems.map((problem): ArithPlan => {
     const at = (share: ArithShare) => shareAt(share, problem.level);
     let strategy: ArithStrategy = rng.chance(at(directShare))
       ? 'direct'
@@ -173,15 +196,18 @@ export async function generateArithTraces(
     if (strategy === 'recovered' && draw(at(giveUpShare))) strategy = 'gave-up';
     else if (strategy === 'tool' && problem.steps.length > 1 && draw(at(stopEarlyShare)))
       strategy = 'stopped-early';
-    return { problem, strategy, mistake: rng.int(0, MISTAKES.length - 1) };
+    const mistake = rng.int(0, MISTAKES.length - 1);
+    const afterPrint = strategy === 'gave-up' && draw(at(failedAfterPrintShare));
+    return { problem, strategy, mistake: afterPrint ? 'after-print' : mistake };
   });
   const traces: ArithTrace[] = new Array(plans.length);
   let next = 0;
   const worker = async () => {
     while (next < plans.length) {
       const index = next++;
-      const { problem, strategy, mistake } = plans[index] as (typeof plans)[number];
-      const { response, correct } = await solve(problem, strategy, mistake, options);
+      const plan = plans[index] as ArithPlan;
+      const { problem, strategy } = plan;
+      const { response, correct } = await solve(plan, options);
       const prompt = template.render([{ role: 'user', content: arithUserMessage(problem) }], {
         addGenerationPrompt: true,
       });
