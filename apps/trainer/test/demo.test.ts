@@ -17,6 +17,10 @@ describe('taorl demo', () => {
     });
     expect(code, err.join('')).toBe(0);
     const text = out.join('');
+    expect(text).toMatch(
+      /^demo: SFT 3 steps, RL 2 steps, more SFT 2 steps, 6 held-out evaluations; about \d\d:\d\d on an idle/m,
+    );
+    expect(text).toMatch(/^SFT: 3 steps in \d+ s, held-out Avg@2 \d+\.\d%; about \d\d:\d\d left$/m);
     expect(text).toMatch(/Held-out arith-tool problems: 4, 2 sample\(s\) each/);
     expect(text).toMatch(/^policy +Avg@2 +Pass@2 +greedy +calls +direct +tool +recov +gave-up +stop-1$/m);
     expect(text).toMatch(/^SFT \(3 steps\) +(\d+\.\d% +){3}\d\.\d\d( +\d+\.\d%){5}$/m);

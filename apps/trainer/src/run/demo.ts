@@ -105,10 +105,11 @@ function mechanismLines(m: DemoMechanisms): string[] {
 }
 
 /**
- * Seconds per phase of this demo measured on an idle 2-core machine of the reference kind (docs/benchmarks/
- * trainer.md, 2026-11-30), to estimate the time left; evaluation is the mean of a sampled and a greedy pass.
+ * Seconds per unit of work measured in the demo on an idle 2-core machine of the reference kind (seed 1,
+ * docs/benchmarks/trainer.md, 2026-12-01), to estimate the time left: an SFT step, an RL step, and one held-out
+ * sample (sampled and greedy passes together).
  */
-const REFERENCE_SECONDS = { sft: 380, evaluation: 11, rl: 198, moreSft: 190 };
+const REFERENCE_SECONDS = { sftStep: 0.45, rlStep: 5.5, evaluationSample: 0.019 };
 
 /**
  * `taorl demo`: SFT on real tool-use traces, then TAO-RL, on the embedded arith-tool task with the tiny model;
@@ -124,11 +125,14 @@ export async function runDemo(session: Session, log: (text: string) => void): Pr
   const problems = await problemSource(session);
   const test = problems.test();
   const evaluations = config.demo.greedy ? 2 : 1;
+  const evaluationReference =
+    test.length * (config.eval.samples + (config.demo.greedy ? 1 : 0)) * REFERENCE_SECONDS.evaluationSample;
+  const sftReference = config.sft.steps * REFERENCE_SECONDS.sftStep + evaluationReference;
   const reference =
-    REFERENCE_SECONDS.sft +
-    3 * evaluations * REFERENCE_SECONDS.evaluation +
-    REFERENCE_SECONDS.rl +
-    REFERENCE_SECONDS.moreSft;
+    sftReference +
+    config.rl.steps * REFERENCE_SECONDS.rlStep +
+    config.demo.moreSftSteps * REFERENCE_SECONDS.sftStep +
+    2 * evaluationReference;
   log(
     `demo: SFT ${config.sft.steps} steps, RL ${config.rl.steps} steps, more SFT ${config.demo.moreSftSteps} steps, ` +
       `${3 * evaluations} held-out evaluations; about ${formatDuration(reference * 1000)} on an idle 2-core machine\n`,
@@ -152,13 +156,11 @@ export async function runDemo(session: Session, log: (text: string) => void): Pr
   const sftSeconds = (performance.now() - sftStarted) / 1000;
   const sftSteps = trainer.steps;
   const sft = await evaluateBoth('SFT', sftSteps);
-  const pace =
-    (performance.now() - started) /
-    1000 /
-    (REFERENCE_SECONDS.sft + evaluations * REFERENCE_SECONDS.evaluation);
+  // This machine's pace against the reference so far scales the reference time of what is left.
+  const pace = (performance.now() - started) / 1000 / sftReference;
   log(
     `SFT: ${sftSteps} steps in ${sftSeconds.toFixed(0)} s, held-out Avg@${config.eval.samples} ${percent(sft.sampled.accuracy)}; ` +
-      `about ${formatDuration(pace * (reference - REFERENCE_SECONDS.sft - evaluations * REFERENCE_SECONDS.evaluation) * 1000)} left\n`,
+      `about ${formatDuration(pace * (reference - sftReference) * 1000)} left\n`,
   );
   // Kept so the RL arms can be rerun or ablated from the same start (`taorl ablate --from <outDir>/sft-policy`).
   await policy.save(join(config.outDir, 'sft-policy'));
