@@ -61,7 +61,7 @@ export const ARITH_MIXES: Readonly<Record<ArithMixName, ArithMix>> = {
       mistakeShare: { 1: 0.5, 2: 0.5, 3: 0.5, 4: 0.3 },
       giveUpShare: { 1: 0.8, 2: 0.8, 3: 0.8, 4: 0.5 },
       // One-call give-ups read the answer from code that printed it and then failed: right with every call failed,
-      // what C1 removes. The tiny model cannot add two-digit numbers in its head (0 of 55 direct answers to
+      // what C1 removes. The tiny model cannot add two-digit numbers in its head (0 of 54 direct answers to
       // level 1 right after SFT, measured), so answers from the head are never right.
       failedAfterPrintShare: { 1: 1, 2: 1, 3: 1 },
       stopEarlyShare: 0.5,

@@ -87,8 +87,8 @@ function fillOutputs(step: string, outputs: readonly string[]): string {
 interface ArithPlan {
   problem: ArithProblem;
   strategy: ArithStrategy;
-  /** The mistake of a failed first call: an index into MISTAKES, or `after-print`. */
-  mistake: number | 'after-print';
+  /** How a failed first call breaks the step's code (a MISTAKES entry, or failAfterPrint). */
+  mistake: (code: string) => string;
 }
 
 async function solve({ problem, strategy, mistake }: ArithPlan, options: ArithTraceOptions) {
@@ -118,11 +118,7 @@ async function solve({ problem, strategy, mistake }: ArithPlan, options: ArithTr
     for (const [index, step] of problem.steps.entries()) {
       const code = fillOutputs(step, outputs);
       if (index === 0 && (strategy === 'recovered' || strategy === 'gave-up')) {
-        const failed = await call(
-          mistake === 'after-print'
-            ? failAfterPrint(code)
-            : (MISTAKES[mistake] as (code: string) => string)(code),
-        );
+        const failed = await call(mistake(code));
         if (failed.status !== 'error') {
           throw new Error(
             `arith-tool: the deliberate mistake in ${problem.id} ended with status ${failed.status}, not error`,
@@ -196,9 +192,9 @@ export async function generateArithTraces(
     if (strategy === 'recovered' && draw(at(giveUpShare))) strategy = 'gave-up';
     else if (strategy === 'tool' && problem.steps.length > 1 && draw(at(stopEarlyShare)))
       strategy = 'stopped-early';
-    const mistake = rng.int(0, MISTAKES.length - 1);
+    const mistake = MISTAKES[rng.int(0, MISTAKES.length - 1)]!;
     const afterPrint = strategy === 'gave-up' && draw(at(failedAfterPrintShare));
-    return { problem, strategy, mistake: afterPrint ? 'after-print' : mistake };
+    return { problem, strategy, mistake: afterPrint ? failAfterPrint : mistake };
   });
   const traces: ArithTrace[] = new Array(plans.length);
   let next = 0;
