@@ -18,8 +18,10 @@
  * estimated from CPU: the main thread's CPU (scoring, tool-call bookkeeping and, with 1 worker, generation and the
  * update, assumed not to overlap the workers' work) plus the busier worker thread's. To tell idle workers from
  * busy cores: the time each thread waited on a run queue for a CPU (schedstat's second field), the CPU of the
- * sandbox's processes (which run the tool calls outside these threads, on the same cores), and, with 2 workers,
- * the share of the wall time with 2, 1 or no generate calls in flight.
+ * sandbox's processes (which run the tool calls outside these threads, on the same cores), the CPU of this
+ * process's other threads (V8's garbage collection and compilation, libuv), the whole machine's busy and idle CPU
+ * time (/proc/stat: idle time with work waiting means the cores were not the limit), and, with 2 workers, the share
+ * of the wall time with 2, 1 or no generate calls in flight.
  *
  *   pnpm bench apps/trainer/bench/rollout-workers.ts [policy folder] [rl steps=6] [eval problems=64]
  */
@@ -144,6 +146,24 @@ function descendantsCpuMs(): number {
   for (const [pid, stat] of stats) if (isDescendant(pid)) ticks += stat.ticks + stat.childTicks;
   return ticks * 10;
 }
+/** CPU milliseconds of every thread of this process now (V8's and libuv's helper threads included), by id. */
+function allThreadsCpuMs(): Map<string, number> {
+  const cpu = new Map<string, number>();
+  for (const id of readdirSync('/proc/self/task')) {
+    try {
+      cpu.set(id, schedMs(id).cpu);
+    } catch {
+      // The thread ended while the list was read.
+    }
+  }
+  return cpu;
+}
+/** The machine's busy and idle CPU milliseconds since boot, all cores (/proc/stat's first line, 10 ms ticks). */
+function machineCpuMs(): { busy: number; idle: number } {
+  const ticks = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const idle = ticks[3]! + ticks[4]!;
+  return { busy: (ticks.slice(0, 8).reduce((s, x) => s + x, 0) - idle) * 10, idle: idle * 10 };
+}
 const mainThread = String(process.pid);
 const threadsBefore = new Set(readdirSync('/proc/self/task'));
 let workerThreads: string[] = [];
@@ -155,11 +175,19 @@ async function measured<T>(work: () => Promise<T>) {
   const threads = [mainThread, ...workerThreads];
   const before = threads.map(schedMs);
   const sandboxBefore = descendantsCpuMs();
+  const allBefore = allThreadsCpuMs();
+  const machineBefore = machineCpuMs();
   occupancy.reset();
   const started = performance.now();
   const result = await work();
   const wallMs = performance.now() - started;
+  const machineAfter = machineCpuMs();
+  const allAfter = allThreadsCpuMs();
   const after = threads.map(schedMs);
+  let otherThreadsCpu = 0;
+  for (const [id, cpu] of allAfter) {
+    if (!threads.includes(id)) otherThreadsCpu += cpu - (allBefore.get(id) ?? 0);
+  }
   const cpu = after.map((now, i) => now.cpu - before[i]!.cpu);
   const waited = after.map((now, i) => now.waited - before[i]!.waited);
   return {
@@ -170,6 +198,10 @@ async function measured<T>(work: () => Promise<T>) {
     /** Run-queue wait: ready to run, no CPU free (other threads, the sandbox, other processes). */
     waited,
     sandboxCpu: descendantsCpuMs() - sandboxBefore,
+    /** This process's other threads: V8's (garbage collection, wasm compilation) and libuv's. */
+    otherThreadsCpu,
+    machineBusy: machineAfter.busy - machineBefore.busy,
+    machineIdle: machineAfter.idle - machineBefore.idle,
     callsInFlightMs: [...occupancy.read()],
   };
 }
@@ -235,6 +267,9 @@ const sum = (xs: number[]) => xs.reduce((s, x) => s + x, 0);
 const perThread = (samples: Sample[]) => ({
   waited: (samples[0]?.waited ?? []).map((_, i) => mean(samples.map((s) => s.waited[i]!))),
   sandbox: mean(samples.map((s) => s.sandboxCpu)),
+  other: mean(samples.map((s) => s.otherThreadsCpu)),
+  busy: mean(samples.map((s) => s.machineBusy)),
+  idle: mean(samples.map((s) => s.machineIdle)),
   wall: mean(samples.map((s) => s.wallMs)),
   main: mean(samples.map((s) => s.mainCpu)),
   workers: workerThreads.map((_, i) => mean(samples.map((s) => s.workerCpu[i]!))),
@@ -248,16 +283,17 @@ console.log(
 );
 const report = (name: string, samples: Record<Arm, Sample[]>, unit: (wallMs: number) => string) => {
   const [one, two] = [perThread(samples[1]), perThread(samples[2])];
-  // Worker threads besides the 2 rollout workers (libuv's pool) barely run; the busier rollout worker bounds.
   const busiest = Math.max(...two.workers);
+  const machine = (arm: typeof one) =>
+    `other threads of this process ${ms(arm.other)}; machine (all processes) busy ${ms(arm.busy)}, idle ${ms(arm.idle)}`;
   console.log(
     `${name}, rollout.workers=1: ${unit(one.wall)}; CPU main thread ${ms(one.main)}; sandbox processes ` +
-      `${ms(one.sandbox)}; waited for a CPU: main ${ms(one.waited[0]!)}`,
+      `${ms(one.sandbox)}; waited for a CPU: main ${ms(one.waited[0]!)}; ${machine(one)}`,
   );
   console.log(
     `${name}, rollout.workers=2: ${unit(two.wall)}; CPU main thread ${ms(two.main)}, worker threads ` +
       `${two.workers.map(ms).join(' / ')}; sandbox processes ${ms(two.sandbox)}; waited for a CPU: main ` +
-      `${ms(two.waited[0]!)}, workers ${two.waited.slice(1).map(ms).join(' / ')}`,
+      `${ms(two.waited[0]!)}, workers ${two.waited.slice(1).map(ms).join(' / ')}; ${machine(two)}`,
   );
   console.log(
     `${name}: wall-time ratio ${(sum(samples[1].map((s) => s.wallMs)) / sum(samples[2].map((s) => s.wallMs))).toFixed(2)}x; ` +
