@@ -45,6 +45,12 @@ describe('taorl CLI', () => {
     expect(err.join('')).toContain('taorl rl --help');
   });
 
+  it('rejects --eval-greedy without an evaluation to add its greedy line to, before starting anything', async () => {
+    const { io, err } = capture();
+    expect(await runCli(['rl', '--eval-greedy'], io)).toBe(2);
+    expect(err.join('')).toContain('--eval-greedy: needs --eval or --eval-after');
+  });
+
   it('reports a bad config field by file and field with exit code 2', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'taorl-cli-'));
     const file = join(dir, 'bad.yaml');

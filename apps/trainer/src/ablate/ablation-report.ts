@@ -5,7 +5,13 @@ import { escapeHtml, htmlPage, lineChart, renderSvg } from '../report/html-repor
 import type { RlStepMetrics } from '../report/metrics.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { type MeanWithInterval, meanWithInterval } from './confidence.js';
-import { type RunSummary, summaryColumns } from './run-summary.js';
+import {
+  mechanismColumns,
+  type RunSummary,
+  summaryColumns,
+  type TrendName,
+  trendNames,
+} from './run-summary.js';
 import type { AblationVariant } from './variants.js';
 
 /** One arm's runs: the per-seed summaries and RL metrics lines, in seed order. */
@@ -16,84 +22,264 @@ export interface VariantRuns {
   curves: RlStepMetrics[][];
 }
 
+type SummaryColumn = (typeof summaryColumns)[number];
+type MechanismColumn = (typeof mechanismColumns)[number];
+
 export type VariantRow = { variant: string; description: string; seeds: number } & Record<
-  (typeof summaryColumns)[number],
+  SummaryColumn | MechanismColumn,
   MeanWithInterval
+> & { trends: Record<TrendName, { early: MeanWithInterval; late: MeanWithInterval }> };
+
+/** The held-out results the starting policy and each arm have, and the paired table compares. */
+const heldOutColumns = ['avgAtK', 'passAtK', 'greedyAccuracy'] as const satisfies readonly SummaryColumn[];
+type HeldOutColumn = (typeof heldOutColumns)[number];
+export type StartEvaluation = Record<HeldOutColumn, number>;
+const isHeldOut = (column: SummaryColumn): column is HeldOutColumn =>
+  (heldOutColumns as readonly string[]).includes(column);
+
+/** The paired table's columns: sampled and greedy held-out accuracy. */
+const pairedColumns = ['avgAtK', 'greedyAccuracy'] as const satisfies readonly SummaryColumn[];
+
+/** The arm every other arm is compared with, seed by seed. */
+export const PAIRED_BASELINE = 'grpo';
+
+/** One arm minus the baseline arm on the same seed (same start, held-out problems and evaluation seeds). */
+export type PairedRow = { variant: string; seeds: number[] } & Record<
+  (typeof pairedColumns)[number],
+  { perSeed: number[] } & MeanWithInterval
 >;
 
 export interface AblationTable {
-  /** Held-out Avg@K and Pass@K of the starting (SFT) policy, over the same seeds' evaluation samples. */
-  start: { avgAtK: MeanWithInterval; passAtK: MeanWithInterval };
+  /** K of Avg@K and Pass@K (eval.samples). */
+  samples: number;
+  /** The starting policy's held-out results over the same seeds' held-out problems. */
+  start: Record<HeldOutColumn, MeanWithInterval>;
   rows: VariantRow[];
+  /** Every other arm against PAIRED_BASELINE; empty when the baseline arm did not run. */
+  paired: PairedRow[];
 }
 
-export function ablationTable(
-  start: readonly { avgAtK: number; passAtK: number }[],
-  variants: readonly VariantRuns[],
-): AblationTable {
+const over = <T>(items: readonly T[], pick: (item: T) => number) => meanWithInterval(items.map(pick));
+
+function variantRow({ variant, summaries }: VariantRuns): VariantRow {
+  const columns = Object.fromEntries(
+    [...summaryColumns, ...mechanismColumns].map((column) => [column, over(summaries, (s) => s[column])]),
+  ) as Record<SummaryColumn | MechanismColumn, MeanWithInterval>;
+  const trends = Object.fromEntries(
+    trendNames.map((name) => [
+      name,
+      {
+        early: over(summaries, (s) => s.trends[name].early),
+        late: over(summaries, (s) => s.trends[name].late),
+      },
+    ]),
+  ) as VariantRow['trends'];
   return {
-    start: {
-      avgAtK: meanWithInterval(start.map((s) => s.avgAtK)),
-      passAtK: meanWithInterval(start.map((s) => s.passAtK)),
-    },
-    rows: variants.map(({ variant, summaries }) => {
-      const columns = Object.fromEntries(
-        summaryColumns.map((column) => [column, meanWithInterval(summaries.map((s) => s[column]))]),
-      ) as Record<(typeof summaryColumns)[number], MeanWithInterval>;
-      return { variant: variant.name, description: variant.description, seeds: summaries.length, ...columns };
-    }),
+    variant: variant.name,
+    description: variant.description,
+    seeds: summaries.length,
+    ...columns,
+    trends,
   };
 }
 
-const headers: Record<(typeof summaryColumns)[number], string> = {
-  avgAtK: 'held-out Avg@K',
-  passAtK: 'held-out Pass@K',
-  gradNormVariance: 'grad-norm variance',
-  validCodeRatio: 'valid-code ratio',
-  toolCallsPerTrajectory: 'tool calls / traj',
-  responseTokens: 'response tokens',
-  entropy: 'entropy (nats)',
-  finalTrainAccuracy: 'train acc, last 25%',
-};
-
-const percentColumns = new Set(['avgAtK', 'passAtK', 'validCodeRatio', 'finalTrainAccuracy']);
-
-function cell(column: string, value: MeanWithInterval): string {
-  const scale = percentColumns.has(column) ? 100 : 1;
-  const digits = percentColumns.has(column) ? 1 : column === 'responseTokens' ? 0 : 3;
-  const m = (value.mean * scale).toFixed(digits);
-  return Number.isNaN(value.halfWidth) ? m : `${m} ± ${(value.halfWidth * scale).toFixed(digits)}`;
+/**
+ * Each arm minus the baseline, per seed, then mean and 95% interval over the seeds. Pairing removes what a seed
+ * shares between arms (its held-out problems, its evaluation samples' seeds), which an unpaired comparison of two
+ * arms' intervals counts twice.
+ */
+export function pairedDifferences(variants: readonly VariantRuns[], baseline = PAIRED_BASELINE): PairedRow[] {
+  const base = variants.find((runs) => runs.variant.name === baseline);
+  if (base === undefined) return [];
+  return variants
+    .filter((runs) => runs !== base)
+    .map(({ variant, seeds, summaries }) => {
+      const against = seeds.map((seed) => {
+        const at = base.seeds.indexOf(seed);
+        if (at < 0)
+          throw new Error(`paired differences: arm ${variant.name} ran seed ${seed}, ${baseline} did not`);
+        return base.summaries[at]!;
+      });
+      const difference = (column: (typeof pairedColumns)[number]) => {
+        const perSeed = summaries.map((summary, i) => summary[column] - against[i]![column]);
+        return { perSeed, ...meanWithInterval(perSeed) };
+      };
+      return {
+        variant: variant.name,
+        seeds: [...seeds],
+        avgAtK: difference('avgAtK'),
+        greedyAccuracy: difference('greedyAccuracy'),
+      };
+    });
 }
 
-/** The table as rows of cells, the header first: mean ± 95% CI half-width over seeds; percentages for shares. */
-export function ablationCells(table: AblationTable): string[][] {
-  const header = ['variant', 'seeds', ...summaryColumns.map((column) => headers[column])];
-  const start = [
-    'SFT start (no RL)',
-    String(table.start.avgAtK.n),
-    cell('avgAtK', table.start.avgAtK),
-    cell('passAtK', table.start.passAtK),
-    ...summaryColumns.slice(2).map(() => ''),
+export function ablationTable(
+  start: readonly StartEvaluation[],
+  variants: readonly VariantRuns[],
+  samples: number,
+): AblationTable {
+  return {
+    samples,
+    start: {
+      avgAtK: over(start, (s) => s.avgAtK),
+      passAtK: over(start, (s) => s.passAtK),
+      greedyAccuracy: over(start, (s) => s.greedyAccuracy),
+    },
+    rows: variants.map(variantRow),
+    paired: pairedDifferences(variants),
+  };
+}
+
+/** How a column is printed: its header, and shares as percentages (points for differences). */
+interface Format {
+  header: string;
+  percent: boolean;
+  digits: number;
+}
+const share = (header: string): Format => ({ header, percent: true, digits: 1 });
+const count = (header: string, digits: number): Format => ({ header, percent: false, digits });
+
+const formats = (k: number): Record<SummaryColumn | MechanismColumn | TrendName, Format> => ({
+  avgAtK: share(`held-out Avg@${k}`),
+  passAtK: share(`held-out Pass@${k}`),
+  greedyAccuracy: share('held-out greedy'),
+  gradNormVariance: count('grad-norm variance', 3),
+  validCodeRatio: share('valid-code ratio'),
+  toolCallsPerTrajectory: count('tool calls / traj', 3),
+  responseTokens: count('response tokens', 0),
+  entropy: count('entropy (nats)', 3),
+  finalTrainAccuracy: share('train acc, last 25%'),
+  generatedPerStep: count('generated / step', 1),
+  trainedPerStep: count('trained / step', 1),
+  allFailedCorrect: share('all-failed-but-right'),
+  c1DroppedPerStep: count('C1 drops / step', 1),
+  decisionPointBonusTokens: count('bonus at decision points / step', 1),
+  decisionPointBonusShare: share('share of bonus at decision points'),
+  decisionPointEntropy: count('decision-point entropy', 3),
+  direct: share('direct'),
+  tool: share('tool'),
+  recovered: share('recovered'),
+  'gave-up': share('gave-up'),
+  'stopped-early': share('stopped-early'),
+});
+
+/** A number as the column prints it; '-' when there is none (NaN: nothing to measure). */
+function formatNumber(format: Format, value: number, signed = false): string {
+  if (Number.isNaN(value)) return '-';
+  const text = (value * (format.percent ? 100 : 1)).toFixed(format.digits);
+  // A difference that rounds to zero has no sign (not "-0.0" from a rounding error of -1e-17).
+  if (Number(text) === 0) return (0).toFixed(format.digits);
+  return signed && value > 0 ? `+${text}` : text;
+}
+
+/** Mean ± 95% CI half-width (the mean alone with one seed). */
+function cell(format: Format, value: MeanWithInterval, signed = false): string {
+  const m = formatNumber(format, value.mean, signed);
+  return Number.isNaN(value.halfWidth) || m === '-' ? m : `${m} ± ${formatNumber(format, value.halfWidth)}`;
+}
+
+/** One table of the report: what it shows (empty for the main table), then its rows of cells, the header first. */
+export interface ReportTable {
+  caption: string;
+  cells: string[][];
+}
+
+/** The report's tables: mean ± 95% CI half-width over seeds (Student t), percentages for shares. */
+export function ablationTables(table: AblationTable): ReportTable[] {
+  const f = formats(table.samples);
+  const main = [
+    ['variant', 'seeds', ...summaryColumns.map((column) => f[column].header)],
+    [
+      'SFT start (no RL)',
+      String(table.start.avgAtK.n),
+      ...summaryColumns.map((column) => (isHeldOut(column) ? cell(f[column], table.start[column]) : '')),
+    ],
+    ...table.rows.map((row) => [
+      row.variant,
+      String(row.seeds),
+      ...summaryColumns.map((column) => cell(f[column], row[column])),
+    ]),
   ];
-  const rows = table.rows.map((row) => [
-    row.variant,
-    String(row.seeds),
-    ...summaryColumns.map((column) => cell(column, row[column])),
-  ]);
-  return [header, start, ...rows];
+  const tables: ReportTable[] = [{ caption: '', cells: main }];
+  if (table.paired.length > 0) {
+    const seeds = table.paired[0]!.seeds.join(' / ');
+    tables.push({
+      caption:
+        `Paired by seed: each arm minus ${PAIRED_BASELINE} on the same seed (same start policy, held-out ` +
+        'problems and evaluation seeds), in points; mean ± 95% CI half-width over the seeds.',
+      cells: [
+        [
+          `arm - ${PAIRED_BASELINE}`,
+          `Δ Avg@${table.samples}`,
+          `per seed (${seeds})`,
+          'Δ greedy',
+          `per seed (${seeds})`,
+        ],
+        ...table.paired.map((row) => [
+          row.variant,
+          ...pairedColumns.flatMap((column) => [
+            cell(f[column], row[column], true),
+            row[column].perSeed.map((d) => formatNumber(f[column], d, true)).join(' / '),
+          ]),
+        ]),
+      ],
+    });
+  }
+  tables.push({
+    caption:
+      'Rollout budget and mechanisms, means over the RL steps: trajectories generated and trained on per step; ' +
+      'the share of generated trajectories whose calls all failed but whose answer was right (what C1 removes) and ' +
+      'what C1 dropped; the post-tool decision points (first token after a successful call) that got the entropy ' +
+      'bonus, their share of all bonus tokens, and the rollout entropy there.',
+    cells: [
+      ['variant', 'seeds', ...mechanismColumns.map((column) => f[column].header)],
+      ...table.rows.map((row) => [
+        row.variant,
+        String(row.seeds),
+        ...mechanismColumns.map((column) => cell(f[column], row[column])),
+      ]),
+    ],
+  });
+  tables.push({
+    caption:
+      'Over training: first quarter -> last quarter of the RL steps, mean over seeds (intervals in ablation.json); ' +
+      'strategy shares of the generated trajectories.',
+    cells: [
+      ['variant', ...trendNames.map((name) => f[name].header)],
+      ...table.rows.map((row) => [
+        row.variant,
+        ...trendNames.map(
+          (name) =>
+            `${formatNumber(f[name], row.trends[name].early.mean)} -> ${formatNumber(f[name], row.trends[name].late.mean)}`,
+        ),
+      ]),
+    ],
+  });
+  return tables;
 }
 
 export function ablationMarkdown(table: AblationTable): string {
-  const [header, ...rows] = ablationCells(table);
   const line = (cells: readonly string[]) => `| ${cells.join(' | ')} |`;
-  return [line(header!), line(header!.map(() => '---')), ...rows.map(line)].join('\n');
+  return ablationTables(table)
+    .map(({ caption, cells: [header, ...rows] }) =>
+      [
+        ...(caption === '' ? [] : [caption, '']),
+        line(header!),
+        line(header!.map(() => '---')),
+        ...rows.map(line),
+      ].join('\n'),
+    )
+    .join('\n\n');
 }
 
-function ablationHtmlTable(table: AblationTable): string {
-  const [header, ...rows] = ablationCells(table);
+function ablationHtmlTables(table: AblationTable): string[] {
   const line = (cells: readonly string[], tag: string) =>
     `<tr>${cells.map((c) => `<${tag}>${escapeHtml(c)}</${tag}>`).join('')}</tr>`;
-  return `<table><thead>${line(header!, 'th')}</thead><tbody>${rows.map((r) => line(r, 'td')).join('')}</tbody></table>`;
+  return ablationTables(table).map(
+    ({ caption, cells: [header, ...rows] }) =>
+      `${caption === '' ? '' : `<p>${escapeHtml(caption)}</p>`}<table><thead>${line(header!, 'th')}</thead>` +
+      `<tbody>${rows.map((r) => line(r, 'td')).join('')}</tbody></table>`,
+  );
 }
 
 /** Mean over seeds of a per-step statistic, one series per arm. */
@@ -124,7 +310,7 @@ export function ablationCharts(variants: readonly VariantRuns[]): { name: string
   ];
 }
 
-/** Writes ablation.json, ablation.md, ablation.html (table plus learning curves) and charts/*.svg into `dir`. */
+/** Writes ablation.json, ablation.md, ablation.html (tables plus learning curves) and charts/*.svg into `dir`. */
 export async function writeAblationReport(
   dir: string,
   table: AblationTable,
@@ -149,7 +335,7 @@ export async function writeAblationReport(
     paths.html,
     htmlPage('taorl ablation', [
       `<p>${escapeHtml(note)}</p>`,
-      ablationHtmlTable(table),
+      ...ablationHtmlTables(table),
       ...svgs.map((svg) => `<figure>${svg}</figure>`),
     ]),
   );

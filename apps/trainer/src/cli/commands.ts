@@ -4,6 +4,7 @@ import { planRun, type RunFolderFlags } from '../run/run-folder.js';
 import { trainRl, trainSft } from '../run/train.js';
 import { ablateCommand } from './ablate-command.js';
 import type { CliCommand } from './cli-command.js';
+import { UsageError } from './command-args.js';
 import { type CommandSpec, define, integerFlag } from './command-spec.js';
 import { evalCommand } from './eval-command.js';
 import { serveCommand } from './serve-command.js';
@@ -60,10 +61,21 @@ const rl: CommandSpec = {
   flags: {
     eval: { type: 'boolean', doc: 'evaluate on the held-out split before and after' },
     'eval-after': { type: 'boolean', doc: 'evaluate on the held-out split after training only' },
+    'eval-greedy': {
+      type: 'boolean',
+      doc: "with --eval or --eval-after: each evaluation sampled and greedy (a second line, '... (greedy)')",
+    },
     ...runFolderFlags,
   },
   preset: 'tao-rl',
-  checkFlags: (flags, config, source) => void planRun(config, source, 'rl', runFlags(flags)),
+  checkFlags(flags, config, source) {
+    if (flags['eval-greedy'] === true && flags.eval !== true && flags['eval-after'] !== true) {
+      throw new UsageError(
+        '--eval-greedy: needs --eval or --eval-after (it adds a greedy line to their evaluations)',
+      );
+    }
+    planRun(config, source, 'rl', runFlags(flags));
+  },
   async run(session, flags, io) {
     const result = await trainRl(
       session,
@@ -71,6 +83,7 @@ const rl: CommandSpec = {
         run: runFlags(flags),
         evalBefore: flags.eval === true,
         evalAfter: flags.eval === true || flags['eval-after'] === true,
+        evalGreedy: flags['eval-greedy'] === true,
       },
       io,
     );

@@ -25,6 +25,11 @@ export interface TrainRlOptions {
   evalBefore?: boolean;
   /** Held-out evaluation after the last step. */
   evalAfter?: boolean;
+  /**
+   * Each of those evaluations twice: sampled at the rollout temperature (Avg@K, Pass@K, whatever eval.greedy says)
+   * and greedy (one sample per problem), the greedy line labelled '<label> (greedy)'.
+   */
+  evalGreedy?: boolean;
   /** No progress bars. */
   quiet?: boolean;
 }
@@ -96,9 +101,17 @@ export async function trainRl(session: Session, options: TrainRlOptions, io: Run
     (line) => !(line.phase === 'eval' && line.step > 0),
   );
   const problems = await problemSource(session);
-  if (options.evalBefore === true && completed === 0) {
-    writer.write(await evaluate(session, problems.test(), { label: 'before RL', step: 0, quiet }));
-  }
+  const heldOut = async (label: string, step: number) => {
+    const greedyToo = options.evalGreedy === true;
+    const test = problems.test();
+    // With the greedy line, the first is sampled whatever eval.greedy says: the pair is Avg@K and greedy.
+    writer.write(
+      await evaluate(session, test, { label, step, quiet, ...(greedyToo ? { greedy: false } : {}) }),
+    );
+    if (greedyToo)
+      writer.write(await evaluate(session, test, { label: `${label} (greedy)`, step, greedy: true, quiet }));
+  };
+  if (options.evalBefore === true && completed === 0) await heldOut('before RL', 0);
   io.out(`RL: ${rolloutMode(config)}\n`);
   const lines = await runRl(session, problems, writer, {
     completed,
@@ -108,8 +121,6 @@ export async function trainRl(session: Session, options: TrainRlOptions, io: Run
     quiet,
   });
   const steps = completed + lines.length;
-  if (options.evalAfter === true) {
-    writer.write(await evaluate(session, problems.test(), { label: 'after RL', step: steps, quiet }));
-  }
+  if (options.evalAfter === true) await heldOut('after RL', steps);
   return { ...(await finishRun(session, writer.path, 'taorl rl')), steps };
 }

@@ -3,9 +3,10 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { runAblation } from '../../src/ablate/run-ablation.js';
+import { ablationRuns, runAblation, sftRun, startingPolicy } from '../../src/ablate/run-ablation.js';
 import type { CliLauncher } from '../../src/ablate/run-queue.js';
 import { selectVariants } from '../../src/ablate/variants.js';
+import { loadConfig } from '../../src/config/load-config.js';
 import { type EvalMetrics, type RlStepMetrics, readMetrics, runCli } from '../../src/index.js';
 import { presetPath } from '../../src/util/shipped.js';
 import { tinyRunOverrides } from '../support/tiny-run.js';
@@ -46,14 +47,46 @@ describe('taorl ablate', () => {
       readMetrics(join(outDir, 'runs', arm, `seed-${seed}`, 'metrics.jsonl')).find(
         (line): line is EvalMetrics => line.phase === 'eval' && line.label === 'after RL',
       )!;
+    const afterRlGreedy = (arm: string, seed: number) =>
+      readMetrics(join(outDir, 'runs', arm, `seed-${seed}`, 'metrics.jsonl')).find(
+        (line): line is EvalMetrics => line.phase === 'eval' && line.label === 'after RL (greedy)',
+      )!;
+    type Interval = { mean: number; n: number; perSeed: number[] };
     const table = JSON.parse(readFileSync(result.paths.json, 'utf8')) as {
-      rows: { variant: string; avgAtK: { mean: number; n: number } }[];
+      rows: (Record<'avgAtK' | 'greedyAccuracy' | 'generatedPerStep', Interval> & { variant: string })[];
+      paired: ({ variant: string } & Record<'avgAtK' | 'greedyAccuracy', Interval>)[];
     };
     for (const arm of ['grpo', 'tao-rl']) {
       const row = table.rows.find((r) => r.variant === arm)!;
       expect(row.avgAtK.n).toBe(2);
       expect(row.avgAtK.mean).toBeCloseTo((afterRl(arm, 1).accuracy + afterRl(arm, 2).accuracy) / 2, 12);
+      expect(afterRl(arm, 1).greedy).toBe(false);
+      expect(afterRlGreedy(arm, 1).greedy).toBe(true);
+      expect(row.greedyAccuracy.mean).toBeCloseTo(
+        (afterRlGreedy(arm, 1).accuracy + afterRlGreedy(arm, 2).accuracy) / 2,
+        12,
+      );
+      // One rollout batch of 2 groups x 2 per step (tinyRunOverrides), whatever the filters keep.
+      expect(row.generatedPerStep.mean).toBe(4);
     }
+    const paired = table.paired.find((row) => row.variant === 'tao-rl')!;
+    expect(paired.greedyAccuracy.perSeed[1]).toBeCloseTo(
+      afterRlGreedy('tao-rl', 2).accuracy - afterRlGreedy('grpo', 2).accuracy,
+      12,
+    );
+    // SFT starts from the config's pretrained base; the evaluations and RL runs load the policy it saved.
+    const recorded = (dir: string) =>
+      JSON.parse(readFileSync(join(outDir, dir, 'run-config.json'), 'utf8')).config.model;
+    expect(recorded('sft')).toMatchObject({ source: 'base' });
+    expect(recorded('sft').path).toBeUndefined();
+    expect(recorded('runs/grpo/seed-2')).toMatchObject({
+      source: 'embedded',
+      path: join(outDir, 'sft', 'policy'),
+    });
+    const startGreedy = JSON.parse(
+      readFileSync(join(outDir, 'start', 'seed-1', 'greedy', 'held-out.json'), 'utf8'),
+    ) as EvalMetrics;
+    expect(startGreedy.greedy).toBe(true);
     // The arms really ran different configurations: no bonus without the shaper.
     const rlLines = (arm: string) =>
       readMetrics(join(outDir, 'runs', arm, 'seed-1', 'metrics.jsonl')).filter(
@@ -70,10 +103,10 @@ describe('taorl ablate', () => {
     expect(readFileSync(result.paths.html, 'utf8')).toContain('<svg');
     expect(readFileSync(join(outDir, 'charts', 'train-accuracy.svg'), 'utf8')).toMatch(/^<svg/);
 
-    // A second invocation resumes: SFT, 2 start evaluations and 4 RL runs are all done already.
+    // A second invocation resumes: SFT, 2 x 2 start evaluations and 4 RL runs are all done already.
     log.length = 0;
     await runAblation(options);
-    expect(log.filter((line) => line.startsWith('skip'))).toHaveLength(7);
+    expect(log.filter((line) => line.startsWith('skip'))).toHaveLength(9);
     expect(log.some((line) => line.startsWith('done'))).toBe(false);
   }, 600_000);
 
@@ -90,8 +123,72 @@ describe('taorl ablate', () => {
         cli,
         log: () => undefined,
       }),
-    ).rejects.toThrow(/2 run\(s\) failed: start seed 1 \(log .*log\.txt\); grpo seed 1/);
+    ).rejects.toThrow(
+      /3 run\(s\) failed: start seed 1 \(log .*log\.txt\); start greedy seed 1 \(log .*\); grpo seed 1/,
+    );
   }, 120_000);
+
+  it('starts every child but SFT from the starting policy, loaded as a saved tiny model', () => {
+    const options = {
+      configPath: presetPath('ablate'),
+      overrides: ['rl.steps=3'],
+      seeds: [1, 2],
+      variants: selectVariants('grpo,c1'),
+      parallel: 2,
+    };
+    const from = '/tmp/start policy';
+    const sft = sftRun(options, '/out');
+    expect(sft.cliArgs.some((arg) => arg.startsWith('model.'))).toBe(false);
+    const queue = ablationRuns(options, '/out', from, 'base');
+    expect(queue.map((run) => run.label)).toEqual([
+      'start seed 1',
+      'start greedy seed 1',
+      'start seed 2',
+      'start greedy seed 2',
+      'grpo seed 1',
+      'grpo seed 2',
+      'c1 seed 1',
+      'c1 seed 2',
+    ]);
+    // What each child's config becomes: the preset says model.source base, which refuses a model.path.
+    const configOf = (args: readonly string[]) =>
+      loadConfig(
+        presetPath('ablate'),
+        args.flatMap((arg, i) => (args[i - 1] === '--set' ? [arg] : [])),
+        () => undefined,
+      );
+    for (const run of queue) {
+      const config = configOf(run.cliArgs);
+      expect(config.model).toMatchObject({ source: 'embedded', path: from });
+      expect(config.rl.steps).toBe(3);
+    }
+    expect(configOf(sft.cliArgs).model).toMatchObject({ source: 'base' });
+    const preset = loadConfig(presetPath('ablate'), [], () => undefined);
+    expect(configOf(queue[0]!.cliArgs).eval).toEqual({ samples: preset.eval.samples, greedy: false });
+    expect(configOf(queue[1]!.cliArgs).eval).toEqual({ samples: 1, greedy: true });
+    expect(configOf(queue[7]!.cliArgs).rl.filters).toEqual([{ name: 'execution-validity', options: {} }]);
+    expect(queue[7]!.cliArgs).toEqual(expect.arrayContaining(['--eval-after', '--eval-greedy']));
+    expect(queue[1]!.dir).toBe(join('/out', 'start', 'seed-1', 'greedy'));
+    // A Hugging Face model stays one: only its path changes.
+    expect(startingPolicy('hf', from)).toEqual([`model.path=${JSON.stringify(from)}`]);
+    expect(startingPolicy('embedded', from)).toEqual([
+      'model.source=embedded',
+      `model.path=${JSON.stringify(from)}`,
+    ]);
+  });
+
+  it("runs the demo's task, model, SFT and RL with one rollout batch per step (equal budget)", () => {
+    const ablate = loadConfig(presetPath('ablate'), [], () => undefined);
+    const demo = loadConfig(presetPath('demo'), [], () => undefined);
+    expect(ablate.rl.maxGenBatches).toBe(1);
+    expect({ ...ablate.rl, maxGenBatches: demo.rl.maxGenBatches }).toEqual(demo.rl);
+    expect(ablate.sft).toEqual(demo.sft);
+    expect(ablate.model).toEqual(demo.model);
+    // The held-out size is the ablation's own choice (its cost is paid per run); the task is the demo's.
+    expect({ ...ablate.task, testSize: demo.task.testSize }).toEqual(demo.task);
+    expect(ablate.rollout).toEqual(demo.rollout);
+    expect(ablate.eval.greedy).toBe(false);
+  });
 
   it('rejects an unknown arm before starting anything', async () => {
     const err: string[] = [];
