@@ -1,11 +1,12 @@
 import { ARITH_STRATEGIES, type ArithStrategy } from '@taorl/data';
 import { ALL_TOOL_CALLS_FAILED } from '@taorl/filter';
 import type { EvalMetrics, MetricsLine, RlStepMetrics } from '../report/metrics.js';
+import { greedyLabel } from '../run/evaluate.js';
+import { AFTER_RL } from '../run/train.js';
 import { sampleVariance } from './confidence.js';
 
 /** Labels of the held-out lines `taorl rl --eval-after --eval-greedy` writes after its last step. */
-export const AFTER_RL = 'after RL';
-export const AFTER_RL_GREEDY = `${AFTER_RL} (greedy)`;
+const AFTER_RL_GREEDY = greedyLabel(AFTER_RL);
 
 /** A statistic over training: its mean over the first quarter of the RL steps and over the last quarter. */
 export interface EarlyLate {

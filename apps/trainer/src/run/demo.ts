@@ -6,7 +6,7 @@ import type { EvalMetrics, RlStepMetrics } from '../report/metrics.js';
 import { MetricsWriter, readMetrics } from '../report/metrics.js';
 import { formatDuration } from '../report/progress.js';
 import { type DemoMechanisms, demoMechanisms } from './demo-mechanisms.js';
-import { evaluate } from './evaluate.js';
+import { evaluate, greedyLabel } from './evaluate.js';
 import { problemSource } from './problems.js';
 import { runRl } from './rl-run.js';
 import type { Session } from './session.js';
@@ -141,7 +141,7 @@ export async function runDemo(session: Session, log: (text: string) => void): Pr
     const sampled = await evaluate(session, test, { label, step, greedy: false });
     writer.write(sampled);
     if (!config.demo.greedy) return { sampled, greedy: null };
-    const greedy = await evaluate(session, test, { label: `${label} (greedy)`, step, greedy: true });
+    const greedy = await evaluate(session, test, { label: greedyLabel(label), step, greedy: true });
     writer.write(greedy);
     return { sampled, greedy };
   };

@@ -11,6 +11,9 @@ import { deriveSeed } from '../util/seeds.js';
 import type { Session } from './session.js';
 import { taskBreakdown } from './task-breakdown.js';
 
+/** The label of the greedy evaluation written beside the sampled one labelled `label`. */
+export const greedyLabel = (label: string) => `${label} (greedy)`;
+
 export interface EvaluateOptions {
   label: string;
   /** Metrics step this evaluation belongs to. */

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { writeReport } from '../report/html-report.js';
 import { type MetricsLine, readMetrics } from '../report/metrics.js';
-import { evaluate } from './evaluate.js';
+import { evaluate, greedyLabel } from './evaluate.js';
 import { problemSource } from './problems.js';
 import { checkRemoteMode, rolloutMode, runRl } from './rl-run.js';
 import { openRun, type RunFolderFlags, type RunIO } from './run-folder.js';
@@ -9,6 +9,9 @@ import type { Session } from './session.js';
 import { runSft, sftExamples, sftTrainer } from './sft-run.js';
 
 /** What a finished training run left in its outDir. */
+
+/** The label of the held-out evaluation after the last RL step (`--eval-after`). */
+export const AFTER_RL = 'after RL';
 export interface TrainingResult {
   /** Every line of <outDir>/metrics.jsonl, those of the steps a resumed run continued from included. */
   metrics: MetricsLine[];
@@ -109,7 +112,7 @@ export async function trainRl(session: Session, options: TrainRlOptions, io: Run
       await evaluate(session, test, { label, step, quiet, ...(greedyToo ? { greedy: false } : {}) }),
     );
     if (greedyToo)
-      writer.write(await evaluate(session, test, { label: `${label} (greedy)`, step, greedy: true, quiet }));
+      writer.write(await evaluate(session, test, { label: greedyLabel(label), step, greedy: true, quiet }));
   };
   if (options.evalBefore === true && completed === 0) await heldOut('before RL', 0);
   io.out(`RL: ${rolloutMode(config)}\n`);
@@ -121,6 +124,6 @@ export async function trainRl(session: Session, options: TrainRlOptions, io: Run
     quiet,
   });
   const steps = completed + lines.length;
-  if (options.evalAfter === true) await heldOut('after RL', steps);
+  if (options.evalAfter === true) await heldOut(AFTER_RL, steps);
   return { ...(await finishRun(session, writer.path, 'taorl rl')), steps };
 }
