@@ -195,6 +195,47 @@ describe.each(TEST_BACKENDS)('GrpoUpdater on %s', (backend) => {
     );
   });
 
+  it('splits a mini-batch into equal micro-batches within microBatchRows (5 rows by 4: 3 + 2, not 4 + 1)', async () => {
+    // Rows 0-2 of the batch, then rows 0-1 again.
+    const rowsOf = <T>(values: readonly T[]) => [...values, ...values.slice(0, 2 * COLUMNS)];
+    const five: UpdateBatch = {
+      rows: 5,
+      columns: COLUMNS,
+      tokens: rowsOf(tokens),
+      lossMask: rowsOf(lossMask),
+      advantages: rowsOf(advantages),
+      oldLogProbs: rowsOf(oldLogProbs),
+      refLogProbs: rowsOf(refLogProbs),
+    };
+    const sizes: number[][] = [];
+    const split = setup({
+      microBatchRows: 4,
+      microBatchGradients: async (micros, settings) => {
+        sizes.push(micros.map((micro) => micro.batch.rows));
+        const results = [];
+        for (const micro of micros) {
+          const { gradients, metrics } = await microBatchGradient(
+            split.tiny.model,
+            split.tiny.variables,
+            micro,
+            settings,
+          );
+          results.push({
+            gradients: await Promise.all(gradients.map(async (g) => (g === null ? null : await g.data()))),
+            metrics,
+          });
+          tf.dispose(gradients.filter((g) => g !== null));
+        }
+        return results as MicroBatchGradient<Float32Array>[];
+      },
+    });
+    const whole = setup();
+    await split.updater.update(five);
+    await whole.updater.update(five);
+    expect(sizes).toEqual([[3, 2]]);
+    expectAllClose(await split.weights(), await whole.weights(), { atol: 1e-6 });
+  });
+
   it('takes one optimizer step per mini-batch and epoch, computing missing old log-probs once', async () => {
     const { updater } = setup({ ppoEpochs: 2, miniBatchRows: 2 });
     const { oldLogProbs: _, ...withoutOld } = batch;

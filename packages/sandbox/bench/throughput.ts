@@ -191,7 +191,7 @@ console.log(
     ...rows,
     '',
     `Pool start (2 workers, sympy + numpy preloaded): ${fmt(footprint.startMs, 0)} ms. Per worker ` +
-      `(${fmt(footprint.processes, 0)} processes: bwrap, its init, the Python worker, the manager waiting for the next request and, once forked, the child it prepares): RSS ${fmt(footprint.rssMb)} MB, ` +
+      `(${fmt(footprint.processes, 0)} processes: bwrap, its init, the Python worker, its zygote and the child it prepared for the next request): RSS ${fmt(footprint.rssMb)} MB, ` +
       `PSS ${fmt(footprint.pssMb)} MB.`,
   ].join('\n'),
 );

@@ -1,11 +1,12 @@
 # The Python side of the local backend, run with `python3 -c` (src/python-programs.ts assembles the text, with the
 # cell runner in place of the `from cell_runner import` line below).
-# It imports the preload modules once, then for each request forks a manager (so that nothing of a request ever
-# enters the worker's own memory, which every later run is forked from), which reads the request, forks a child
-# that drops to the run's uid, sets the rlimits and executes the cell; the manager captures output up to the cap,
-# enforces the wall clock, kills every process the code left behind, wipes the scratch directory, replies and exits.
+# It imports the preload modules once, then forks a zygote, the process every run's child is forked from and which
+# never sees a request (so no run finds an earlier one in its copy of memory). For each request the worker takes
+# the child the zygote prepared, hands it the request (the child drops to the run's uid, sets the rlimits and
+# executes the cell), captures output up to the cap, enforces the wall clock, has the zygote reap the child, kills
+# every process the code left behind, wipes the scratch directory and replies.
 # One JSON request per stdin line, one JSON reply per stdout line.
-import base64, ctypes, gc, json, os, platform, resource, select, signal, stat, sys, time, traceback
+import base64, ctypes, gc, json, os, platform, resource, select, signal, socket, stat, struct, sys, time, traceback
 from cell_runner import run_code_and_exit
 
 CONFIG = json.loads(sys.argv[1])
@@ -168,7 +169,7 @@ def enter_nested_pid_namespace():
     if init_pid != 0:
         os.close(report_w)
         report = os.read(report_r, 32)
-        # Reaping init adds the code's CPU time (init reaped it) to this process's, which the manager reads.
+        # Reaping init adds the code's CPU time (init reaped it) to this process's, which the worker reads.
         os.waitpid(init_pid, 0)
         mirror_end(int(report) if report else None)
     os.close(report_r)
@@ -230,7 +231,7 @@ REQUEST_FD = 4
 
 def child_prepare(stdin_fd, out_w, err_w, mark_w, request_r):
     """What the child does before its request exists: its descriptors, and the seat's memory cgroup (moving a
-    process between cgroups waits for the kernel, about 15 ms here, so it happens while the manager waits)."""
+    process between cgroups waits for the kernel, about 15 ms here, so it happens while the worker waits)."""
     os.dup2(mark_w, 3)  # first, so that a failure below can still be reported on it
     os.dup2(stdin_fd, 0)
     os.dup2(out_w, 1)
@@ -244,7 +245,7 @@ def child_prepare(stdin_fd, out_w, err_w, mark_w, request_r):
 
 
 def read_request():
-    """The request the manager hands over (code, session, limits), or None when none comes."""
+    """The request the worker hands over (code, session, limits), or None when none comes."""
     data = bytearray()
     while chunk := os.read(REQUEST_FD, 65536):
         data += chunk
@@ -284,7 +285,7 @@ def child_setup(req):
 
 def child_main(stdin_fd, out_w, err_w, mark_w, request_r):
     """The forked child, started before its request comes. Whatever happens, it ends in os._exit and never returns
-    into the manager's code."""
+    into the zygote's code."""
     code = 125
     try:
         try:
@@ -307,8 +308,8 @@ def child_main(stdin_fd, out_w, err_w, mark_w, request_r):
 
 def leftover_pids():
     """Live processes the code may have left: those of the run's uid (as root), else those in a pid namespace
-    other than the worker's (without root, each run's processes live in one of their own). Never the worker, its
-    managers or the child the next manager prepared, which are none of these."""
+    other than the worker's (without root, each run's processes live in one of their own). Never the worker, the
+    zygote or the child it prepared for the next request, which are none of these."""
     found = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -530,7 +531,7 @@ def signal_name(number):
         return "SIGRTMIN+%d" % (number - signal.SIGRTMIN)
 
 
-def execute(req, child):
+def execute(req, child, zygote):
     """Prepares the scratch directory and stdin, hands the request to the waiting child and collects the run."""
     pid, stdin_fd, request_w, out_r, err_r, mark_r = child
     if not wipe_scratch():
@@ -540,7 +541,7 @@ def execute(req, child):
     except OSError as error:
         # Too large for the scratch space, a name too long: the request cannot run, the worker is fine.
         stop(pid)
-        os.waitpid(pid, 0)
+        zygote.reap(pid)
         return {"id": req["id"], "setupError": "cannot write the request's files: %s" % (error,),
                 "clean": kill_leftovers(pid) and wipe_scratch()}
     fill_stdin(stdin_fd, req["stdin"])
@@ -557,7 +558,7 @@ def execute(req, child):
     pidfd = os.pidfd_open(pid)
     deadline = started + req["timeoutMs"] / 1000.0
     out, err, marks = Capture(out_r, req["maxOutputBytes"]), Capture(err_r, req["maxOutputBytes"]), Capture(mark_r, 16)
-    status = usage = finished = None
+    status = cpu_s = finished = None
     timed_out = output_exceeded = False
     clean = True
     while True:
@@ -579,7 +580,7 @@ def execute(req, child):
                 output_exceeded = True
                 stop(pid)
         if status is None and (pidfd in ready or timed_out or output_exceeded):
-            _, status, usage = os.wait4(pid, 0)
+            status, cpu_s = zygote.reap(pid)
             finished = time.monotonic()
             # Whatever the code started dies with it, so the pipes reach end-of-file.
             clean = kill_leftovers(pid)
@@ -593,7 +594,7 @@ def execute(req, child):
         remove_ipc_objects()
     signaled = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
     # Code that ignores SIGXCPU runs on to RLIMIT_CPU's hard limit, where the kernel sends SIGKILL.
-    cpu_limit_kill = signaled == signal.SIGKILL and usage.ru_utime + usage.ru_stime >= cpu_seconds(req)
+    cpu_limit_kill = signaled == signal.SIGKILL and cpu_s >= cpu_seconds(req)
     # The child reports its setup on the status channel before the code runs; a run the worker stopped during
     # the setup (a deadline of a few milliseconds) is that limit's.
     setup_failed = MARK_SETUP in marks.data or not (MARK_READY in marks.data or timed_out or output_exceeded)
@@ -616,7 +617,7 @@ def execute(req, child):
 
 
 def start_child():
-    """Forks the run's child ahead of its request; returns its pid and the manager's ends of its descriptors."""
+    """Forks the run's child ahead of its request; returns its pid and the parent's ends of its descriptors."""
     stdin_fd = os.memfd_create("stdin")
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
@@ -624,7 +625,7 @@ def start_child():
     request_r, request_w = os.pipe()
     pid = os.fork()
     if pid == 0:
-        for fd in (PROTO_IN, PROTO_OUT, out_r, err_r, mark_r, request_w):
+        for fd in (out_r, err_r, mark_r, request_w):
             os.close(fd)
         child_main(stdin_fd, out_w, err_w, mark_w, request_r)
     for fd in (out_w, err_w, mark_w, request_r):
@@ -632,74 +633,112 @@ def start_child():
     return pid, stdin_fd, request_w, out_r, err_r, mark_r
 
 
-def serve_one_request():
-    """The manager: starts the child, reads one request, tells the worker it did (so the worker prepares the next
-    manager while this one runs), runs the request, replies; returns its exit code (EXIT_*)."""
-    child = start_child()
-    with os.fdopen(PROTO_IN, "rb", closefd=False) as requests:
-        line = requests.readline()
-    if not line:
-        stop(child[0])
-        return EXIT_END
-    os.write(TAKEN_W, b"t")
-    req = json.loads(line)
-    try:
-        reply = execute(req, child)
-    except BaseException:
-        reply = {"id": req["id"], "workerError": traceback.format_exc()}
-    send(reply)
-    return EXIT_SERVED if reply.get("clean", False) else EXIT_UNCLEAN
+class Reaped(ctypes.Structure):
+    """wait4's results as the kernel writes them: the wait status and struct rusage (two timevals, 14 longs)."""
+    _fields_ = [("status", ctypes.c_int), ("usage", ctypes.c_long * 18)]
 
 
-def start_manager():
-    """Forks a manager that waits for the next request; returns its pid and a pidfd."""
-    worker = os.getpid()
-    pid = os.fork()
-    if pid == 0:
-        exit_code = EXIT_UNCLEAN
+REAPED_FORMAT = "i4x18l"
+
+
+def offer_child(channel):
+    """Forks the next run's child and hands its pid and the parent's ends of its descriptors to the worker."""
+    pid, *fds = start_child()
+    socket.send_fds(channel, [pid.to_bytes(4, "little")], fds)
+    for fd in fds:
+        os.close(fd)
+
+
+def zygote(channel):
+    """The process every run's child is forked from. It never sees a request or a reply: it forks a child, hands
+    the child's descriptors to the worker, and on the worker's word reaps it. The wait status and CPU time go
+    through a ctypes buffer the kernel fills and that is zeroed once sent, so no later child finds them either."""
+    reaped = Reaped()
+    status_at, usage_at = ctypes.byref(reaped, Reaped.status.offset), ctypes.byref(reaped, Reaped.usage.offset)
+    offer_child(channel)
+    while message := channel.recv(4):
+        if LIBC.wait4(int.from_bytes(message, "little"), status_at, 0, usage_at) < 0:
+            raise OSError(ctypes.get_errno(), "wait4")
+        channel.sendall(reaped)
+        ctypes.memset(ctypes.addressof(reaped), 0, ctypes.sizeof(reaped))
+        offer_child(channel)
+
+
+class Zygote:
+    """The worker's side of the zygote: the child it prepared, and the reaping of a run's child."""
+
+    def __init__(self):
+        worker = os.getpid()
+        self.channel, zygote_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self.pid = os.fork()
+        if self.pid == 0:
+            try:
+                # The zygote, and the child it prepared (its request pipe closes), die with the worker.
+                PRCTL(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+                if os.getppid() == worker:
+                    # /dev/null in place of the protocol pipes: their numbers stay taken, so no descriptor the
+                    # zygote opens later lands on one of 0 to 4, where a child moves its own.
+                    for fd in (PROTO_IN, PROTO_OUT):
+                        os.dup2(0, fd)
+                    self.channel.close()
+                    zygote(zygote_end)
+            finally:
+                os._exit(0)
+        zygote_end.close()
+
+    ENDED = "the zygote (the process the runs' children are forked from) ended"
+
+    def take_child(self):
+        """The child prepared for the next request: (pid, stdin_fd, request_w, out_r, err_r, mark_r)."""
+        message, fds, _, _ = socket.recv_fds(self.channel, 4, 5)
+        if len(message) != 4 or len(fds) != 5:
+            raise OSError(self.ENDED)
+        return (int.from_bytes(message, "little"), *fds)
+
+    def reap(self, pid):
+        """Waits for the run's child to end (the zygote is its parent); returns its wait status and CPU seconds."""
         try:
-            # A manager dies with its worker (unisolated, no pid namespace does it), and its waiting child with it:
-            # the child sees its request pipe close.
-            PRCTL(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-            if os.getppid() != worker:
-                return
-            os.close(TAKEN_R)
-            exit_code = serve_one_request()
-        finally:
-            os._exit(exit_code)
-    return pid, os.pidfd_open(pid)
+            self.channel.sendall(pid.to_bytes(4, "little"))
+            reply = self.channel.recv(ctypes.sizeof(Reaped))
+        except OSError:
+            reply = b""
+        if len(reply) != ctypes.sizeof(Reaped):
+            raise OSError(self.ENDED)
+        status, utime_s, utime_us, stime_s, stime_us, *_ = struct.unpack(REAPED_FORMAT, reply)
+        return status, utime_s + stime_s + (utime_us + stime_us) / 1e6
+
+    def close(self, child):
+        stop(child[0])
+        self.channel.close()
+        os.waitpid(self.pid, 0)
 
 
 def serve():
-    """The worker's loop. Each request is read, run and answered by a manager forked for it, which then exits: the
-    worker itself never holds a request, a reply or their freed memory, so a run (a copy of the worker's memory,
-    readable with ctypes) finds nothing of the runs before it. The next manager (and its child) are forked as
-    soon as the current one has read its request, so that their start overlaps the current run. Returns the
-    worker's exit code: 0 at the end of the requests, 3 after a run that could not be cleaned up after or a
-    manager that died (the worker is then replaced)."""
-    waiting = start_manager()  # the manager that reads the next request
-    running = {}  # pidfd -> pid of managers that took their request
-    while True:
-        ready, _, _ = select.select([TAKEN_R, waiting[1]] + list(running), [], [])
-        if TAKEN_R in ready:
-            os.read(TAKEN_R, 1)
-            running[waiting[1]] = waiting[0]
-            waiting = start_manager()
-            continue
-        for pidfd in ready:
-            pid = running.pop(pidfd, None) or waiting[0]
-            status = os.waitpid(pid, 0)[1]
-            os.close(pidfd)
-            code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else None
-            if code != EXIT_SERVED:
-                for other in [waiting[0]] + list(running.values()):
-                    stop(other)
-                return 0 if code == EXIT_END else 3
+    """The worker's loop: one request at a time, each run by a child the zygote prepared while the worker waited.
+    Returns the worker's exit code: 0 at the end of the requests, 3 after a run that could not be cleaned up after
+    or a zygote that died (the worker is then replaced)."""
+    zygote = Zygote()
+    with os.fdopen(PROTO_IN, "rb", closefd=False) as requests:
+        while True:
+            try:
+                child = zygote.take_child()
+            except OSError:
+                return 3
+            line = requests.readline()
+            if not line:
+                zygote.close(child)
+                return 0
+            req = json.loads(line)
+            try:
+                reply = execute(req, child, zygote)
+            except BaseException:
+                reply = {"id": req["id"], "workerError": traceback.format_exc()}
+            send(reply)
+            if not reply.get("clean", False):
+                return 3
 
 
-EXIT_SERVED, EXIT_END, EXIT_UNCLEAN = 0, 1, 3
 WORKER_PID_NAMESPACE = os.readlink("/proc/self/ns/pid")
-TAKEN_R, TAKEN_W = os.pipe()  # a manager writes a byte there once it has read its request
 # Everything allocated so far stays put: no collection in a forked process walks (and so copies, at a page fault
 # each) the preloaded objects.
 gc.freeze()

@@ -44,6 +44,12 @@ export async function processStarted(first: number, count: number, patienceMs = 
   return false;
 }
 
+/** The parent pid of a live process. */
+export function parentPid(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+}
+
 /** Host pids of all descendants of `root` whose command name is `name`. */
 export function descendantsNamed(root: number, name: string): number[] {
   const parentOf = new Map<number, number>();

@@ -110,7 +110,7 @@ describe('isolation policy', () => {
     try {
       const sandbox = await createSandbox({ workers: 1, isolation: 'none' });
       expect((await sandbox.run({ code: 'print(1)' })).stdout).toBe('1\n');
-      // Every process of the worker (the worker, its managers, a prepared child) carries its command line.
+      // Every process of the worker (the worker, its zygote, a prepared child) carries its command line.
       const [worker] = sandbox.workerPids();
       const commandLine = readFileSync(`/proc/${worker}/cmdline`, 'utf8');
       const ofThisSandbox = () =>

@@ -5,6 +5,7 @@ import { createSandbox, type ExecResult, type LocalSandbox } from '../src/index'
 import {
   descendantsNamed,
   isRoot,
+  parentPid,
   privateUidBase,
   processExited,
   processesGone,
@@ -157,8 +158,8 @@ describe.skipIf(!isRoot)('security: hostile code is contained and classified', (
     order.push('reader');
     expect(reader.status).toBe('ok');
     expect(reader.stdout).not.toContain('mine.txt');
-    // Only bwrap's init, the worker, the run's manager, the next manager with the child it prepared, and this run
-    // exist in its pid namespace.
+    // Only bwrap's init, the worker, its zygote, the child prepared for the next request, and this run exist in its
+    // pid namespace.
     const pids = JSON.parse(reader.stdout.split('\n')[1]?.replace(/'/g, '"') ?? '[]') as string[];
     expect(pids.length).toBeLessThanOrEqual(6);
     expect((await writer).stdout).toBe(`${secret}\n`);
@@ -256,7 +257,7 @@ describe.skipIf(!isRoot)('a crashed or hung worker', () => {
     const single = await createSandbox({ workers: 1, uidBase: uidBase + 40, watchdogGraceMs: 500 });
     try {
       const [bwrap] = single.workerPids();
-      // The worker, the manager it forks once ready for the next request, and the child that manager prepares.
+      // The worker, its zygote, and the child the zygote prepared for the next request.
       let pythons = descendantsNamed(bwrap as number, 'python3');
       for (let tries = 0; pythons.length < 3 && tries < 200; tries++) {
         await new Promise((resolve) => setTimeout(resolve, 25));
@@ -269,6 +270,29 @@ describe.skipIf(!isRoot)('a crashed or hung worker', () => {
       expect(hung.sandboxMessage).toMatch(/did not answer within 1000 ms/);
       expect(await single.run({ code: 'print("fresh")' })).toMatchObject({ status: 'ok', stdout: 'fresh\n' });
       for (const pid of pythons) expect(await processExited(pid)).toBe(true);
+    } finally {
+      await single.close();
+    }
+  });
+
+  it('a zygote that dies: the run it would reap gets sandbox_error, then a fresh worker serves', async () => {
+    const single = await createSandbox({ workers: 1, uidBase: uidBase + 44 });
+    try {
+      expect(await single.run({ code: 'print("warm")' })).toMatchObject({ status: 'ok' });
+      const [bwrap] = single.workerPids();
+      const pythons = descendantsNamed(bwrap as number, 'python3');
+      const worker = pythons.find((pid) => !pythons.includes(parentPid(pid)));
+      const zygote = pythons.find((pid) => parentPid(pid) === worker);
+      expect(zygote).toBeDefined();
+      process.kill(zygote as number, 'SIGKILL');
+      expect(await processExited(zygote as number)).toBe(true);
+      const orphaned = await single.run({ code: 'print("ran")' });
+      expect(orphaned.status).toBe('sandbox_error');
+      expect(orphaned.sandboxMessage).toMatch(
+        /the zygote \(the process the runs' children are forked from\) ended/,
+      );
+      expect(await single.run({ code: 'print("fresh")' })).toMatchObject({ status: 'ok', stdout: 'fresh\n' });
+      expect(await processExited(worker as number)).toBe(true);
     } finally {
       await single.close();
     }

@@ -117,7 +117,7 @@ export const trainerSchema = z.strictObject({
       'vanilla',
     ),
     maxGradNorm: num('global grad-norm clip (SFT too)', 1.0, { above: 0 }),
-    microBatchRows: int('sequences per gradient micro-batch', 16, { min: 1 }),
+    microBatchRows: int('most sequences per gradient micro-batch (split into equal parts)', 16, { min: 1 }),
     checkpointEvery: int('steps between checkpoints (0 = only at the end)', 10, { min: 0 }),
   }),
   remote: section(

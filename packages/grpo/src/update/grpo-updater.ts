@@ -17,7 +17,13 @@ import {
   type PolicyModel,
   targetLogProbs,
 } from './micro-batch-gradient';
-import { alignToTargets, sliceRows, type TargetAlignedBatch, type UpdateBatch } from './update-batch';
+import {
+  alignToTargets,
+  equalRowRanges,
+  sliceRows,
+  type TargetAlignedBatch,
+  type UpdateBatch,
+} from './update-batch';
 
 /**
  * Computes the gradients of a step's micro-batches elsewhere, e.g. on worker threads with replicas of the model:
@@ -46,7 +52,10 @@ export interface GrpoUpdaterOptions {
   ppoEpochs?: number;
   /** Rows per optimizer step. Default: the whole batch, one step per epoch. */
   miniBatchRows?: number;
-  /** Rows per forward/backward pass; gradients accumulate over a mini-batch. Default: the mini-batch. */
+  /**
+   * Most rows per forward/backward pass; gradients accumulate over a mini-batch, which is split into the fewest
+   * micro-batches of equal size (give or take one row) within this bound. Default: the mini-batch.
+   */
   microBatchRows?: number;
   /** Sampling temperature of the rollouts, applied to the logits. Default 1. */
   temperature?: number;
@@ -218,15 +227,10 @@ export class GrpoUpdater {
         skipReason: reason,
       };
     }
-    const microRows = Math.min(this.options.microBatchRows ?? miniBatch.rows, miniBatch.rows);
-    const micros: MicroBatch[] = [];
-    for (let start = 0; start < miniBatch.rows; start += microRows) {
-      const rows = Math.min(microRows, miniBatch.rows - start);
-      micros.push({
-        batch: sliceRows(miniBatch, start, rows),
-        tokenWeights: weights.slice(start * miniBatch.columns, (start + rows) * miniBatch.columns),
-      });
-    }
+    const micros: MicroBatch[] = this.microBatchRanges(miniBatch.rows).map(({ start, rows }) => ({
+      batch: sliceRows(miniBatch, start, rows),
+      tokenWeights: weights.slice(start * miniBatch.columns, (start + rows) * miniBatch.columns),
+    }));
     const { variables, model, microBatchGradients: elsewhere } = this.options;
     const settings = this.gradientSettings();
     const computed = elsewhere === undefined ? null : await elsewhere(micros, settings);
@@ -279,12 +283,16 @@ export class GrpoUpdater {
     return { loss: this.lossConfig, temperature, ...(chunkTokens === undefined ? {} : { chunkTokens }) };
   }
 
+  /** The micro-batches of `rows` rows: equal parts of at most options.microBatchRows rows. */
+  private microBatchRanges(rows: number): { start: number; rows: number }[] {
+    return equalRowRanges(rows, this.options.microBatchRows ?? rows);
+  }
+
   /** log pi_theta of every target under the current weights (no gradient), by micro-batch. */
   private async currentLogProbs(aligned: TargetAlignedBatch): Promise<Float32Array> {
     const out = new Float32Array(aligned.rows * aligned.columns);
-    const microRows = Math.min(this.options.microBatchRows ?? aligned.rows, aligned.rows);
-    for (let start = 0; start < aligned.rows; start += microRows) {
-      const micro = sliceRows(aligned, start, Math.min(microRows, aligned.rows - start));
+    for (const { start, rows } of this.microBatchRanges(aligned.rows)) {
+      const micro = sliceRows(aligned, start, rows);
       const logProbs = tf.tidy(() => targetLogProbs(this.options.model, micro, this.options).logProbs);
       out.set(await logProbs.data(), start * aligned.columns);
       logProbs.dispose();

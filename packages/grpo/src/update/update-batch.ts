@@ -118,6 +118,20 @@ export function alignToTargets(batch: UpdateBatch): TargetAlignedBatch {
   };
 }
 
+/**
+ * Splits `rows` rows into the fewest parts of at most `maxRows` rows each, equal in size give or take one row (the
+ * larger parts first). Equal parts keep data-parallel workers, which take one micro-batch each, equally busy: a
+ * fixed-size split of 46 rows by 32 would give one worker 32 rows and the other 14.
+ */
+export function equalRowRanges(rows: number, maxRows: number): { start: number; rows: number }[] {
+  const parts = Math.ceil(rows / maxRows);
+  const [size, larger] = [Math.floor(rows / parts), rows % parts];
+  return Array.from({ length: parts }, (_, part) => ({
+    start: part * size + Math.min(part, larger),
+    rows: size + (part < larger ? 1 : 0),
+  }));
+}
+
 /** Rows [start, start + count) of every array of an aligned batch. */
 export function sliceRows(batch: TargetAlignedBatch, start: number, count: number): TargetAlignedBatch {
   const [from, to] = [start * batch.columns, (start + count) * batch.columns];
