@@ -6,7 +6,7 @@
 # executes the cell), captures output up to the cap, enforces the wall clock, has the zygote reap the child, kills
 # every process the code left behind, wipes the scratch directory and replies.
 # One JSON request per stdin line, one JSON reply per stdout line.
-import base64, ctypes, gc, json, os, platform, resource, select, signal, socket, stat, struct, sys, time, traceback
+import base64, ctypes, gc, json, os, platform, resource, select, signal, socket, stat, sys, time, traceback
 from cell_runner import run_code_and_exit
 
 CONFIG = json.loads(sys.argv[1])
@@ -638,9 +638,6 @@ class Reaped(ctypes.Structure):
     _fields_ = [("status", ctypes.c_int), ("usage", ctypes.c_long * 18)]
 
 
-REAPED_FORMAT = "i4x18l"
-
-
 def offer_child(channel):
     """Forks the next run's child and hands its pid and the parent's ends of its descriptors to the worker."""
     pid, *fds = start_child()
@@ -704,8 +701,9 @@ class Zygote:
             reply = b""
         if len(reply) != ctypes.sizeof(Reaped):
             raise OSError(self.ENDED)
-        status, utime_s, utime_us, stime_s, stime_us, *_ = struct.unpack(REAPED_FORMAT, reply)
-        return status, utime_s + stime_s + (utime_us + stime_us) / 1e6
+        reaped = Reaped.from_buffer_copy(reply)
+        utime_s, utime_us, stime_s, stime_us = reaped.usage[:4]
+        return reaped.status, utime_s + stime_s + (utime_us + stime_us) / 1e6
 
     def close(self, child):
         stop(child[0])
