@@ -23,7 +23,9 @@
  * time (/proc/stat: idle time with work waiting means the cores were not the limit), and, with 2 workers, the share
  * of the wall time with 2, 1 or no generate calls in flight.
  *
- *   pnpm bench apps/trainer/bench/rollout-workers.ts [policy folder] [rl steps=6] [eval problems=64]
+ *   pnpm bench apps/trainer/bench/rollout-workers.ts [policy folder] [rl steps=6] [eval problems=64] [field=value...]
+ *
+ * Config fields after the first three arguments override demo.yaml's, as `--set` does (e.g. rl.microBatchRows=8).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -47,6 +49,7 @@ const overrides = [
   `outDir=${join(tmpdir(), 'taorl-bench-rollout-workers')}`,
   'rollout.workers=1',
   ...(from === undefined || from === '' ? [] : ['model.source=embedded', `model.path=${from}`]),
+  ...process.argv.slice(5),
 ];
 const config = loadConfig(presetPath('demo'), overrides);
 const session = await openSession(config, 'demo.yaml');
