@@ -1,9 +1,11 @@
 import * as tf from '@tensorflow/tfjs';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
+  type GradientSettings,
   GrpoUpdater,
   type GrpoUpdaterOptions,
   learningRateAt,
+  type MicroBatch,
   type MicroBatchGradient,
   type MicroBatchGradients,
   microBatchGradient,
@@ -53,6 +55,20 @@ const lossConfig = {
   aggregation: 'token-mean' as const,
 };
 const adamW = { beta1: 0.9, beta2: 0.99, epsilon: 1e-3, weightDecay: 0.1 };
+
+/** A micro-batch's gradient on `replica`, answered with plain arrays as a worker thread would. */
+async function asArrays(
+  replica: ReturnType<typeof tinyModel>,
+  micro: MicroBatch,
+  settings: GradientSettings,
+): Promise<MicroBatchGradient<Float32Array>> {
+  const { gradients, metrics } = await microBatchGradient(replica.model, replica.variables, micro, settings);
+  const arrays = await Promise.all(
+    gradients.map(async (g) => (g === null ? null : ((await g.data()) as Float32Array))),
+  );
+  tf.dispose(gradients.filter((g) => g !== null));
+  return { gradients: arrays, metrics };
+}
 
 describe.each(TEST_BACKENDS)('GrpoUpdater on %s', (backend) => {
   useBackend(backend);
@@ -168,19 +184,9 @@ describe.each(TEST_BACKENDS)('GrpoUpdater on %s', (backend) => {
       // Computed last to first: the order of computing must not matter, only the order of the results.
       const results = [];
       for (const micro of [...micros].reverse()) {
-        const { gradients, metrics } = await microBatchGradient(
-          replica.model,
-          replica.variables,
-          micro,
-          settings,
-        );
-        results.unshift({
-          gradients: await Promise.all(gradients.map(async (g) => (g === null ? null : await g.data()))),
-          metrics,
-        });
-        tf.dispose(gradients.filter((g) => g !== null));
+        results.unshift(await asArrays(replica, micro, settings));
       }
-      return results as MicroBatchGradient<Float32Array>[];
+      return results;
     };
     main = setup({ ...options, microBatchGradients });
     const report = await main.updater.update(batch);
@@ -213,20 +219,8 @@ describe.each(TEST_BACKENDS)('GrpoUpdater on %s', (backend) => {
       microBatchGradients: async (micros, settings) => {
         sizes.push(micros.map((micro) => micro.batch.rows));
         const results = [];
-        for (const micro of micros) {
-          const { gradients, metrics } = await microBatchGradient(
-            split.tiny.model,
-            split.tiny.variables,
-            micro,
-            settings,
-          );
-          results.push({
-            gradients: await Promise.all(gradients.map(async (g) => (g === null ? null : await g.data()))),
-            metrics,
-          });
-          tf.dispose(gradients.filter((g) => g !== null));
-        }
-        return results as MicroBatchGradient<Float32Array>[];
+        for (const micro of micros) results.push(await asArrays(split.tiny, micro, settings));
+        return results;
       },
     });
     const whole = setup();

@@ -8,10 +8,10 @@ import { openRun, type RunFolderFlags, type RunIO } from './run-folder.js';
 import type { Session } from './session.js';
 import { runSft, sftExamples, sftTrainer } from './sft-run.js';
 
-/** What a finished training run left in its outDir. */
-
 /** The label of the held-out evaluation after the last RL step (`--eval-after`). */
 export const AFTER_RL = 'after RL';
+
+/** What a finished training run left in its outDir. */
 export interface TrainingResult {
   /** Every line of <outDir>/metrics.jsonl, those of the steps a resumed run continued from included. */
   metrics: MetricsLine[];
