@@ -10,8 +10,10 @@
  * Two policies start from the same weights: one rolls out on the main thread, the other on 2 worker threads. They
  * evaluate the same held-out problems and take the same RL steps, interleaved (the order alternating each round)
  * so both see the same machine load, and their results are compared: they must be identical (docs/trainer.md,
- * determinism). The first evaluation of each (a few problems) is a warm-up: it starts the worker threads and grows
- * each thread's wasm memory.
+ * determinism). A first evaluation of the same problems by each is a warm-up: it starts the worker threads and grows
+ * each thread's wasm memory to what the evaluation needs. Counted, that growth (hundreds of MB per thread, a page
+ * fault per 4 KB page) made the first measured round the costlier; the RL steps still grow it when their sequences
+ * get longer than before. Each thread's minor page faults are recorded (/proc/self/task/<id>/stat).
  *
  * Besides wall time, each thread's CPU time (Linux /proc/self/task/<id>/schedstat) is recorded, which the other
  * processes' load barely changes. "Idle estimate" is the 1-worker CPU time over the 2-worker run's critical path
@@ -118,6 +120,11 @@ function schedMs(id: string): { cpu: number; waited: number } {
   const [cpu, waited] = readFileSync(`/proc/self/task/${id}/schedstat`, 'utf8').split(' ');
   return { cpu: Number(cpu) / 1e6, waited: Number(waited) / 1e6 };
 }
+/** A thread's minor page faults so far (/proc/self/task/<id>/stat field 10). */
+function minorFaults(id: string): number {
+  const stat = readFileSync(`/proc/self/task/${id}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[7]);
+}
 /**
  * CPU milliseconds of this process's descendants (the sandbox's Python workers and the children they fork per
  * tool call), ended ones included through their parents' cutime/cstime (/proc/<pid>/stat fields 14-17, in clock
@@ -177,6 +184,7 @@ let workerThreads: string[] = [];
 async function measured<T>(work: () => Promise<T>) {
   const threads = [mainThread, ...workerThreads];
   const before = threads.map(schedMs);
+  const faultsBefore = threads.map(minorFaults);
   const sandboxBefore = descendantsCpuMs();
   const allBefore = allThreadsCpuMs();
   const machineBefore = machineCpuMs();
@@ -187,6 +195,7 @@ async function measured<T>(work: () => Promise<T>) {
   const machineAfter = machineCpuMs();
   const allAfter = allThreadsCpuMs();
   const after = threads.map(schedMs);
+  const faults = threads.map((id, i) => minorFaults(id) - faultsBefore[i]!);
   let otherThreadsCpu = 0;
   for (const [id, cpu] of allAfter) {
     if (!threads.includes(id)) otherThreadsCpu += cpu - (allBefore.get(id) ?? 0);
@@ -200,6 +209,7 @@ async function measured<T>(work: () => Promise<T>) {
     workerCpu: cpu.slice(1),
     /** Run-queue wait: ready to run, no CPU free (other threads, the sandbox, other processes). */
     waited,
+    faults,
     sandboxCpu: descendantsCpuMs() - sandboxBefore,
     /** This process's other threads: V8's (garbage collection, wasm compilation) and libuv's. */
     otherThreadsCpu,
@@ -212,14 +222,14 @@ async function measured<T>(work: () => Promise<T>) {
 const evaluation = (arm: Arm, items: typeof test, label: string) =>
   evaluate(arms[arm].session, items, { label, step: 0, policy: arms[arm].rollouts, quiet: true });
 
+const heldOut = test.slice(8, 8 + evalProblems);
 // Warm-up: start the worker threads, grow every thread's wasm memory.
-for (const arm of [1, 2] as const) await evaluation(arm, test.slice(0, 8), 'warm-up');
+for (const arm of [1, 2] as const) await evaluation(arm, heldOut, 'warm-up');
 workerThreads = readdirSync('/proc/self/task').filter((id) => !threadsBefore.has(id));
 
 type Sample = Awaited<ReturnType<typeof measured>>;
 const evals: Record<Arm, Sample[]> = { 1: [], 2: [] };
 const evalResults: Record<Arm, string[]> = { 1: [], 2: [] };
-const heldOut = test.slice(8, 8 + evalProblems);
 for (let round = 0; round < 2; round++) {
   for (const arm of round % 2 === 0 ? ([1, 2] as const) : ([2, 1] as const)) {
     const sample = await measured(() => evaluation(arm, heldOut, 'held-out'));
@@ -269,6 +279,7 @@ const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
 const sum = (xs: number[]) => xs.reduce((s, x) => s + x, 0);
 const perThread = (samples: Sample[]) => ({
   waited: (samples[0]?.waited ?? []).map((_, i) => mean(samples.map((s) => s.waited[i]!))),
+  faults: (samples[0]?.faults ?? []).map((_, i) => mean(samples.map((s) => s.faults[i]!))),
   sandbox: mean(samples.map((s) => s.sandboxCpu)),
   other: mean(samples.map((s) => s.otherThreadsCpu)),
   busy: mean(samples.map((s) => s.machineBusy)),
@@ -277,7 +288,16 @@ const perThread = (samples: Sample[]) => ({
   main: mean(samples.map((s) => s.mainCpu)),
   workers: workerThreads.map((_, i) => mean(samples.map((s) => s.workerCpu[i]!))),
 });
-const ms = (x: number) => `${x.toFixed(0)} ms`;
+const count = (x: number) => x.toFixed(0);
+const ms = (x: number) => `${count(x)} ms`;
+/**
+ * Everything the 1-worker arm ran on the machine's cores: this process's threads and the sandbox. The 2-worker arm
+ * runs the same work, so on 2 cores its wall time is at least half of this: the 1-worker arm's wall time x 2 over
+ * this bounds the ratio (the sandbox, which runs beside the main thread, already gives that arm part of a second
+ * core).
+ */
+const oneArmCpu = (arm: ReturnType<typeof perThread>) =>
+  arm.main + sum(arm.workers) + arm.sandbox + arm.other;
 
 console.log(
   `backend ${session.backend}; policy ${from ?? 'freshly initialised (no tool calls)'}; demo config: ` +
@@ -291,16 +311,19 @@ const report = (name: string, samples: Record<Arm, Sample[]>, unit: (wallMs: num
     `other threads of this process ${ms(arm.other)}; machine (all processes) busy ${ms(arm.busy)}, idle ${ms(arm.idle)}`;
   console.log(
     `${name}, rollout.workers=1: ${unit(one.wall)}; CPU main thread ${ms(one.main)}; sandbox processes ` +
-      `${ms(one.sandbox)}; waited for a CPU: main ${ms(one.waited[0]!)}; ${machine(one)}`,
+      `${ms(one.sandbox)}; waited for a CPU: main ${ms(one.waited[0]!)}; minor page faults: main ` +
+      `${count(one.faults[0]!)}; ${machine(one)}`,
   );
   console.log(
     `${name}, rollout.workers=2: ${unit(two.wall)}; CPU main thread ${ms(two.main)}, worker threads ` +
       `${two.workers.map(ms).join(' / ')}; sandbox processes ${ms(two.sandbox)}; waited for a CPU: main ` +
-      `${ms(two.waited[0]!)}, workers ${two.waited.slice(1).map(ms).join(' / ')}; ${machine(two)}`,
+      `${ms(two.waited[0]!)}, workers ${two.waited.slice(1).map(ms).join(' / ')}; minor page faults: main ` +
+      `${count(two.faults[0]!)}, workers ${two.faults.slice(1).map(count).join(' / ')}; ${machine(two)}`,
   );
   console.log(
     `${name}: wall-time ratio ${(sum(samples[1].map((s) => s.wallMs)) / sum(samples[2].map((s) => s.wallMs))).toFixed(2)}x; ` +
-      `idle estimate (CPU) ${(one.main / (two.main + busiest)).toFixed(2)}x to ${(one.main / Math.max(two.main, busiest)).toFixed(2)}x`,
+      `idle estimate (CPU) ${(one.main / (two.main + busiest)).toFixed(2)}x to ${(one.main / Math.max(two.main, busiest)).toFixed(2)}x; ` +
+      `at most ${((2 * one.wall) / oneArmCpu(one)).toFixed(2)}x on 2 cores unless 2 workers spend less CPU than 1`,
   );
   const inFlight = [0, 1, 2].map((k) => sum(samples[2].map((s) => s.callsInFlightMs[k]!)));
   const share = (k: number) => `${((100 * inFlight[k]!) / sum(inFlight)).toFixed(0)}%`;
