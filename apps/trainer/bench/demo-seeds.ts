@@ -97,15 +97,16 @@ console.log(
 );
 
 console.log(
-  '\n| seed | all-failed-but-right, first steps | C1 drops | bonus at decision points | decision entropy early -> late | calls early -> late | direct early -> late | stopped early -> late |',
+  '\n| seed | all-failed-but-right, early steps | C1 drops | bonus at decision points | decision entropy early -> late | calls early -> late | direct early -> late | stopped early -> late |',
 );
 console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
 for (const { seed, rl } of results) {
   const m = demoMechanisms(rl);
   console.log(
     `| ${seed} | ${pct(m.allFailedCorrectEarly)}% | ${m.c1Dropped} | ${pct(m.decisionPointBonusShare)}% | ` +
-      `${m.decisionPointEntropyEarly.toFixed(3)} -> ${m.decisionPointEntropyLate.toFixed(3)} | ` +
-      `${m.toolCallsEarly.toFixed(2)} -> ${m.toolCallsLate.toFixed(2)} | ${pct(m.directEarly)}% -> ${pct(m.directLate)}% | ` +
-      `${pct(m.stoppedEarlyEarly)}% -> ${pct(m.stoppedEarlyLate)}% |`,
+      `${m.trends.decisionPointEntropy.early.toFixed(3)} -> ${m.trends.decisionPointEntropy.late.toFixed(3)} | ` +
+      `${m.trends.toolCallsPerTrajectory.early.toFixed(2)} -> ${m.trends.toolCallsPerTrajectory.late.toFixed(2)} | ` +
+      `${pct(m.trends.direct.early)}% -> ${pct(m.trends.direct.late)}% | ` +
+      `${pct(m.trends['stopped-early'].early)}% -> ${pct(m.trends['stopped-early'].late)}% |`,
   );
 }

@@ -26,8 +26,15 @@ describe('taorl demo', () => {
     expect(text).toMatch(/^SFT \(3 steps\) +(\d+\.\d% +){3}\d\.\d\d( +\d+\.\d%){5}$/m);
     expect(text).toMatch(/^SFT \+ RL \(2 steps\) +\d+\.\d%/m);
     expect(text).toMatch(/^SFT \+ more SFT \(2 steps\) +\d+\.\d%/m);
-    expect(text).toMatch(/C1 \(execution validity\): \d+\.\d% of the first 1 steps' rollouts/);
-    expect(text).toMatch(/post-tool bonus: \d+\.\d% of the bonus tokens sit at decision points/);
+    expect(text).toMatch(/What TAO-RL acted on during RL \(early = the first 1 steps, late = the last 1\)/);
+    expect(text).toMatch(/C1 \(execution validity\): \d+\.\d% of the early rollouts/);
+    // '-': nothing to measure (this tiny run's rollouts may reach no decision point and get no bonus).
+    expect(text).toMatch(
+      /post-tool bonus: (\d+\.\d%|-) of the bonus tokens sit at decision points .*; entropy there (\d\.\d{3}|-) -> (\d\.\d{3}|-)$/m,
+    );
+    expect(text).toMatch(
+      /^ {2}tool calls per rollout \d\.\d\d -> \d\.\d\d; answers without a call \d+\.\d% -> \d+\.\d%/m,
+    );
     const metrics = readMetrics(join(outDir, 'metrics.jsonl'));
     const evals = metrics.filter((line): line is EvalMetrics => line.phase === 'eval');
     expect(evals.map((line) => line.label)).toEqual([

@@ -3,15 +3,16 @@ import { join } from 'node:path';
 import type { TopLevelSpec } from 'vega-lite';
 import { escapeHtml, htmlPage, lineChart, renderSvg } from '../report/html-report.js';
 import type { RlStepMetrics } from '../report/metrics.js';
+import { type TrendName, trendNames } from '../report/rl-trends.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
-import { type MeanWithInterval, meanWithInterval } from './confidence.js';
 import {
-  mechanismColumns,
-  type RunSummary,
-  summaryColumns,
-  type TrendName,
-  trendNames,
-} from './run-summary.js';
+  type CorrelationWithInterval,
+  centredWithin,
+  correlationWithInterval,
+  type MeanWithInterval,
+  meanWithInterval,
+} from './confidence.js';
+import { mechanismColumns, type RunSummary, summaryColumns } from './run-summary.js';
 import type { AblationVariant } from './variants.js';
 
 /** One arm's runs: the per-seed summaries and RL metrics lines, in seed order. */
@@ -49,6 +50,19 @@ export type PairedRow = { variant: string; seeds: number[] } & Record<
   { perSeed: number[] } & MeanWithInterval
 >;
 
+/** Each arm's late tool calls per trajectory against its held-out result, over every run (arms x seeds). */
+export interface ToolCallCorrelations {
+  runs: number;
+  seeds: number;
+  /** Over all runs as they are. */
+  pooled: Record<(typeof pairedColumns)[number], CorrelationWithInterval>;
+  /**
+   * Each run's values minus its seed's mean over the arms, so what a seed's runs share (the held-out problems, the
+   * evaluation seeds) does not count: how calls and accuracy go together between arms on the same seed.
+   */
+  withinSeed: Record<(typeof pairedColumns)[number], CorrelationWithInterval>;
+}
+
 export interface AblationTable {
   /** K of Avg@K and Pass@K (eval.samples). */
   samples: number;
@@ -57,6 +71,7 @@ export interface AblationTable {
   rows: VariantRow[];
   /** Every other arm against PAIRED_BASELINE; empty when the baseline arm did not run. */
   paired: PairedRow[];
+  toolCalls: ToolCallCorrelations;
 }
 
 const over = <T>(items: readonly T[], pick: (item: T) => number) => meanWithInterval(items.map(pick));
@@ -113,6 +128,36 @@ export function pairedDifferences(variants: readonly VariantRuns[], baseline = P
     });
 }
 
+/**
+ * Tool calls per trajectory over the late steps (the last quarter) against the held-out results, over every run:
+ * the "fewer, deliberate calls do better" claim, where an arm's calls and accuracy are both per run.
+ */
+export function toolCallCorrelations(variants: readonly VariantRuns[]): ToolCallCorrelations {
+  const runs = variants.flatMap(({ seeds, summaries }) =>
+    summaries.map((summary, i) => ({ seed: seeds[i]!, summary })),
+  );
+  const seeds = runs.map((run) => run.seed);
+  const calls = runs.map((run) => run.summary.trends.toolCallsPerTrajectory.late);
+  const seedCount = new Set(seeds).size;
+  const correlations = (within: boolean) =>
+    Object.fromEntries(
+      pairedColumns.map((column) => {
+        const results = runs.map((run) => run.summary[column]);
+        return [
+          column,
+          within
+            ? correlationWithInterval(
+                centredWithin(calls, seeds),
+                centredWithin(results, seeds),
+                seedCount - 1,
+              )
+            : correlationWithInterval(calls, results),
+        ];
+      }),
+    ) as ToolCallCorrelations['pooled'];
+  return { runs: runs.length, seeds: seedCount, pooled: correlations(false), withinSeed: correlations(true) };
+}
+
 export function ablationTable(
   start: readonly StartEvaluation[],
   variants: readonly VariantRuns[],
@@ -127,6 +172,7 @@ export function ablationTable(
     },
     rows: variants.map(variantRow),
     paired: pairedDifferences(variants),
+    toolCalls: toolCallCorrelations(variants),
   };
 }
 
@@ -171,6 +217,9 @@ function formatNumber(format: Format, value: number, signed = false): string {
   if (Number(text) === 0) return (0).toFixed(format.digits);
   return signed && value > 0 ? `+${text}` : text;
 }
+
+/** A correlation, signed, to 2 decimals. */
+const signedRatio = (value: number) => formatNumber(count('', 2), value, true);
 
 /** Mean ± 95% CI half-width (the mean alone with one seed). */
 function cell(format: Format, value: MeanWithInterval, signed = false): string {
@@ -237,6 +286,25 @@ export function ablationTables(table: AblationTable): ReportTable[] {
         row.variant,
         String(row.seeds),
         ...mechanismColumns.map((column) => cell(f[column], row[column])),
+      ]),
+    ],
+  });
+  const { toolCalls } = table;
+  const correlation = ({ r, low, high }: CorrelationWithInterval) =>
+    Number.isNaN(r)
+      ? '-'
+      : `${signedRatio(r)}${Number.isNaN(low) ? '' : ` [${signedRatio(low)}, ${signedRatio(high)}]`}`;
+  tables.push({
+    caption:
+      `Tool calls and held-out results over the ${toolCalls.runs} runs (${toolCalls.seeds} seeds): Pearson's r of ` +
+      "each run's tool calls per trajectory over the last quarter of its steps with its held-out results, with a " +
+      "95% interval (Fisher's z); pooled, and within seed (each run minus its seed's mean over the arms, so what " +
+      "a seed's runs share does not count).",
+    cells: [
+      ['runs', `r with Avg@${table.samples}`, 'r with greedy'],
+      ...(['pooled', 'withinSeed'] as const).map((kind) => [
+        kind === 'pooled' ? 'pooled' : 'within seed',
+        ...pairedColumns.map((column) => correlation(toolCalls[kind][column])),
       ]),
     ],
   });

@@ -39,3 +39,55 @@ export function sampleVariance(values: readonly number[]): number {
   const mean = values.reduce((sum, v) => sum + v, 0) / values.length;
   return values.reduce((sum, v) => sum + (v - mean) ** 2, 0) / (values.length - 1);
 }
+
+export interface CorrelationWithInterval {
+  /** Pearson's r; NaN when either side does not vary. */
+  r: number;
+  /** The 95% interval (Fisher's z); NaN when there are too few values for one. */
+  low: number;
+  high: number;
+  n: number;
+}
+
+/**
+ * Pearson correlation of paired values, with a 95% interval from Fisher's z transform: atanh(r) ± 1.96 /
+ * sqrt(n - 3 - controlled). `controlled` counts the variables already removed from both sides (a partial
+ * correlation): k - 1 for values centred within k groups (`centredWithin`).
+ */
+export function correlationWithInterval(
+  xs: readonly number[],
+  ys: readonly number[],
+  controlled = 0,
+): CorrelationWithInterval {
+  const n = xs.length;
+  if (ys.length !== n) throw new RangeError(`correlation: ${n} values against ${ys.length}`);
+  const mx = xs.reduce((sum, v) => sum + v, 0) / n;
+  const my = ys.reduce((sum, v) => sum + v, 0) / n;
+  let sxy = 0;
+  let sxx = 0;
+  let syy = 0;
+  xs.forEach((x, i) => {
+    const [dx, dy] = [x - mx, ys[i]! - my];
+    sxy += dx * dy;
+    sxx += dx * dx;
+    syy += dy * dy;
+  });
+  const r = sxx === 0 || syy === 0 ? Number.NaN : sxy / Math.sqrt(sxx * syy);
+  const freedom = n - 3 - controlled;
+  if (Number.isNaN(r) || freedom < 1) return { r, low: Number.NaN, high: Number.NaN, n };
+  const [z, half] = [Math.atanh(r), 1.96 / Math.sqrt(freedom)];
+  return { r, low: Math.tanh(z - half), high: Math.tanh(z + half), n };
+}
+
+/** Each value minus the mean of its group's values (`groups[i]` names value i's group). */
+export function centredWithin(values: readonly number[], groups: readonly number[]): number[] {
+  const totals = new Map<number, { sum: number; n: number }>();
+  values.forEach((value, i) => {
+    const total = totals.get(groups[i]!) ?? { sum: 0, n: 0 };
+    totals.set(groups[i]!, { sum: total.sum + value, n: total.n + 1 });
+  });
+  return values.map((value, i) => {
+    const { sum, n } = totals.get(groups[i]!)!;
+    return value - sum / n;
+  });
+}

@@ -1,22 +1,22 @@
-import { ARITH_STRATEGIES, type ArithStrategy } from '@taorl/data';
 import { ALL_TOOL_CALLS_FAILED } from '@taorl/filter';
 import type { EvalMetrics, MetricsLine, RlStepMetrics } from '../report/metrics.js';
+import {
+  allFailedCorrectShare,
+  decisionPointBonusShare,
+  decisionPointEntropy,
+  type EarlyLate,
+  earlyAndLate,
+  mean,
+  sum,
+  type TrendName,
+  trends,
+} from '../report/rl-trends.js';
 import { greedyLabel } from '../run/evaluate.js';
 import { AFTER_RL } from '../run/train.js';
 import { sampleVariance } from './confidence.js';
 
 /** Labels of the held-out lines `taorl rl --eval-after --eval-greedy` writes after its last step. */
 const AFTER_RL_GREEDY = greedyLabel(AFTER_RL);
-
-/** A statistic over training: its mean over the first quarter of the RL steps and over the last quarter. */
-export interface EarlyLate {
-  early: number;
-  late: number;
-}
-
-/** Statistics followed from the first to the last quarter of the steps: tool calls, then each strategy's share. */
-export const trendNames = ['toolCallsPerTrajectory', 'decisionPointEntropy', ...ARITH_STRATEGIES] as const;
-export type TrendName = (typeof trendNames)[number];
 
 /** What one RL run of the ablation measured: its held-out result and its training statistics. */
 export interface RunSummary {
@@ -33,7 +33,7 @@ export interface RunSummary {
   toolCallsPerTrajectory: number;
   responseTokens: number;
   entropy: number;
-  /** Training accuracy over the last quarter of the steps. */
+  /** Training accuracy over the late steps (the last quarter). */
   finalTrainAccuracy: number;
   /** Trajectories generated per step (rollout batches x rl.groups x rl.groupSize), mean over steps. */
   generatedPerStep: number;
@@ -49,7 +49,7 @@ export interface RunSummary {
   decisionPointBonusShare: number;
   /** Mean rollout entropy over the run's decision points in the trained batches; NaN when there were none. */
   decisionPointEntropy: number;
-  /** First against last quarter of the steps; strategy shares of the generated trajectories (NaN off arith-tool). */
+  /** Early against late steps (first and last quarter); strategy shares of the generated trajectories. */
   trends: Record<TrendName, EarlyLate>;
   /** Trajectories the filters dropped, over all steps. */
   dropped: number;
@@ -85,31 +85,6 @@ export const mechanismColumns = [
 export interface RolloutShape {
   groups: number;
   groupSize: number;
-}
-
-const sum = (values: readonly number[]) => values.reduce((total, v) => total + v, 0);
-const mean = (values: readonly number[]) => sum(values) / values.length;
-/** Weighted mean; NaN when the weights add up to 0 (nothing to average). */
-const weightedMean = (values: readonly number[], weights: readonly number[]) =>
-  sum(values.map((v, i) => v * weights[i]!)) / sum(weights);
-
-/** The first and the last quarter of the steps (ceil(n / 4) each, so at least one step). */
-function quarters<T>(steps: readonly T[]): { early: readonly T[]; late: readonly T[] } {
-  const span = Math.ceil(steps.length / 4);
-  return { early: steps.slice(0, span), late: steps.slice(steps.length - span) };
-}
-
-const decisionEntropy = (lines: readonly RlStepMetrics[]) =>
-  weightedMean(
-    lines.map((line) => line.decisionPoints?.meanEntropy ?? 0),
-    lines.map((line) => line.decisionPoints?.count ?? 0),
-  );
-
-function trendValue(name: TrendName, lines: readonly RlStepMetrics[]): number {
-  if (name === 'toolCallsPerTrajectory') return mean(lines.map((line) => line.toolCallsPerTrajectory));
-  if (name === 'decisionPointEntropy') return decisionEntropy(lines);
-  const strategy: ArithStrategy = name;
-  return mean(lines.map((line) => line.strategies?.[strategy] ?? Number.NaN));
 }
 
 /** The held-out line labelled `label`, checked to be decoded as the table says (sampled or greedy). */
@@ -153,9 +128,7 @@ export function summarizeRun(lines: readonly MetricsLine[], shape: RolloutShape,
           `${line.genBatches} x ${shape.groups} x ${shape.groupSize} generated trajectories`,
       );
   });
-  const bonusTokens = sum(rl.map((line) => line.bonus.tokens));
-  const atDecisions = sum(rl.map((line) => line.decisionPoints?.bonusTokens ?? 0));
-  const { early, late } = quarters(rl);
+  const { late } = earlyAndLate(rl);
   return {
     avgAtK: after.accuracy,
     passAtK: after.passAtK,
@@ -168,18 +141,12 @@ export function summarizeRun(lines: readonly MetricsLine[], shape: RolloutShape,
     finalTrainAccuracy: mean(late.map((line) => line.accuracy)),
     generatedPerStep: mean(generated),
     trainedPerStep: mean(rl.map((line) => line.trajectoriesKept)),
-    // Each line's share is of its own step's generated trajectories.
-    allFailedCorrect: weightedMean(
-      rl.map((line) => line.allFailedCorrect),
-      generated,
-    ),
+    allFailedCorrect: allFailedCorrectShare(rl),
     c1DroppedPerStep: mean(rl.map((line) => line.filterDrops[ALL_TOOL_CALLS_FAILED] ?? 0)),
     decisionPointBonusTokens: mean(rl.map((line) => line.decisionPoints?.bonusTokens ?? 0)),
-    decisionPointBonusShare: bonusTokens === 0 ? Number.NaN : atDecisions / bonusTokens,
-    decisionPointEntropy: decisionEntropy(rl),
-    trends: Object.fromEntries(
-      trendNames.map((name) => [name, { early: trendValue(name, early), late: trendValue(name, late) }]),
-    ) as Record<TrendName, EarlyLate>,
+    decisionPointBonusShare: decisionPointBonusShare(rl),
+    decisionPointEntropy: decisionPointEntropy(rl),
+    trends: trends(rl),
     dropped: sum(rl.map(dropsOf)),
     rlSeconds: sum(rl.map((line) => line.time.totalMs)) / 1000,
     steps: rl.length,

@@ -5,6 +5,7 @@ import { writeReport } from '../report/html-report.js';
 import type { EvalMetrics, RlStepMetrics } from '../report/metrics.js';
 import { MetricsWriter, readMetrics } from '../report/metrics.js';
 import { formatDuration } from '../report/progress.js';
+import type { TrendName } from '../report/rl-trends.js';
 import { type DemoMechanisms, demoMechanisms } from './demo-mechanisms.js';
 import { evaluate, greedyLabel } from './evaluate.js';
 import { problemSource } from './problems.js';
@@ -38,6 +39,8 @@ export interface DemoResult {
 }
 
 const percent = (x: number) => `${(100 * x).toFixed(1)}%`;
+/** '-' for a statistic with nothing to measure (NaN). */
+const orDash = (x: number, format: (x: number) => string) => (Number.isNaN(x) ? '-' : format(x));
 
 const strategyColumns = [
   ['direct', 'direct'],
@@ -91,16 +94,18 @@ export function demoTable(result: DemoResult): string {
 }
 
 function mechanismLines(m: DemoMechanisms): string[] {
+  const trend = (name: TrendName, format: (x: number) => string) =>
+    `${orDash(m.trends[name].early, format)} -> ${orDash(m.trends[name].late, format)}`;
+  const entropy = (x: number) => x.toFixed(3);
   return [
-    'What TAO-RL acted on during RL:',
-    `  C1 (execution validity): ${percent(m.allFailedCorrectEarly)} of the first ${m.earlySteps} steps' rollouts ` +
-      `made only failed calls yet answered right; C1 dropped ${m.c1Dropped} trajectories in all`,
-    `  post-tool bonus: ${percent(m.decisionPointBonusShare)} of the bonus tokens sit at decision points (the ` +
-      `first token after a successful call: answer now or call again); entropy there ${m.decisionPointEntropyEarly.toFixed(3)} ` +
-      `(first ${m.earlySteps} steps) -> ${m.decisionPointEntropyLate.toFixed(3)} (last ${m.earlySteps})`,
-    `  tool calls per rollout ${m.toolCallsEarly.toFixed(2)} -> ${m.toolCallsLate.toFixed(2)}; answers without a ` +
-      `call ${percent(m.directEarly)} -> ${percent(m.directLate)}; stopped after one of two calls ` +
-      `${percent(m.stoppedEarlyEarly)} -> ${percent(m.stoppedEarlyLate)}`,
+    `What TAO-RL acted on during RL (early = the first ${m.earlySteps} steps, late = the last ${m.earlySteps}):`,
+    `  C1 (execution validity): ${orDash(m.allFailedCorrectEarly, percent)} of the early rollouts made only ` +
+      `failed calls yet answered right; C1 dropped ${m.c1Dropped} trajectories in all`,
+    `  post-tool bonus: ${orDash(m.decisionPointBonusShare, percent)} of the bonus tokens sit at decision points ` +
+      `(the first token after a successful call: answer now or call again); entropy there ` +
+      trend('decisionPointEntropy', entropy),
+    `  tool calls per rollout ${trend('toolCallsPerTrajectory', (x) => x.toFixed(2))}; answers without a call ` +
+      `${trend('direct', percent)}; stopped after one of two calls ${trend('stopped-early', percent)}`,
   ];
 }
 

@@ -1,38 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { ablationMarkdown, ablationTable, type VariantRuns } from '../../src/ablate/ablation-report.js';
-import { type RunSummary, summarizeRun, trendNames } from '../../src/ablate/run-summary.js';
+import { type RunSummary, summarizeRun } from '../../src/ablate/run-summary.js';
 import { selectVariants } from '../../src/ablate/variants.js';
 import type { EvalMetrics, MetricsLine, RlStepMetrics } from '../../src/report/metrics.js';
-
-/** An RL metrics line with neutral values; each test sets what it checks. */
-function rlLine(step: number, fields: Partial<RlStepMetrics> = {}): RlStepMetrics {
-  return {
-    phase: 'rl',
-    step,
-    reward: 0.5,
-    accuracy: 0.5,
-    toolSuccessRate: 1,
-    validCodeRatio: 1,
-    toolCallsPerTrajectory: 1,
-    allFailedCorrect: 0,
-    responseTokens: 80,
-    truncatedRate: 0,
-    entropy: 0.1,
-    loss: 0,
-    clipFracLow: 0,
-    clipFracHigh: 0,
-    approxKl: 0,
-    gradNorm: 1,
-    filterDrops: {},
-    trajectoriesKept: 8,
-    groupsKept: 2,
-    genBatches: 1,
-    bonus: { tokens: 0, mean: 0, max: 0 },
-    tokensPerSecond: 1,
-    time: { generationMs: 0, sandboxMs: 0, scoringMs: 0, trainingMs: 0, totalMs: 1000 },
-    ...fields,
-  };
-}
+import { trendNames } from '../../src/report/rl-trends.js';
+import { neutralRlLine } from '../support/metrics-lines.js';
 
 function evalLine(label: string, accuracy: number, greedy: boolean): EvalMetrics {
   return {
@@ -60,7 +32,7 @@ const strategies = (direct: number) => ({
 
 /** Four steps of 2 groups x 4 samples per rollout batch; step 1 refilled (2 batches, 16 generated). */
 const steps: RlStepMetrics[] = [
-  rlLine(0, {
+  neutralRlLine(0, {
     gradNorm: 1,
     trajectoriesKept: 6,
     filterDrops: { 'all-tool-calls-failed': 2 },
@@ -70,7 +42,7 @@ const steps: RlStepMetrics[] = [
     toolCallsPerTrajectory: 0.5,
     strategies: strategies(0.5),
   }),
-  rlLine(1, {
+  neutralRlLine(1, {
     gradNorm: 2,
     genBatches: 2,
     trajectoriesKept: 8,
@@ -79,13 +51,13 @@ const steps: RlStepMetrics[] = [
     decisionPoints: { count: 0, meanEntropy: 0, bonusTokens: 0 },
     strategies: strategies(0.25),
   }),
-  rlLine(2, {
+  neutralRlLine(2, {
     gradNorm: 3,
     decisionPoints: { count: 3, meanEntropy: 0.4, bonusTokens: 2 },
     bonus: { tokens: 6, mean: 0.1, max: 0.2 },
     strategies: strategies(0.25),
   }),
-  rlLine(3, {
+  neutralRlLine(3, {
     gradNorm: 4,
     accuracy: 0.75,
     trajectoriesKept: 4,
@@ -162,16 +134,31 @@ describe('ablation run summary', () => {
   });
 });
 
-/** A run summary with the given held-out results; the training statistics do not matter here. */
-function summary(avgAtK: number, greedyAccuracy: number): RunSummary {
+/** A run summary with the given held-out results and late tool calls; the other statistics do not matter here. */
+function summary(avgAtK: number, greedyAccuracy: number, lateToolCalls?: number): RunSummary {
   const base = summarizeRun(finished(steps), shape, 'metrics.jsonl');
-  return { ...base, avgAtK, passAtK: avgAtK + 0.1, greedyAccuracy };
+  const toolCalls = base.trends.toolCallsPerTrajectory;
+  return {
+    ...base,
+    avgAtK,
+    passAtK: avgAtK + 0.1,
+    greedyAccuracy,
+    trends: {
+      ...base.trends,
+      toolCallsPerTrajectory: { early: toolCalls.early, late: lateToolCalls ?? toolCalls.late },
+    },
+  };
 }
 
-const runs = (name: string, seeds: number[], results: [number, number][]): VariantRuns => ({
+/** An arm's runs: per seed, [Avg@K, greedy accuracy] and optionally the late steps' tool calls per trajectory. */
+const runs = (
+  name: string,
+  seeds: number[],
+  results: ([number, number] | [number, number, number])[],
+): VariantRuns => ({
   variant: selectVariants(name)[0]!,
   seeds,
-  summaries: results.map(([avg, greedy]) => summary(avg, greedy)),
+  summaries: results.map(([avg, greedy, calls]) => summary(avg, greedy, calls)),
   curves: seeds.map(() => steps),
 });
 
@@ -264,6 +251,56 @@ describe('ablation tables', () => {
       '| c1 | 0.500 -> 1.500 | 0.200 -> 0.100 | 50.0 -> 12.5 | 50.0 -> 87.5 | 0.0 -> 0.0 | 0.0 -> 0.0 | 0.0 -> 0.0 |',
     );
     expect(trendNames).toHaveLength(7);
+  });
+
+  it("correlates the runs' late tool calls with their held-out results, pooled and within seed", () => {
+    // Seeds with more calls score lower, while on each seed the arm with more calls scores higher on Avg@4.
+    const arms = [
+      runs(
+        'grpo',
+        [1, 2, 3],
+        [
+          [0.4, 0.6, 1.2],
+          [0.62, 0.55, 1.0],
+          [0.8, 0.7, 0.8],
+        ],
+      ),
+      runs(
+        'c1',
+        [1, 2, 3],
+        [
+          [0.47, 0.58, 1.35],
+          [0.61, 0.55, 1.05],
+          [0.86, 0.72, 0.9],
+        ],
+      ),
+    ];
+    const { toolCalls } = ablationTable(start, arms, 4);
+    expect(toolCalls).toMatchObject({ runs: 6, seeds: 3 });
+    // numpy.corrcoef; within seed: the residuals of least squares on seed indicators, then corrcoef. Intervals
+    // tanh(atanh(r) -+ 1.96 / sqrt(6 - 3)), within seed sqrt(6 - 3 - 2).
+    const expected = {
+      pooled: {
+        avgAtK: [-0.8868070781525529, -0.9875972150948452, -0.2684264399587606],
+        greedyAccuracy: [-0.6199081685546324, -0.9523508598854634, 0.3857101730557064],
+      },
+      withinSeed: {
+        avgAtK: [0.9222246683267757, -0.3419445641948074, 0.9983957027333259],
+        greedyAccuracy: [-0.18898223650461407, -0.9732937826778773, 0.9434688001008055],
+      },
+    };
+    for (const kind of ['pooled', 'withinSeed'] as const)
+      for (const column of ['avgAtK', 'greedyAccuracy'] as const) {
+        const { r, low, high } = toolCalls[kind][column];
+        const [er, elow, ehigh] = expected[kind][column];
+        expect(r).toBeCloseTo(er!, 12);
+        expect(low).toBeCloseTo(elow!, 12);
+        expect(high).toBeCloseTo(ehigh!, 12);
+      }
+    const lines = ablationMarkdown(ablationTable(start, arms, 4)).split('\n');
+    expect(lines).toContain('| runs | r with Avg@4 | r with greedy |');
+    expect(lines).toContain('| pooled | -0.89 [-0.99, -0.27] | -0.62 [-0.95, +0.39] |');
+    expect(lines).toContain('| within seed | +0.92 [-0.34, +1.00] | -0.19 [-0.97, +0.94] |');
   });
 
   it('leaves the paired table out when grpo did not run', () => {

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { meanWithInterval, sampleVariance, tQuantile975 } from '../../src/ablate/confidence.js';
+import {
+  centredWithin,
+  correlationWithInterval,
+  meanWithInterval,
+  sampleVariance,
+  tQuantile975,
+} from '../../src/ablate/confidence.js';
 import { prng } from '../../src/util/seeds.js';
 
 /** Student's t density, for an independent check of the quantile table by numerical integration. */
@@ -62,5 +68,37 @@ describe('95% confidence intervals over seeds', () => {
     expect(Number.isNaN(meanWithInterval([3]).halfWidth)).toBe(true);
     expect(sampleVariance([1, 2, 3, 4])).toBeCloseTo(5 / 3, 12);
     expect(() => meanWithInterval([])).toThrow(/no values/);
+  });
+});
+
+describe('correlationWithInterval', () => {
+  it("gives Pearson's r and Fisher's 95% interval", () => {
+    // numpy: corrcoef([1, 2, 3, 4, 5], [2, 4, 5, 4, 5]) = sqrt(0.6); tanh(atanh(r) -+ 1.96 / sqrt(5 - 3)).
+    const c = correlationWithInterval([1, 2, 3, 4, 5], [2, 4, 5, 4, 5]);
+    expect(c.r).toBeCloseTo(Math.sqrt(0.6), 12);
+    expect(c.low).toBeCloseTo(-0.3401045563883008, 12);
+    expect(c.high).toBeCloseTo(0.9842365517309588, 12);
+    expect(c.n).toBe(5);
+  });
+
+  it('gives no interval without enough values and no r without variation', () => {
+    const few = correlationWithInterval([1, 2, 3, 4, 5], [2, 4, 5, 4, 5], 2);
+    expect(few.r).toBeCloseTo(Math.sqrt(0.6), 12);
+    expect(few.low).toBeNaN();
+    expect(correlationWithInterval([1, 1, 1, 1], [1, 2, 3, 4]).r).toBeNaN();
+    expect(() => correlationWithInterval([1, 2], [1, 2, 3])).toThrow(/2 values against 3/);
+  });
+
+  it('within groups, ignores what each group adds to both sides', () => {
+    const xs = [0.1, 0.5, 0.2, 0.9, 0.4, 0.3];
+    const ys = [1.0, 0.7, 0.4, 0.8, 0.2, 0.6];
+    const groups = [1, 1, 2, 2, 3, 3];
+    const shifted = (values: number[], by: number[]) => values.map((v, i) => v + by[groups[i]! - 1]!);
+    const within = (a: number[], b: number[]) =>
+      correlationWithInterval(centredWithin(a, groups), centredWithin(b, groups), 2).r;
+    const [sx, sy] = [shifted(xs, [5, -3, 0.5]), shifted(ys, [-2, 4, 1])];
+    expect(within(sx, sy)).toBeCloseTo(within(xs, ys), 12);
+    expect(correlationWithInterval(sx, sy).r).not.toBeCloseTo(correlationWithInterval(xs, ys).r, 2);
+    expect(centredWithin([1, 3, 10, 20], [7, 7, 8, 8])).toEqual([-1, 1, -5, 5]);
   });
 });

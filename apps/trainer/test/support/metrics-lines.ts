@@ -28,3 +28,33 @@ export function rlLine(step: number, reward: number): RlStepMetrics {
     time: { generationMs: 800, sandboxMs: 200, scoringMs: 20, trainingMs: 900, totalMs: 1950 },
   };
 }
+
+/** An RL metrics line with neutral values; each test sets what it checks. */
+export function neutralRlLine(step: number, fields: Partial<RlStepMetrics> = {}): RlStepMetrics {
+  return {
+    phase: 'rl',
+    step,
+    reward: 0.5,
+    accuracy: 0.5,
+    toolSuccessRate: 1,
+    validCodeRatio: 1,
+    toolCallsPerTrajectory: 1,
+    allFailedCorrect: 0,
+    responseTokens: 80,
+    truncatedRate: 0,
+    entropy: 0.1,
+    loss: 0,
+    clipFracLow: 0,
+    clipFracHigh: 0,
+    approxKl: 0,
+    gradNorm: 1,
+    filterDrops: {},
+    trajectoriesKept: 8,
+    groupsKept: 2,
+    genBatches: 1,
+    bonus: { tokens: 0, mean: 0, max: 0 },
+    tokensPerSecond: 1,
+    time: { generationMs: 0, sandboxMs: 0, scoringMs: 0, trainingMs: 0, totalMs: 1000 },
+    ...fields,
+  };
+}
