@@ -1,6 +1,7 @@
 import { noOptions } from '@taorl/plugin-registry';
 import * as tf from '@tensorflow/tfjs';
 import { stopGradient } from '../ops/stop-gradient';
+import { clampedLogRatio } from './log-ratio';
 import { maskedFraction } from './masked-mean';
 import { type PolicyLossContext, type PolicyLossTerms, policyLossRegistry } from './policy-loss-registry';
 
@@ -17,8 +18,7 @@ export function cispoLoss({
   config,
 }: PolicyLossContext): PolicyLossTerms {
   return tf.tidy(() => {
-    const bound = config.logRatioBound;
-    const ratio = tf.exp(tf.clipByValue(tf.sub(logProbs, oldLogProbs), -bound, bound));
+    const ratio = tf.exp(clampedLogRatio(logProbs, oldLogProbs, config.logRatioBound));
     const weight = stopGradient(tf.clipByValue(ratio, 1 - config.clipLow, 1 + config.clipHigh));
     const perToken = tf.neg(tf.mul(tf.mul(weight, advantages), logProbs)) as tf.Tensor2D;
     return {

@@ -2,6 +2,7 @@ import * as tf from '@tensorflow/tfjs';
 import { assertFinite } from '../validate/finite';
 import { aggregationWeights } from './aggregation';
 import { klPenalty } from './kl-penalty';
+import { clampedLogRatio } from './log-ratio';
 import { maskedMean } from './masked-mean';
 import { type PolicyLossConfig, resolvePolicyLossConfig } from './policy-loss-config';
 import { getPolicyLoss } from './policy-loss-registry';
@@ -78,12 +79,7 @@ export function policyLoss(input: PolicyLossInput, config: PolicyLossConfig = {}
       config: resolved,
     });
     const pgLoss = aggregate(terms.perToken);
-    // Clamped first, as verl computes ppo_kl: one token whose log-ratio runs away cannot swamp the mean.
-    const logRatio = tf.clipByValue(
-      tf.sub(input.logProbs, input.oldLogProbs),
-      -resolved.logRatioBound,
-      resolved.logRatioBound,
-    );
+    const logRatio = clampedLogRatio(input.logProbs, input.oldLogProbs, resolved.logRatioBound);
     const metrics: Record<string, tf.Scalar> = {
       pgLoss,
       approxKl: maskedMean(tf.neg(logRatio), lossMask),

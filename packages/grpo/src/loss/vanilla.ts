@@ -1,5 +1,6 @@
 import { noOptions } from '@taorl/plugin-registry';
 import * as tf from '@tensorflow/tfjs';
+import { clampedLogRatio } from './log-ratio';
 import { maskedFraction } from './masked-mean';
 import { type PolicyLossContext, type PolicyLossTerms, policyLossRegistry } from './policy-loss-registry';
 
@@ -19,8 +20,7 @@ export function vanillaPolicyLoss({
   config,
 }: PolicyLossContext): PolicyLossTerms {
   return tf.tidy(() => {
-    const bound = config.logRatioBound;
-    const ratio = tf.exp(tf.clipByValue(tf.sub(logProbs, oldLogProbs), -bound, bound));
+    const ratio = tf.exp(clampedLogRatio(logProbs, oldLogProbs, config.logRatioBound));
     const negativeAdvantage = tf.neg(advantages);
     const unclipped = tf.mul(negativeAdvantage, ratio);
     const clipped = tf.mul(negativeAdvantage, tf.clipByValue(ratio, 1 - config.clipLow, 1 + config.clipHigh));
