@@ -218,8 +218,8 @@ function formatNumber(format: Format, value: number, signed = false): string {
   return signed && value > 0 ? `+${text}` : text;
 }
 
-/** A correlation, signed, to 2 decimals. */
-const signedRatio = (value: number) => formatNumber(count('', 2), value, true);
+/** A correlation (or a bound of its interval), signed, to 2 decimals. */
+const signedTwoDecimals = (value: number) => formatNumber(count('', 2), value, true);
 
 /** Mean ± 95% CI half-width (the mean alone with one seed). */
 function cell(format: Format, value: MeanWithInterval, signed = false): string {
@@ -293,7 +293,7 @@ export function ablationTables(table: AblationTable): ReportTable[] {
   const correlation = ({ r, low, high }: CorrelationWithInterval) =>
     Number.isNaN(r)
       ? '-'
-      : `${signedRatio(r)}${Number.isNaN(low) ? '' : ` [${signedRatio(low)}, ${signedRatio(high)}]`}`;
+      : `${signedTwoDecimals(r)}${Number.isNaN(low) ? '' : ` [${signedTwoDecimals(low)}, ${signedTwoDecimals(high)}]`}`;
   tables.push({
     caption:
       `Tool calls and held-out results over the ${toolCalls.runs} runs (${toolCalls.seeds} seeds): Pearson's r of ` +
