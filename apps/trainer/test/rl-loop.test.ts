@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import * as tf from '@tensorflow/tfjs';
 import { describe, expect, it } from 'vitest';
 import { latestCheckpoint, restoreTrainCheckpoint } from '../src/checkpoint/train-checkpoint.js';
 import {
@@ -11,8 +12,9 @@ import {
   type RolloutPolicy,
   readMetrics,
 } from '../src/index.js';
+import { rlStep } from '../src/rl/rl-step.js';
 import { problemSource } from '../src/run/problems.js';
-import { runRl } from '../src/run/rl-run.js';
+import { rlContext, runRl } from '../src/run/rl-run.js';
 import { openSession } from '../src/run/session.js';
 import { trainRl } from '../src/run/train.js';
 
@@ -130,6 +132,31 @@ describe('RL loop end to end (tiny model, real sandbox)', () => {
     const resumed = await resumedRun(mkdtempSync(join(tmpdir(), 'taorl-resume-')));
     expect(resumed.lines.map(untimed)).toEqual(first.lines.map(untimed));
     expect(resumed.finalWeights).toEqual(first.finalWeights);
+  });
+});
+
+describe('RL steps and tensor memory (tiny model, real sandbox)', () => {
+  it('keeps no tensor from one step to the next once the optimizer state exists', async () => {
+    const session = await openSession(
+      parseConfig(configText(mkdtempSync(join(tmpdir(), 'taorl-rl-memory-'))), 'tiny.yaml', ['rl.steps=4']),
+      'tiny.yaml',
+    );
+    try {
+      const { context, updater } = rlContext(session, await problemSource(session), () => undefined);
+      await context.sync.start(0);
+      const tensorsAfter: number[] = [];
+      for (let step = 1; step <= 4; step++) {
+        const line = await rlStep(context, step);
+        expect(line.trajectoriesKept).toBe(8); // every step trains, so every step runs the optimizer
+        tensorsAfter.push(tf.memory().numTensors);
+      }
+      updater.dispose();
+      await context.sync.close();
+      // Step 1 creates the optimizer's moments; from then on a step that leaked would add tensors every time.
+      expect(tensorsAfter.slice(1)).toEqual([tensorsAfter[0], tensorsAfter[0], tensorsAfter[0]]);
+    } finally {
+      await session.close();
+    }
   });
 });
 
