@@ -50,7 +50,7 @@ export type PairedRow = { variant: string; seeds: number[] } & Record<
   { perSeed: number[] } & MeanWithInterval
 >;
 
-/** Each arm's late tool calls per trajectory against its held-out result, over every run (arms x seeds). */
+/** Each run's late tool calls per trajectory against its held-out results, over every run (arms x seeds). */
 export interface ToolCallCorrelations {
   runs: number;
   seeds: number;

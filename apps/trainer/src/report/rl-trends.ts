@@ -18,7 +18,7 @@ export const sum = (values: readonly number[]) => values.reduce((total, v) => to
 /** NaN for no values. */
 export const mean = (values: readonly number[]) => sum(values) / values.length;
 /** NaN when the weights add up to 0. */
-export const weightedMean = (values: readonly number[], weights: readonly number[]) =>
+const weightedMean = (values: readonly number[], weights: readonly number[]) =>
   sum(values.map((v, i) => v * weights[i]!)) / sum(weights);
 
 /** "Early" and "late": the first and the last quarter of the steps, ceil(n / 4) each, so at least one step. */
