@@ -1,3 +1,4 @@
+import { categoryCases } from './categoryCases';
 import { mathVerifyCases } from './mathVerifyCases';
 import { minervaCases } from './minervaCases';
 import { qwenCases } from './qwenCases';
@@ -9,6 +10,19 @@ const differences = (
 
 const decimalComma =
   'a comma between digits that does not group thousands separates list items: "1,22" is the list 1, 22 (competition answers list solutions this way), so it never equals 1.22';
+
+/**
+ * The held-out suite of issue 37: cases of six public graders' tests (categoryCases.ts names each source),
+ * grouped by the categories of the grader's last misses; each case is graded at its own level.
+ */
+export const categorySuite: Suite = {
+  name: 'held-out by category',
+  source:
+    'hendrycks/math, MARIO_EVAL, NeMo-Skills, inspect_ai, Qwen2.5-Math, Math-Verify tests (test/conformance/categoryCases.ts)',
+  groups: categoryCases,
+  level: 'answer',
+  differences: differences([]),
+};
 
 /** The three public graders' suites, with every case we decide differently and why (docs/benchmarks/eval.md). */
 export const suites: readonly Suite[] = [
@@ -90,4 +104,5 @@ export const suites: readonly Suite[] = [
     level: 'response',
     differences: differences([]),
   },
+  categorySuite,
 ];
