@@ -5,6 +5,7 @@ import type { Expr } from './latex/ast';
 import { ParseError, parseLatex } from './latex/parse';
 import { Deadline, defaultLimits, type Limits, TimeoutError, TooLargeError } from './limits';
 import { normalizeAnswer, timeOfDay } from './normalize';
+import { proseKey } from './compare/prose';
 
 export interface GradeOptions {
   /** Relative tolerance for floating-point comparison (default 1e-6). */
@@ -102,8 +103,11 @@ function compareOne(pred: string, gold: string, options: GradeOptions): AnswerCo
     const goldExpr = parseOrText(g.text, limits);
     const predExpr = parseOrText(p.text, limits);
     if (predExpr === null || goldExpr === null || predExpr.kind === 'text' || goldExpr.kind === 'text') {
-      const words = wordsOf(p.text);
-      if (words !== '' && words === wordsOf(g.text)) return verdict(true);
+      // Words only ("\\text{Evelyn}", "no solution") compare as words; prose with mathematics in it ("odd $n$",
+      // "... for some $a>0$") as written, so "a > 0" never matches "a < 0".
+      const [pKey, gKey] =
+        isWords(p.text) && isWords(g.text) ? [wordsOf(p.text), wordsOf(g.text)] : [proseKey(p.text), proseKey(g.text)];
+      if (pKey !== '' && pKey === gKey) return verdict(true);
       // Different words are an ordinary miss; an answer that is neither mathematics nor words says so.
       const unreadable = predExpr === null || goldExpr === null;
       return { equivalent: false, reason: unreadable ? 'unparsable' : 'not_equivalent' };
@@ -161,6 +165,9 @@ function choiceLetter(text: string): string | null {
 /** Words of an answer that is text: \text{(C)} and C, \text{Evelyn} and evelyn agree. */
 const wordsOf = (text: string): string => normaliseWords(text.replace(/\\[a-zA-Z]+/g, ''));
 const squeeze = (text: string): string => text.replace(/\s+/g, '');
+/** Letters, spaces and punctuation only, once LaTeX text wrappers are removed. */
+const isWords = (text: string): boolean =>
+  /^[a-zA-Z\s,.'()-]*$/.test(text.replace(/\\(?:text|textrm|textbf|mathrm|mbox)\s*\{([^{}]*)\}/g, '$1'));
 
 function parseOrText(text: string, limits: Limits): Expr | null {
   try {

@@ -18,6 +18,8 @@ const unitWord =
 export function normalizeAnswer(raw: string): NormalizedAnswer {
   let text = raw.trim();
   text = stripDelimiters(text);
+  // "= \frac{10}{9}": what follows a bare equals sign is the value.
+  text = text.replace(/^=\s*/, '');
   text = text.replace(/\\(?:boxed|fbox)\s*\{((?:[^{}]|\{[^{}]*\})*)\}/g, '$1');
   // Digit groups written with a comma and a negative thin space (11,\! 111,\! 100) are one number, not a list.
   text = text.replace(/(\d),\s*\\!\s*(?=\d{3}(?!\d))/g, '$1');
@@ -57,6 +59,8 @@ export function normalizeAnswer(raw: string): NormalizedAnswer {
     /\\(?:text|mbox|textrm)\{\s*(?:and|or)\s*\}|\s+(?:and|or)\s+|(?<=\))(?:and|or)(?=\()/g,
     ', ',
   );
+  // "7, -2, \text{ and } -5": the comma before "and" already separates the last item.
+  text = text.replace(/,\s*,/g, ',');
   text = text.replace(/\\(?:text|mbox|textrm)\{\s*\}/g, '');
   // Python-style answers: 2**(1/4), sqrt(2), pi/2.
   text = text

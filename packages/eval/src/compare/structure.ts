@@ -1,6 +1,7 @@
 import type { Expr, RelationOp } from '../latex/ast';
 import type { CompareContext } from './context';
-import { freeSymbols } from './evaluate';
+import type { Complex } from '../math/complex';
+import { evaluateComplex, freeSymbols } from './evaluate';
 import { proportional, scalarsEqual } from './scalar';
 
 type Interval = Extract<Expr, { kind: 'tuple' }>;
@@ -29,6 +30,9 @@ export function expressionsEqual(pred: Expr, gold: Expr, context: CompareContext
   }
 
   if (isCollection(p) && isCollection(g)) {
+    if (p.kind === 'list' && g.kind === 'list' && listsKeepOrder(p, g, context)) {
+      return p.items.length === g.items.length && p.items.every((item, i) => expressionsEqual(item, g.items[i]!, context));
+    }
     return unorderedEqual(p.items, g.items, context, p.kind === 'set' || g.kind === 'set');
   }
   if (isCollection(g) && g.items.length === 1) return expressionsEqual(p, g.items[0]!, context);
@@ -58,6 +62,48 @@ export function expressionsEqual(pred: Expr, gold: Expr, context: CompareContext
 /** Collapses case, spacing and punctuation of words ("\text{(C)}" and "c" match). */
 export function normaliseWords(text: string): string {
   return text.toLowerCase().replace(/[^a-z0-9]+/g, '');
+}
+
+/**
+ * Whether two comma lists compare in order. A list of numbers written in increasing or decreasing order ("-5, -2,
+ * 7", "1, 2") is how a set of solutions is written, and lists of anything but real numbers (expressions, tuples)
+ * are sets of solutions too: they match in any order. A list of three or more numbers in neither order ("4, 10, -2",
+ * the values of a, b, c as asked) carries its order; so does a prediction that lists them in neither order: it
+ * commits to an order, which must be the gold's (hendrycks' MATH grader: "4, 10, -2" is not "10, 4, -2").
+ */
+function listsKeepOrder(
+  pred: Extract<Expr, { kind: 'list' }>,
+  gold: Extract<Expr, { kind: 'list' }>,
+  context: CompareContext,
+): boolean {
+  if (gold.items.length < 3) return false;
+  const goldValues = realValues(gold.items, context);
+  if (goldValues === null) return false;
+  const predValues = realValues(pred.items, context);
+  return !isMonotonic(goldValues) || (predValues !== null && !isMonotonic(predValues));
+}
+
+function isMonotonic(values: readonly number[]): boolean {
+  const steps = values.slice(1).map((value, index) => value - values[index]!);
+  return steps.every((step) => step >= 0) || steps.every((step) => step <= 0);
+}
+
+/** The values of items that are all real numbers (no variables), or null. */
+function realValues(items: readonly Expr[], context: CompareContext): number[] | null {
+  const values: number[] = [];
+  for (const item of items) {
+    if (freeSymbols(item).size > 0) return null;
+    let value: Complex;
+    try {
+      value = evaluateComplex(item, new Map(), context.deadline);
+    } catch (error) {
+      if (error instanceof RangeError) return null;
+      throw error;
+    }
+    if (!Number.isFinite(value.re) || Math.abs(value.im) > 1e-12 * Math.max(1, Math.abs(value.re))) return null;
+    values.push(value.re);
+  }
+  return values;
 }
 
 function restatesOneValue(items: readonly Expr[], context: CompareContext): boolean {
