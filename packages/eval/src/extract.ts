@@ -232,6 +232,15 @@ function startsLikeMath(text: string): boolean {
 }
 
 /**
+ * The option letter a response opens with: "C. x = 42", "(B) 12", "A) ...", "D: ..."; null otherwise. Read only
+ * when the gold is an option letter (grade), since "A. Because" opens many a sentence.
+ */
+export function leadingChoice(text: string, options: ExtractOptions = {}): string | null {
+  const finalText = options.finalTextOnly === false ? text : finalAssistantText(text);
+  return /^\s*\(?([A-E])(?:\)|\.|:)(?:\s|$)/.exec(finalText)?.[1] ?? null;
+}
+
+/**
  * The answer of a gold. A bare answer ("5", "$x=1$", "\\text{(C)}") is itself; a worked solution (Minerva's and
  * OlympiadBench's golds) is read like a response: its box, its "final answer is", or its last math span, as
  * Math-Verify parses its gold with the same extraction as the prediction.

@@ -60,8 +60,9 @@ export const nearMissCases: Record<string, readonly NearMiss[]> = {
   'digit grouping vs lists': [
     ['1, 000', '1000'],
     ['1, 2', '12'],
-    ['1,2', '1.2'],
-    ['1,22', '1.22'],
+    // With a space after the comma a list; "1,22" against "1.22" is a European decimal comma (issue 37).
+    ['1, 2', '1.2'],
+    ['1, 22', '1.22'],
     ['1, 234', '1234'],
     ['12, 345, 678', '12345678'],
     ['3,5', '35'],
