@@ -1,7 +1,8 @@
 // Agreement on the held-out suite of issue 37 per category, with the count of false "equal" (a wrong answer
 // graded equal) and every disagreement. Run from the repository root: pnpm bench packages/eval/bench/categories.ts
-import { categorySuite } from '../test/conformance/suites';
+
 import { agreementOf, differenceFor, runSuite } from '../test/conformance/suite';
+import { categorySuite } from '../test/conformance/suites';
 
 const outcomes = runSuite(categorySuite);
 console.log('| category | cases | equal / not | agreement | false "equal" |');
@@ -15,7 +16,10 @@ const row = (name: string, group: typeof outcomes): void => {
   );
 };
 for (const group of Object.keys(categorySuite.groups)) {
-  row(group, outcomes.filter((outcome) => outcome.group === group));
+  row(
+    group,
+    outcomes.filter((outcome) => outcome.group === group),
+  );
 }
 row('all', outcomes);
 

@@ -1,11 +1,11 @@
 import type { CompareContext, PercentPolicy } from './compare/context';
+import { proseKey } from './compare/prose';
 import { expressionsEqual, normaliseWords } from './compare/structure';
 import { type ExtractOptions, extractAnswer, extractGoldAnswer, leadingChoice } from './extract';
 import type { Expr } from './latex/ast';
 import { ParseError, parseLatex } from './latex/parse';
 import { Deadline, defaultLimits, type Limits, TimeoutError, TooLargeError } from './limits';
 import { type NormalizedAnswer, normalizeAnswer, timeOfDay } from './normalize';
-import { proseKey } from './compare/prose';
 
 export interface GradeOptions {
   /** Relative tolerance for floating-point comparison (default 1e-6). */
@@ -115,7 +115,9 @@ function compareOne(pred: string, gold: string, options: GradeOptions): AnswerCo
       // Words only ("\\text{Evelyn}", "no solution") compare as words; prose with mathematics in it ("odd $n$",
       // "... for some $a>0$") as written, so "a > 0" never matches "a < 0".
       const [pKey, gKey] =
-        isWords(p.text) && isWords(g.text) ? [wordsOf(p.text), wordsOf(g.text)] : [proseKey(p.text), proseKey(g.text)];
+        isWords(p.text) && isWords(g.text)
+          ? [wordsOf(p.text), wordsOf(g.text)]
+          : [proseKey(p.text), proseKey(g.text)];
       if (pKey !== '' && pKey === gKey) return verdict(true);
       // Different words are an ordinary miss; an answer that is neither mathematics nor words says so.
       const unreadable = predExpr === null || goldExpr === null;

@@ -5,9 +5,9 @@
  */
 
 /** Short English words that never stand for a product of variables in an answer. */
-const shortWords = new Set(['odd', 'all', 'any', 'for', 'the', 'are', 'not', 'has', 'its', 'yes', 'way', 'one']);
+const shortWords = new Set('odd all any for the are not has its yes way one'.split(' '));
 /** Function names a model may write without a backslash; runs of four or more letters that are not prose. */
-const functionWords = new Set(['sqrt', 'arcsin', 'arccos', 'arctan', 'sinh', 'cosh', 'tanh', 'infinity', 'frac']);
+const functionWords = new Set('sqrt arcsin arccos arctan sinh cosh tanh infinity frac'.split(' '));
 
 /** Whether an answer (normalised) contains an English word outside LaTeX commands and environment names. */
 export function isProse(text: string): boolean {

@@ -1,6 +1,6 @@
 import type { Expr, RelationOp } from '../latex/ast';
-import type { CompareContext } from './context';
 import type { Complex } from '../math/complex';
+import type { CompareContext } from './context';
 import { evaluateComplex, freeSymbols } from './evaluate';
 import { proportional, scalarsEqual } from './scalar';
 
@@ -31,7 +31,10 @@ export function expressionsEqual(pred: Expr, gold: Expr, context: CompareContext
 
   if (isCollection(p) && isCollection(g)) {
     if (p.kind === 'list' && g.kind === 'list' && listsKeepOrder(p, g, context)) {
-      return p.items.length === g.items.length && p.items.every((item, i) => expressionsEqual(item, g.items[i]!, context));
+      return (
+        p.items.length === g.items.length &&
+        p.items.every((item, i) => expressionsEqual(item, g.items[i]!, context))
+      );
     }
     return unorderedEqual(p.items, g.items, context, p.kind === 'set' || g.kind === 'set');
   }
@@ -100,7 +103,8 @@ function realValues(items: readonly Expr[], context: CompareContext): number[] |
       if (error instanceof RangeError) return null;
       throw error;
     }
-    if (!Number.isFinite(value.re) || Math.abs(value.im) > 1e-12 * Math.max(1, Math.abs(value.re))) return null;
+    if (!Number.isFinite(value.re) || Math.abs(value.im) > 1e-12 * Math.max(1, Math.abs(value.re)))
+      return null;
     values.push(value.re);
   }
   return values;
@@ -181,7 +185,11 @@ function matricesEqual(pred: Expr, gold: Expr, context: CompareContext): boolean
   return pRows.every((row, i) =>
     row.every((item, j) => {
       const goldItem = gRows[i]![j]!;
-      return expressionsEqual(item, goldItem, context) || roundsTo(item, goldItem, context) || roundsTo(goldItem, item, context);
+      return (
+        expressionsEqual(item, goldItem, context) ||
+        roundsTo(item, goldItem, context) ||
+        roundsTo(goldItem, item, context)
+      );
     }),
   );
 }
@@ -382,7 +390,12 @@ function asIntervals(expr: Expr, context: CompareContext): Expr | null {
 type Bound = readonly [value: Expr, inclusive: boolean];
 
 function interval(lower: Bound, upper: Bound): Interval {
-  return { kind: 'tuple', open: lower[1] ? '[' : '(', close: upper[1] ? ']' : ')', items: [lower[0], upper[0]] };
+  return {
+    kind: 'tuple',
+    open: lower[1] ? '[' : '(',
+    close: upper[1] ? ']' : ')',
+    items: [lower[0], upper[0]],
+  };
 }
 
 /** |z|: the absolute value of one variable. */
