@@ -87,8 +87,7 @@ const extractors: Record<ExtractionRule, (text: string) => string | null> = {
     const outside = line.split('$').filter((_, index) => index % 2 === 0);
     const words = outside.join(' ').match(/[A-Za-z]+/g) ?? [];
     if (words.length === 0 || !words.every((word) => qualifyingWords.has(word.toLowerCase()))) return null;
-    if (!/[^\s,.;:]/.test(outside.join(''))) return null;
-    return stripSentenceEnd(line);
+    return line.replace(/[\s.]+$/, '');
   },
   last_math: (text) => {
     // Math-Verify takes the rightmost of the last math span and the last plain number; we take a plain number
