@@ -1,4 +1,5 @@
 import { categoryCases } from './categoryCases';
+import { lightevalCases } from './lightevalCases';
 import { mathVerifyCases } from './mathVerifyCases';
 import { minervaCases } from './minervaCases';
 import { qwenCases } from './qwenCases';
@@ -30,6 +31,15 @@ export const categorySuite: Suite = {
       'a unit of two letters or more glued to the number is a unit (20cm is 20 cm); MARIO_EVAL needs a space before a short unit, since its parser cannot tell 10cm from 10·c·m',
     ],
   ]),
+};
+
+/** The second held-out suite of issue 37: lighteval's extractive-match cases that Math-Verify's suite lacks. */
+export const lightevalSuite: Suite = {
+  name: 'held-out: lighteval',
+  source: 'huggingface/lighteval tests/unit/metrics/test_extractive_match.py (commit 3fd1526)',
+  groups: lightevalCases,
+  level: 'response',
+  differences: differences([]),
 };
 
 /** The three public graders' suites, with every case we decide differently and why (docs/benchmarks/eval.md). */
