@@ -1,6 +1,12 @@
 // Agreement on the two held-out suites of issue 37 per category, with the count of false "equal" (a wrong answer
 // graded equal) and every disagreement. Run from the repository root: pnpm bench packages/eval/bench/categories.ts
-import { type CaseOutcome, agreementOf, differenceFor, runSuite, type Suite } from '../test/conformance/suite';
+import {
+  agreementOf,
+  type CaseOutcome,
+  differenceFor,
+  runSuite,
+  type Suite,
+} from '../test/conformance/suite';
 import { categorySuite, lightevalSuite } from '../test/conformance/suites';
 
 const cell = (text: string): string => {
@@ -23,7 +29,10 @@ function report(suite: Suite): void {
     );
   };
   for (const group of Object.keys(suite.groups)) {
-    row(group, outcomes.filter((outcome) => outcome.group === group));
+    row(
+      group,
+      outcomes.filter((outcome) => outcome.group === group),
+    );
   }
   row('all', outcomes);
   const { disagreements } = agreementOf(outcomes);

@@ -173,7 +173,7 @@ function statedValue(sentence: string): string | null {
   const tail = lastMatch(sentence, /\b(?:is|it's|are|equals)\b:?|=/gi);
   if (tail !== null) {
     const stated = sentence.slice(tail);
-    const found = lastMath(stated) ?? stripSentenceEnd(stated);
+    const found = lastMath(stated) ?? withoutUnopenedBracket(stripSentenceEnd(stated));
     if (found !== null && isAnswerLike(found)) return found;
   }
   const math = lastMath(sentence);
@@ -187,6 +187,14 @@ function statedValue(sentence: string): string | null {
 }
 
 const numberPattern = /-?\d[\d,]*(?:\.\d+)?(?:\/\d+)?%?/g;
+
+/** "(35 + 70 = 105)." states 105: a closing bracket the value never opened belongs to the sentence. */
+function withoutUnopenedBracket(value: string | null): string | null {
+  if (value === null || !value.endsWith(')')) return value;
+  const opened = value.split('(').length - 1;
+  const closed = value.split(')').length - 1;
+  return closed > opened ? value.slice(0, -1).trimEnd() : value;
+}
 
 /** The last number a sentence states with a verb: "is 2/3", "are 12 distinct", "equals -4.5". */
 function lastStatedNumber(text: string): Span | null {
@@ -231,12 +239,28 @@ function startsLikeMath(text: string): boolean {
 }
 
 /**
- * The option letter a response opens with: "C. x = 42", "(B) 12", "A) ...", "D: ..."; null otherwise. Read only
- * when the gold is an option letter (grade), since "A. Because" opens many a sentence.
+ * The option letter (A-E) a response commits to, or null: the first letter after an answer phrase ("the correct
+ * answer is C", "The answer: D, it can't be A or B", "réponse est C"), else a letter the response opens with ("C.
+ * x = 42", "(B) 12", "B。不是 A", a lone "D"), else a letter that ends it ("... therefore I think it's B"). Read only
+ * when the gold is an option letter (grade): "A" opens many an English sentence, so a letter opening the response
+ * counts only with a bracket, a stop or a colon after it, or alone.
  */
-export function leadingChoice(text: string, options: ExtractOptions = {}): string | null {
+export function choiceAnswer(text: string, options: ExtractOptions = {}): string | null {
   const finalText = options.finalTextOnly === false ? text : finalAssistantText(text);
-  return /^\s*\(?([A-E])(?:\)|\.|:)(?:\s|$)/.exec(finalText)?.[1] ?? null;
+  const letter = '\\(?([A-E])\\)?(?![A-Za-z0-9])';
+  let phrased: string | null = null;
+  for (const match of finalText.matchAll(
+    new RegExp(
+      `(?:answer|réponse|choice|option)(?:\\s+is|\\s+est|\\s*:)[^A-Za-z\\n]{0,3}(?:[a-z]{2,}\\s+){0,3}?${letter}`,
+      'gi',
+    ),
+  )) {
+    if (/[A-E]/.test(match[1]!)) phrased = match[1]!;
+  }
+  if (phrased !== null) return phrased;
+  const opening = new RegExp(`^\\s*${letter}(?:\\s*$|[.):。，,]|(?=[^\\x00-\\x7F]))`).exec(finalText);
+  if (opening) return opening[1]!;
+  return new RegExp(`(?:^|\\s)${letter}[\\s.!)]*$`).exec(finalText.slice(-200))?.[1] ?? null;
 }
 
 /**

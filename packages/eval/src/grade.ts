@@ -1,7 +1,7 @@
 import type { CompareContext, PercentPolicy } from './compare/context';
 import { proseKey } from './compare/prose';
 import { expressionsEqual, normaliseWords } from './compare/structure';
-import { type ExtractOptions, extractAnswer, extractGoldAnswer, leadingChoice } from './extract';
+import { choiceAnswer, type ExtractOptions, extractAnswer, extractGoldAnswer } from './extract';
 import type { Expr } from './latex/ast';
 import { ParseError, parseLatex } from './latex/parse';
 import { Deadline, defaultLimits, type Limits, TimeoutError, TooLargeError } from './limits';
@@ -57,13 +57,13 @@ export function isEquivalent(pred: string, gold: Gold, options: GradeOptions = {
 export function grade(response: string, gold: Gold, options: GradeOptions = {}): GradeResult {
   const goldAnswers = typeof gold === 'string' ? extractGoldAnswer(gold) : gold.map(extractGoldAnswer);
   let extracted = extractAnswer(response, options.extraction);
-  // A multiple-choice gold: a response that opens with its option ("C. x = 42", "A. Because B is not valid")
-  // has answered with that letter, whatever the option's text states.
+  // A multiple-choice gold: the option letter the response commits to ("C. x = 42", "the answer is D, not A"),
+  // whatever the option's text states.
   const goldIsChoice = (typeof goldAnswers === 'string' ? [goldAnswers] : goldAnswers).some(
     (answer) => choiceLetter(normalizeAnswer(answer).text) !== null,
   );
   if (goldIsChoice && (extracted === null || choiceLetter(normalizeAnswer(extracted).text) === null)) {
-    extracted = leadingChoice(response, options.extraction) ?? extracted;
+    extracted = choiceAnswer(response, options.extraction) ?? extracted;
   }
   if (extracted === null) return { correct: false, extracted, gold, reason: 'no_answer' };
   const verdict = compareAnswers(extracted, goldAnswers, options);

@@ -178,10 +178,11 @@ function stripUnits(text: string): { text: string; units: string[] } {
       units.push(...unit[2]!.trim().split(/\s+/));
       continue;
     }
-    // A unit glued to the number: 1,000.99m², 5cm, 20€. One letter alone (6m) may be a variable: it stays.
-    const glued = /^(.*\d)\s*([a-zA-Z]+|€|£|¥)(²|³|\^\s*\{?\d\}?)?$/.exec(result);
+    // A unit glued to the number: 1,000.99m², 5cm, 20€, 4000千克 (a CJK measure word). One letter alone (6m)
+    // may be a variable: it stays.
+    const glued = /^(.*\d)\s*([a-zA-Z]+|€|£|¥|[\u4e00-\u9fff]+)(²|³|\^\s*\{?\d\}?)?$/.exec(result);
     const unitLike = glued && (glued[2]!.length > 1 || glued[3] !== undefined) && unitWord.test(glued[2]!);
-    if (glued && (/^[€£¥]$/.test(glued[2]!) || unitLike)) {
+    if (glued && (/^(?:[€£¥]|[\u4e00-\u9fff]+)$/.test(glued[2]!) || unitLike)) {
       result = glued[1]!.trim();
       units.push(glued[2]!);
       continue;

@@ -39,7 +39,38 @@ export const lightevalSuite: Suite = {
   source: 'huggingface/lighteval tests/unit/metrics/test_extractive_match.py (commit 3fd1526)',
   groups: lightevalCases,
   level: 'response',
-  differences: differences([]),
+  differences: differences([
+    ...[
+      'C Cecile',
+      'Alina and the answer is\n(C) Cecile',
+      'Alina and the answer is\nC Cecile',
+      'A Peter\nCelina bum',
+    ].map(
+      (gold) =>
+        [
+          gold,
+          '',
+          'lighteval\'s letter mode reads an option letter out of any gold; a gold here is an answer, and an option letter only alone or in brackets ("C", "(C) Cecile")',
+        ] as const,
+    ),
+    ...[
+      ['79', 'donc 353 g'],
+      ['220', 'Réponse: Janeth'],
+      ['300', '来计算水池中水的流出时间'],
+      ['13/28', '计划的比例为'],
+      ['2/5', '答案：每份应该是'],
+      ['1', 'how many $?'],
+      ['92', 'لإيجاد ناتج'],
+      ['13', '首先，我们知道最初有3只鸟'],
+    ].map(
+      ([gold, pred]) =>
+        [
+          gold!,
+          pred!,
+          'the answer stands in prose without a box, a math span or an English answer phrase: lighteval takes the last number (or a number after an anchor of the language); taking the last number anywhere is the opt-in rule last_number, since it credits answers the model never committed to',
+        ] as const,
+    ),
+  ]),
 };
 
 /** The three public graders' suites, with every case we decide differently and why (docs/benchmarks/eval.md). */
