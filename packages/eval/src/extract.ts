@@ -240,7 +240,7 @@ function startsLikeMath(text: string): boolean {
 
 /**
  * The option letter (A-E) a response commits to, or null: the first letter after an answer phrase ("the correct
- * answer is C", "The answer: D, it can't be A or B", "réponse est C"), else a letter the response opens with ("C.
+ * answer is C", "The answer: D, it can't be A or B", "réponse est C"; never after "not": "the answer is not A"), else a letter the response opens with ("C.
  * x = 42", "(B) 12", "B。不是 A", a lone "D"), else a letter that ends it ("... therefore I think it's B"). Read only
  * when the gold is an option letter (grade): "A" opens many an English sentence, so a letter opening the response
  * counts only with a bracket, a stop or a colon after it, or alone.
@@ -251,7 +251,7 @@ export function choiceAnswer(text: string, options: ExtractOptions = {}): string
   let phrased: string | null = null;
   for (const match of finalText.matchAll(
     new RegExp(
-      `(?:answer|réponse|choice|option)(?:\\s+is|\\s+est|\\s*:)[^A-Za-z\\n]{0,3}(?:[a-z]{2,}\\s+){0,3}?${letter}`,
+      `(?:answer|réponse|choice|option)(?:\\s+is|\\s+est|\\s*:)[^A-Za-z\\n]{0,3}(?:(?!not\\b|never\\b)[a-z]{2,}\\s+){0,3}?${letter}`,
       'gi',
     ),
   )) {
