@@ -59,7 +59,9 @@ describe('extractAnswer', () => {
     expect(grade('C. x = 42', '42')).toMatchObject({ correct: true, extracted: '42' });
     expect(grade('A. Because B is not valid', 'B')).toMatchObject({ correct: false, extracted: 'A' });
     expect(grade('thinking about it I think the correct answer is C', 'C').correct).toBe(true);
-    expect(grade("Let's see. It's not A because of the sign, therefore I think it's B", 'B').correct).toBe(true);
+    expect(grade("Let's see. It's not A because of the sign, therefore I think it's B", 'B').correct).toBe(
+      true,
+    );
     expect(grade('The answer is not A, it is C', 'A').correct).toBe(false);
     expect(grade('A good start is to factor the cubic.', 'A').correct).toBe(false);
   });
