@@ -9,6 +9,7 @@ export const integrationTests: readonly string[] = [
   'test/no-outside-paths.test.ts',
   'test/self-registering-plug-ins.test.ts',
   'packages/data/test/arith-tool.test.ts',
+  'packages/eval/test/pool-parent-flags.test.ts',
   'packages/sandbox/test/cli.test.ts',
   'packages/sandbox/test/isolation.test.ts',
   'packages/sandbox/test/local.test.ts',

@@ -1,6 +1,8 @@
 /**
- * The places an answer is looked for. The default order is Math-Verify's priorities; 'short_answer' reads a
- * response that is only its answer ("28 percent", "-5", "it is 1,000.99"); 'last_number' (Qwen's and
+ * The places an answer is looked for. The default order is Math-Verify's priorities; 'prose_answer' reads a one-line
+ * answer in words around its mathematics ("odd $n$", "$g(x) = x^a$ for some $a > 0$"); 'short_answer' reads a
+ * response that is only its answer ("28 percent", "-5", "it is 1,000.99"); 'last_line' a last line that is only
+ * mathematics ("...\n42", a bare matrix); 'last_number' (Qwen's and
  * Math-Verify's last resort, the last number anywhere in the text) is opt-in because it credits answers the model
  * never committed to.
  */
@@ -8,8 +10,10 @@ export type ExtractionRule =
   | 'final_answer'
   | 'boxed'
   | 'answer_phrase'
+  | 'prose_answer'
   | 'last_math'
   | 'short_answer'
+  | 'last_line'
   | 'last_number';
 
 export interface ExtractOptions {
@@ -26,8 +30,10 @@ export const defaultExtractionRules: readonly ExtractionRule[] = [
   'final_answer',
   'boxed',
   'answer_phrase',
+  'prose_answer',
   'last_math',
   'short_answer',
+  'last_line',
 ];
 
 const assistantMarkers = [
@@ -56,20 +62,32 @@ const extractors: Record<ExtractionRule, (text: string) => string | null> = {
   final_answer: (text) => {
     const match = lastMatch(text, /final answer is/gi);
     if (match === null) return null;
-    const tail = cutAtHope(text.slice(match).split('\n')[0] ?? '');
+    const tail = cutAtReason(cutAtHope(text.slice(match).split('\n')[0] ?? ''));
     return lastBoxed(tail) ?? joinedMath(tail) ?? stripSentenceEnd(tail);
   },
   boxed: lastBoxed,
   answer_phrase: (text) => {
     const match = lastMatch(text, /answer\s*:|the answer is/gi);
     if (match === null) return null;
-    const line = cutAtHope(
-      text
-        .slice(match)
-        .split('\n')
-        .find((part) => part.trim() !== '') ?? '',
+    const line = cutAtReason(
+      cutAtHope(
+        text
+          .slice(match)
+          .split('\n')
+          .find((part) => part.trim() !== '') ?? '',
+      ),
     );
     return statedValue(line);
+  },
+  prose_answer: (text) => {
+    const line = text.trim();
+    if (line.length > proseAnswerLength || line.includes('\n') || !line.includes('$')) return null;
+    // Outside the math spans (every other piece between dollar signs, an unclosed last span included) only
+    // qualifying words may stand: "odd", "for some", "where".
+    const outside = line.split('$').filter((_, index) => index % 2 === 0);
+    const words = outside.join(' ').match(/[A-Za-z]+/g) ?? [];
+    if (words.length === 0 || !words.every((word) => qualifyingWords.has(word.toLowerCase()))) return null;
+    return line.replace(/[\s.]+$/, '');
   },
   last_math: (text) => {
     // Math-Verify takes the rightmost of the last math span and the last plain number; we take a plain number
@@ -85,8 +103,20 @@ const extractors: Record<ExtractionRule, (text: string) => string | null> = {
     if (trimmed.length > shortAnswerLength || trimmed.includes('\n') || /\\(?:boxed|fbox)/.test(trimmed)) {
       return null;
     }
-    const value = statedValue(trimmed);
-    return value !== null && startsLikeMath(value) ? value : null;
+    if (looksLikeCode(trimmed)) return null;
+    const value = statedValue(cutAtReason(trimmed));
+    return value !== null && (startsLikeMath(value) || isRelation(value)) ? value : null;
+  },
+  last_line: (text) => {
+    const lines = text.trimEnd().split('\n');
+    const line = stripSentenceEnd(lines[lines.length - 1] ?? '');
+    // A cut-off box is no answer here either.
+    if (line === null || line.length > lastLineLength || looksLikeCode(line) || /boxed|\\fbox/.test(line)) {
+      return null;
+    }
+    // Only mathematics: no words of two letters or more outside LaTeX commands and environment names.
+    const words = line.replace(/\\[a-zA-Z]+(?:\{[a-zA-Z*]+\})?/g, ' ').match(/[A-Za-z]{2,}/g);
+    return words === null && (startsLikeMath(line) || isRelation(line)) ? line : null;
   },
   last_number: (text) => {
     let last: string | null = null;
@@ -97,6 +127,36 @@ const extractors: Record<ExtractionRule, (text: string) => string | null> = {
 
 /** A response of at most this many characters on one line may be only its answer. */
 const shortAnswerLength = 80;
+const proseAnswerLength = 240;
+const lastLineLength = 400;
+
+/** Words that qualify an answer's mathematics without stating anything of their own. */
+const qualifyingWords = new Set(
+  (
+    'odd even all any every each some for where with when if and or positive negative nonnegative nonzero ' +
+    'integer integers real reals prime primes natural number numbers arbitrary constant constants other only'
+  ).split(' '),
+);
+
+/**
+ * Text that is code, not an answer: dunder names, lambdas, imports, calls with string arguments, method calls.
+ * "__import__('os').system('x') or 0" ends in a number that is no answer.
+ */
+function looksLikeCode(text: string): boolean {
+  return /__|\blambda\b|\bimport\b|\(\s*['"]|['"]\s*[),\]]|[A-Za-z_]\.[A-Za-z_]+\(|[A-Za-z_]\(\)/.test(text);
+}
+
+/** A relation with a variable on the left: "x<2", "y \ge 1", "a_1 = 3". */
+function isRelation(text: string): boolean {
+  return /^[a-zA-Z](?:_\{?\w+\}?)?\s*(?:[<>=]|\\[lg]eq?\b|\\neq\b)/.test(text.trim());
+}
+
+/** A reason after the answer ends it: "The answer is 42 because ...", "42, since ...". */
+function cutAtReason(line: string): string {
+  // The word first, then the separator before it: a leading [\s,;]+ would rescan long runs of spaces (quadratic).
+  const at = line.search(/(?<=[\s,;])(?:because|since|as shown|which (?:is|gives|means))\b/i);
+  return at < 0 ? line : line.slice(0, at).replace(/[\s,;]+$/, '');
+}
 
 /** Minerva's closing formula ends the answer: "The final answer is 5. I hope it is correct." */
 function cutAtHope(line: string): string {
@@ -113,19 +173,28 @@ function statedValue(sentence: string): string | null {
   const tail = lastMatch(sentence, /\b(?:is|it's|are|equals)\b:?|=/gi);
   if (tail !== null) {
     const stated = sentence.slice(tail);
-    const found = lastMath(stated) ?? stripSentenceEnd(stated);
+    const found = lastMath(stated) ?? withoutUnopenedBracket(stripSentenceEnd(stated));
     if (found !== null && isAnswerLike(found)) return found;
   }
   const math = lastMath(sentence);
   if (math !== null) return math;
   const stripped = stripSentenceEnd(sentence);
   if (stripped === null || isAnswerLike(stripped)) return stripped;
-  // "Final Answer: Jane started growing it 3 hours ago.": the one number of a sentence is its answer.
+  // "Final Answer: Jane started growing it 3 hours ago.": the one number of a sentence is its answer; a number
+  // inside code ("__import__('os').system('x') or 0") is not.
   const numbers = stripped.match(numberPattern) ?? [];
-  return numbers.length === 1 ? numbers[0]! : stripped;
+  return numbers.length === 1 && !looksLikeCode(stripped) ? numbers[0]! : stripped;
 }
 
 const numberPattern = /-?\d[\d,]*(?:\.\d+)?(?:\/\d+)?%?/g;
+
+/** "(35 + 70 = 105)." states 105: a closing bracket the value never opened belongs to the sentence. */
+function withoutUnopenedBracket(value: string | null): string | null {
+  if (value === null || !value.endsWith(')')) return value;
+  const opened = value.split('(').length - 1;
+  const closed = value.split(')').length - 1;
+  return closed > opened ? value.slice(0, -1).trimEnd() : value;
+}
 
 /** The last number a sentence states with a verb: "is 2/3", "are 12 distinct", "equals -4.5". */
 function lastStatedNumber(text: string): Span | null {
@@ -167,6 +236,31 @@ function isAnswerLike(text: string): boolean {
 
 function startsLikeMath(text: string): boolean {
   return /^[-+\d.([{\\|]/.test(text.trim());
+}
+
+/**
+ * The option letter (A-E) a response commits to, or null: the first letter after an answer phrase ("the correct
+ * answer is C", "The answer: D, it can't be A or B", "réponse est C"; never after "not": "the answer is not A"), else a letter the response opens with ("C.
+ * x = 42", "(B) 12", "B。不是 A", a lone "D"), else a letter that ends it ("... therefore I think it's B"). Read only
+ * when the gold is an option letter (grade): "A" opens many an English sentence, so a letter opening the response
+ * counts only with a bracket, a stop or a colon after it, or alone.
+ */
+export function choiceAnswer(text: string, options: ExtractOptions = {}): string | null {
+  const finalText = options.finalTextOnly === false ? text : finalAssistantText(text);
+  const letter = '\\(?([A-E])\\)?(?![A-Za-z0-9])';
+  let phrased: string | null = null;
+  for (const match of finalText.matchAll(
+    new RegExp(
+      `(?:answer|réponse|choice|option)(?:\\s+is|\\s+est|\\s*:)[^A-Za-z\\n]{0,3}(?:(?!not\\b|never\\b)[a-z]{2,}\\s+){0,3}?${letter}`,
+      'gi',
+    ),
+  )) {
+    if (/[A-E]/.test(match[1]!)) phrased = match[1]!;
+  }
+  if (phrased !== null) return phrased;
+  const opening = new RegExp(`^\\s*${letter}(?:\\s*$|[.):。，,]|(?=[^\\x00-\\x7F]))`).exec(finalText);
+  if (opening) return opening[1]!;
+  return new RegExp(`(?:^|\\s)${letter}[\\s.!)]*$`).exec(finalText.slice(-200))?.[1] ?? null;
 }
 
 /**
@@ -241,6 +335,7 @@ export function lastBoxed(text: string): string | null {
   if (starts.length === 0) return null;
   const closeOf = matchBraces(text);
   const boxes: Span[] = [];
+  const contents = new Set<string>();
   for (let index = starts.length - 1; index >= 0; index--) {
     const [start, command] = starts[index]!;
     const box = boxAt(text, start, command, closeOf);
@@ -248,6 +343,10 @@ export function lastBoxed(text: string): string | null {
     const next = boxes[boxes.length - 1];
     // A box that encloses the later one, or stands apart from it, ends the answer.
     if (next !== undefined && (box.end > next.start || !isSeparator(text.slice(box.end, next.start)))) break;
+    // A run that repeats a box ("\boxed{9} \boxed{9} ... \boxed{42}") is restated attempts, not a list of
+    // answers: the last box alone is the answer.
+    if (contents.has(box.content.trim())) return boxes[0]!.content.trim();
+    contents.add(box.content.trim());
     boxes.push(box);
   }
   return boxes.length === 0
@@ -272,14 +371,24 @@ function isSeparator(gap: string): boolean {
   return /^[\s,;]*(?:(?:[A-Za-z()]+\s+){0,4}(?:and|or)\b)?[\s,;.]*$/.test(words);
 }
 
-/** Every occurrence of a box command, left to right, with the command found there. */
+/**
+ * Every occurrence of a box command, left to right, with the command found there: \boxed and \fbox, and the
+ * malformed "boxed{19}" / "boxed {19}" (no backslash, as Qwen's extraction also reads it) and "\beginboxed{..}".
+ */
 function boxCommandStarts(text: string): Array<readonly [number, string]> {
   const found: Array<readonly [number, string]> = [];
   for (let at = text.indexOf('\\'); at >= 0; at = text.indexOf('\\', at + 1)) {
     const command = boxCommands.find((candidate) => text.startsWith(candidate, at));
     if (command !== undefined) found.push([at, command]);
   }
-  return found;
+  for (let at = text.indexOf('boxed'); at >= 0; at = text.indexOf('boxed', at + 1)) {
+    if (text[at - 1] === '\\') continue;
+    const start = text.endsWith('\\begin', at) ? at - '\\begin'.length : at;
+    if (start === at && /[A-Za-z]/.test(text[at - 1] ?? '')) continue;
+    if (!/^\s*\{/.test(text.slice(at + 5, at + 50))) continue;
+    found.push([start, text.slice(start, at + 5)]);
+  }
+  return found.sort((a, b) => a[0] - b[0]);
 }
 
 /** For every "{", the index of the brace closing it (honouring \{ and \}), or -1 when it is never closed. */
@@ -299,6 +408,7 @@ function boxAt(text: string, start: number, command: string, closeOf: Int32Array
   let at = start + command.length;
   while (text[at] === ' ') at += 1;
   if (text[at] !== '{') {
+    if (!command.startsWith('\\')) return null;
     // "\boxed 5": TeX reads the next token.
     const token = /^[^\s$,.]+/.exec(text.slice(at, at + 200))?.[0];
     return token && at > start + command.length ? { start, end: at + token.length, content: token } : null;

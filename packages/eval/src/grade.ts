@@ -1,10 +1,11 @@
 import type { CompareContext, PercentPolicy } from './compare/context';
+import { proseKey } from './compare/prose';
 import { expressionsEqual, normaliseWords } from './compare/structure';
-import { type ExtractOptions, extractAnswer, extractGoldAnswer } from './extract';
+import { choiceAnswer, type ExtractOptions, extractAnswer, extractGoldAnswer } from './extract';
 import type { Expr } from './latex/ast';
 import { ParseError, parseLatex } from './latex/parse';
 import { Deadline, defaultLimits, type Limits, TimeoutError, TooLargeError } from './limits';
-import { normalizeAnswer, timeOfDay } from './normalize';
+import { type NormalizedAnswer, normalizeAnswer, timeOfDay } from './normalize';
 
 export interface GradeOptions {
   /** Relative tolerance for floating-point comparison (default 1e-6). */
@@ -54,9 +55,17 @@ export function isEquivalent(pred: string, gold: Gold, options: GradeOptions = {
  * solution is reduced to its own final answer first (extractGoldAnswer).
  */
 export function grade(response: string, gold: Gold, options: GradeOptions = {}): GradeResult {
-  const extracted = extractAnswer(response, options.extraction);
-  if (extracted === null) return { correct: false, extracted, gold, reason: 'no_answer' };
   const goldAnswers = typeof gold === 'string' ? extractGoldAnswer(gold) : gold.map(extractGoldAnswer);
+  let extracted = extractAnswer(response, options.extraction);
+  // A multiple-choice gold: the option letter the response commits to ("C. x = 42", "the answer is D, not A"),
+  // whatever the option's text states.
+  const goldIsChoice = (typeof goldAnswers === 'string' ? [goldAnswers] : goldAnswers).some(
+    (answer) => choiceLetter(normalizeAnswer(answer).text) !== null,
+  );
+  if (goldIsChoice && (extracted === null || choiceLetter(normalizeAnswer(extracted).text) === null)) {
+    extracted = choiceAnswer(response, options.extraction) ?? extracted;
+  }
+  if (extracted === null) return { correct: false, extracted, gold, reason: 'no_answer' };
   const verdict = compareAnswers(extracted, goldAnswers, options);
   return { correct: verdict.equivalent, extracted, gold, reason: verdict.reason };
 }
@@ -79,8 +88,9 @@ function compareOne(pred: string, gold: string, options: GradeOptions): AnswerCo
   if (pred.length > limits.maxAnswerLength || gold.length > limits.maxAnswerLength) {
     return { equivalent: false, reason: 'too_large' };
   }
-  const p = normalizeAnswer(pred);
-  const g = normalizeAnswer(gold);
+  const [predAnswer, goldAnswer] = [normalizeAnswer(pred), normalizeAnswer(gold)];
+  const p = withDecimalPoint(predAnswer, goldAnswer.text);
+  const g = withDecimalPoint(goldAnswer, predAnswer.text);
   if (p.units.length > 0 && g.units.length > 0 && p.units.join(' ') !== g.units.join(' ')) {
     // Both answers name a unit and the units differ: the same number is a different quantity.
     return verdict(false);
@@ -89,7 +99,7 @@ function compareOne(pred: string, gold: string, options: GradeOptions): AnswerCo
     return { equivalent: true, reason: 'equivalent' };
   const choices = [choiceLetter(p.text), choiceLetter(g.text)];
   if (choices[0] !== null && choices[1] !== null) return verdict(choices[0] === choices[1]);
-  const times = [timeOfDay(p.text), timeOfDay(g.text)];
+  const times = [timeOfDay(pred), timeOfDay(gold)];
   if (times[0] !== null && times[1] !== null) return verdict(times[0] === times[1]);
   const context: CompareContext = {
     relTol: options.relTol ?? 1e-6,
@@ -102,8 +112,13 @@ function compareOne(pred: string, gold: string, options: GradeOptions): AnswerCo
     const goldExpr = parseOrText(g.text, limits);
     const predExpr = parseOrText(p.text, limits);
     if (predExpr === null || goldExpr === null || predExpr.kind === 'text' || goldExpr.kind === 'text') {
-      const words = wordsOf(p.text);
-      if (words !== '' && words === wordsOf(g.text)) return verdict(true);
+      // Words only ("\\text{Evelyn}", "no solution") compare as words; prose with mathematics in it ("odd $n$",
+      // "... for some $a>0$") as written, so "a > 0" never matches "a < 0".
+      const [pKey, gKey] =
+        isWords(p.text) && isWords(g.text)
+          ? [wordsOf(p.text), wordsOf(g.text)]
+          : [proseKey(p.text), proseKey(g.text)];
+      if (pKey !== '' && pKey === gKey) return verdict(true);
       // Different words are an ordinary miss; an answer that is neither mathematics nor words says so.
       const unreadable = predExpr === null || goldExpr === null;
       return { equivalent: false, reason: unreadable ? 'unparsable' : 'not_equivalent' };
@@ -115,6 +130,16 @@ function compareOne(pred: string, gold: string, options: GradeOptions): AnswerCo
     if (error instanceof RangeError) return { equivalent: false, reason: 'not_equivalent' };
     throw error;
   }
+}
+
+/**
+ * A European decimal comma ("1000,99", "2,74") read as a point when the other answer is a number written with a
+ * point. A comma that groups thousands (1,000) was removed by normalizeAnswer; any other comma between digits
+ * separates list items ("1,5" is 1 and 5) unless the other answer is one decimal number.
+ */
+function withDecimalPoint(answer: NormalizedAnswer, other: string): NormalizedAnswer {
+  if (!/^-?\d+,\d+$/.test(answer.text) || !/^-?\d*\.\d+$/.test(other)) return answer;
+  return { ...answer, text: answer.text.replace(',', '.') };
 }
 
 const percentPolicies: readonly PercentPolicy[] = ['either', 'strip', 'ratio'];
@@ -161,6 +186,9 @@ function choiceLetter(text: string): string | null {
 /** Words of an answer that is text: \text{(C)} and C, \text{Evelyn} and evelyn agree. */
 const wordsOf = (text: string): string => normaliseWords(text.replace(/\\[a-zA-Z]+/g, ''));
 const squeeze = (text: string): string => text.replace(/\s+/g, '');
+/** Letters, spaces and punctuation only, once LaTeX text wrappers are removed. */
+const isWords = (text: string): boolean =>
+  /^[a-zA-Z\s,.'()-]*$/.test(text.replace(/\\(?:text|textrm|textbf|mathrm|mbox)\s*\{([^{}]*)\}/g, '$1'));
 
 function parseOrText(text: string, limits: Limits): Expr | null {
   try {

@@ -18,6 +18,8 @@ const unitWord =
 export function normalizeAnswer(raw: string): NormalizedAnswer {
   let text = raw.trim();
   text = stripDelimiters(text);
+  // "= \frac{10}{9}": what follows a bare equals sign is the value.
+  text = text.replace(/^=\s*/, '');
   text = text.replace(/\\(?:boxed|fbox)\s*\{((?:[^{}]|\{[^{}]*\})*)\}/g, '$1');
   // Digit groups written with a comma and a negative thin space (11,\! 111,\! 100) are one number, not a list.
   text = text.replace(/(\d),\s*\\!\s*(?=\d{3}(?!\d))/g, '$1');
@@ -57,6 +59,8 @@ export function normalizeAnswer(raw: string): NormalizedAnswer {
     /\\(?:text|mbox|textrm)\{\s*(?:and|or)\s*\}|\s+(?:and|or)\s+|(?<=\))(?:and|or)(?=\()/g,
     ', ',
   );
+  // "7, -2, \text{ and } -5": the comma before "and" already separates the last item.
+  text = text.replace(/,\s*,/g, ',');
   text = text.replace(/\\(?:text|mbox|textrm)\{\s*\}/g, '');
   // Python-style answers: 2**(1/4), sqrt(2), pi/2.
   text = text
@@ -100,7 +104,8 @@ const tens = ['', '', 'twenty', 'thirty', 'forty', 'fifty', 'sixty', 'seventy', 
 
 /** A whole answer that is one number with grouped digits (1,000,000 or 1 000) without its separators. */
 function ungroupDigits(text: string): string {
-  return /^-?\d{1,3}(?:[, ]\d{3})+(?:\.\d+)?$/.test(text) ? text.replace(/[, ]/g, '') : text;
+  // A first group of 0 groups nothing: "0,111" is a decimal comma or a list, never 111.
+  return /^-?[1-9]\d{0,2}(?:[, ]\d{3})+(?:\.\d+)?$/.test(text) ? text.replace(/[, ]/g, '') : text;
 }
 
 /** A whole answer written in words below one hundred ("five", "twenty-one", "\text{Seven}"), as digits. */
@@ -118,17 +123,24 @@ function wordNumber(text: string): string | null {
 }
 
 /**
- * A time of day ("12:00", "3:30 p.m.") as "h:mm" on a 24-hour clock, or null. Two answers that are both times
- * compare as times (12:00 is not 1:00); otherwise a colon is a ratio (7:32).
+ * A time of day ("12:00", "3:30 p.m.", "20:34:00", "08:34 \\text{P.M.}") as "h:mm:ss" on a 24-hour clock, or null.
+ * Read from the answer as written (the unit stripping of normalizeAnswer would drop "\\text{P.M.}"). Two answers
+ * that are both times compare as times (12:00 is not 1:00, 20:34 is 08:34 P.M.); otherwise a colon is a ratio (7:32).
  */
 export function timeOfDay(text: string): string | null {
-  const time = /^(\d{1,2}):(\d{2})\s*(?:\\text\{\s*)?([ap])?\.?\s*(?:m\.?)?\s*\}?$/i.exec(text.trim());
+  const bare = text
+    .replace(/\$/g, '')
+    .replace(/\\(?:text|mathrm|mbox|textrm)\s*\{([^{}]*)\}/g, '$1')
+    .replace(/\\[ ,;:!]|~/g, ' ')
+    .trim();
+  const time = /^(\d{1,2}):(\d{2})(?::(\d{2}))?\s*(?:([ap])\.?\s*m\.?)?$/i.exec(bare);
   if (!time) return null;
   let hours = Number(time[1]);
-  const meridiem = time[3]?.toLowerCase();
+  const meridiem = time[4]?.toLowerCase();
+  if (meridiem !== undefined && (hours < 1 || hours > 12)) return null;
   if (meridiem === 'p' && hours < 12) hours += 12;
   if (meridiem === 'a' && hours === 12) hours = 0;
-  return `${hours % 24}:${time[2]}`;
+  return `${hours % 24}:${time[2]}:${time[3] ?? '00'}`;
 }
 
 /** 0.1\overline{6} = (16 - 1) / 90: the exact fraction of a repeating decimal. */
@@ -166,10 +178,11 @@ function stripUnits(text: string): { text: string; units: string[] } {
       units.push(...unit[2]!.trim().split(/\s+/));
       continue;
     }
-    // A unit glued to the number: 1,000.99m², 5cm, 20€. One letter alone (6m) may be a variable: it stays.
-    const glued = /^(.*\d)\s*([a-zA-Z]+|€|£|¥)(²|³|\^\s*\{?\d\}?)?$/.exec(result);
+    // A unit glued to the number: 1,000.99m², 5cm, 20€, 4000千克 (a CJK measure word). One letter alone (6m)
+    // may be a variable: it stays.
+    const glued = /^(.*\d)\s*([a-zA-Z]+|€|£|¥|[\u4e00-\u9fff]+)(²|³|\^\s*\{?\d\}?)?$/.exec(result);
     const unitLike = glued && (glued[2]!.length > 1 || glued[3] !== undefined) && unitWord.test(glued[2]!);
-    if (glued && (/^[€£¥]$/.test(glued[2]!) || unitLike)) {
+    if (glued && (/^(?:[€£¥]|[\u4e00-\u9fff]+)$/.test(glued[2]!) || unitLike)) {
       result = glued[1]!.trim();
       units.push(glued[2]!);
       continue;

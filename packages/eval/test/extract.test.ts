@@ -26,6 +26,46 @@ describe('extractAnswer', () => {
     expect(extractAnswer('no answer here')).toBeNull();
   });
 
+  it('reads malformed boxes, and only the last of repeated boxes (issue 37)', () => {
+    expect(extractAnswer('So the total is boxed {19}')).toBe('19');
+    expect(extractAnswer('\\beginboxed{8\\sqrt{6}}')).toBe('8\\sqrt{6}');
+    expect(extractAnswer('the unboxed{3} value', { rules: ['boxed'] })).toBeNull();
+    expect(extractAnswer(`${'\\boxed{9} '.repeat(400)}\\boxed{42}`)).toBe('42');
+    expect(extractAnswer('\\boxed{1}, \\boxed{2}')).toBe('1, 2');
+  });
+
+  it('reads prose answers whole, a last line of mathematics, and stops at a reason (issue 37)', () => {
+    expect(extractAnswer('odd $n$')).toBe('odd $n$');
+    expect(extractAnswer('$g(x) = x^a$ for some $a>0$.')).toBe('$g(x) = x^a$ for some $a>0$');
+    // A label is not a qualifying word: the math span is the answer.
+    expect(extractAnswer('Answer $ 9 $')).toBe('9');
+    expect(extractAnswer('First compute 6*7.\n42')).toBe('42');
+    expect(extractAnswer('We are done.\n\\begin{pmatrix} 1 \\\\ 2 \\end{pmatrix}')).toBe(
+      '\\begin{pmatrix} 1 \\\\ 2 \\end{pmatrix}',
+    );
+    expect(extractAnswer('We are done.\nthe end')).toBeNull();
+    expect(extractAnswer('The answer is 42 because geometry proves it')).toBe('42');
+    expect(extractAnswer('x<2')).toBe('x<2');
+  });
+
+  it('never takes a number out of code (issue 37)', () => {
+    expect(extractAnswer("__import__('os').system('touch marker') or 0")).toBeNull();
+    expect(extractAnswer("First we run it.\nopen('marker', 'w').write('x') or 0")).toBeNull();
+    expect(extractAnswer('Final Answer: Jane started growing it 3 hours ago.')).toBe('3');
+  });
+
+  it('reads the option letter a response opens with, only against an option-letter gold (issue 37)', () => {
+    expect(grade('C. x = 42', 'C')).toMatchObject({ correct: true, extracted: 'C' });
+    expect(grade('C. x = 42', '42')).toMatchObject({ correct: true, extracted: '42' });
+    expect(grade('A. Because B is not valid', 'B')).toMatchObject({ correct: false, extracted: 'A' });
+    expect(grade('thinking about it I think the correct answer is C', 'C').correct).toBe(true);
+    expect(grade("Let's see. It's not A because of the sign, therefore I think it's B", 'B').correct).toBe(
+      true,
+    );
+    expect(grade('The answer is not A, it is C', 'A').correct).toBe(false);
+    expect(grade('A good start is to factor the cubic.', 'A').correct).toBe(false);
+  });
+
   it('obeys a configured rule order', () => {
     const text = 'Answer: 7\nso \\boxed{9}';
     expect(extractAnswer(text, { rules: ['answer_phrase', 'boxed'] })).toBe('7');

@@ -1,6 +1,7 @@
 import type { Expr, RelationOp } from '../latex/ast';
+import type { Complex } from '../math/complex';
 import type { CompareContext } from './context';
-import { freeSymbols } from './evaluate';
+import { evaluateComplex, freeSymbols } from './evaluate';
 import { proportional, scalarsEqual } from './scalar';
 
 type Interval = Extract<Expr, { kind: 'tuple' }>;
@@ -19,8 +20,8 @@ export function expressionsEqual(pred: Expr, gold: Expr, context: CompareContext
 
   if (p.kind === 'relation' && g.kind === 'relation') return relationsEqual(p, g, context);
   if (p.kind === 'relation' || g.kind === 'relation') {
-    const pAsInterval = asIntervals(p);
-    const gAsInterval = asIntervals(g);
+    const pAsInterval = asIntervals(p, context);
+    const gAsInterval = asIntervals(g, context);
     if (pAsInterval && gAsInterval) return expressionsEqual(pAsInterval, gAsInterval, context);
     const pValue = assignedValue(p);
     const gValue = assignedValue(g);
@@ -29,6 +30,12 @@ export function expressionsEqual(pred: Expr, gold: Expr, context: CompareContext
   }
 
   if (isCollection(p) && isCollection(g)) {
+    if (p.kind === 'list' && g.kind === 'list' && listsKeepOrder(p, g, context)) {
+      return (
+        p.items.length === g.items.length &&
+        p.items.every((item, i) => expressionsEqual(item, g.items[i]!, context))
+      );
+    }
     return unorderedEqual(p.items, g.items, context, p.kind === 'set' || g.kind === 'set');
   }
   if (isCollection(g) && g.items.length === 1) return expressionsEqual(p, g.items[0]!, context);
@@ -40,8 +47,8 @@ export function expressionsEqual(pred: Expr, gold: Expr, context: CompareContext
 
   if (p.kind === 'union' || g.kind === 'union') {
     // "x < -1 or x > 1" (a list of inequalities) stands for the union of their intervals.
-    const pUnion = asIntervals(p) ?? p;
-    const gUnion = asIntervals(g) ?? g;
+    const pUnion = asIntervals(p, context) ?? p;
+    const gUnion = asIntervals(g, context) ?? g;
     const pItems = pUnion.kind === 'union' ? pUnion.items : [pUnion];
     const gItems = gUnion.kind === 'union' ? gUnion.items : [gUnion];
     return unorderedEqual(pItems, gItems, context);
@@ -58,6 +65,49 @@ export function expressionsEqual(pred: Expr, gold: Expr, context: CompareContext
 /** Collapses case, spacing and punctuation of words ("\text{(C)}" and "c" match). */
 export function normaliseWords(text: string): string {
   return text.toLowerCase().replace(/[^a-z0-9]+/g, '');
+}
+
+/**
+ * Whether two comma lists compare in order. A list of numbers written in increasing or decreasing order ("-5, -2,
+ * 7", "1, 2") is how a set of solutions is written, and lists of anything but real numbers (expressions, tuples)
+ * are sets of solutions too: they match in any order. A list of three or more numbers in neither order ("4, 10, -2",
+ * the values of a, b, c as asked) carries its order; so does a prediction that lists them in neither order: it
+ * commits to an order, which must be the gold's (hendrycks' MATH grader: "4, 10, -2" is not "10, 4, -2").
+ */
+function listsKeepOrder(
+  pred: Extract<Expr, { kind: 'list' }>,
+  gold: Extract<Expr, { kind: 'list' }>,
+  context: CompareContext,
+): boolean {
+  if (gold.items.length < 3) return false;
+  const goldValues = realValues(gold.items, context);
+  if (goldValues === null) return false;
+  const predValues = realValues(pred.items, context);
+  return !isMonotonic(goldValues) || (predValues !== null && !isMonotonic(predValues));
+}
+
+function isMonotonic(values: readonly number[]): boolean {
+  const steps = values.slice(1).map((value, index) => value - values[index]!);
+  return steps.every((step) => step >= 0) || steps.every((step) => step <= 0);
+}
+
+/** The values of items that are all real numbers (no variables), or null. */
+function realValues(items: readonly Expr[], context: CompareContext): number[] | null {
+  const values: number[] = [];
+  for (const item of items) {
+    if (freeSymbols(item).size > 0) return null;
+    let value: Complex;
+    try {
+      value = evaluateComplex(item, new Map(), context.deadline);
+    } catch (error) {
+      if (error instanceof RangeError) return null;
+      throw error;
+    }
+    if (!Number.isFinite(value.re) || Math.abs(value.im) > 1e-12 * Math.max(1, Math.abs(value.re)))
+      return null;
+    values.push(value.re);
+  }
+  return values;
 }
 
 function restatesOneValue(items: readonly Expr[], context: CompareContext): boolean {
@@ -132,7 +182,43 @@ function matricesEqual(pred: Expr, gold: Expr, context: CompareContext): boolean
   if (pRows.length !== gRows.length || pRows.some((row, index) => row.length !== gRows[index]!.length)) {
     return false;
   }
-  return pRows.every((row, i) => row.every((item, j) => expressionsEqual(item, gRows[i]![j]!, context)));
+  return pRows.every((row, i) =>
+    row.every((item, j) => {
+      const goldItem = gRows[i]![j]!;
+      return (
+        expressionsEqual(item, goldItem, context) ||
+        roundsTo(item, goldItem, context) ||
+        roundsTo(goldItem, item, context)
+      );
+    }),
+  );
+}
+
+/**
+ * A matrix entry written as a decimal of two or more places (0.29, -0.186) stands for any value that rounds to
+ * it: matrices and vectors are printed rounded (Qwen2.5-Math's grader accepts 0.29 for 0.290243...). Scalars keep
+ * the relative tolerance: a lone 0.33 is not 1/3.
+ */
+function roundsTo(value: Expr, rounded: Expr, context: CompareContext): boolean {
+  const negative = rounded.kind === 'negate';
+  const literal = negative ? rounded.operand : rounded;
+  if (literal.kind !== 'number' || literal.decimal !== true) return false;
+  const places = decimalPlaces(literal.value.num, literal.value.den);
+  if (places === null || places < 2) return false;
+  const exact = realValues([value], context)?.[0];
+  if (exact === undefined) return false;
+  const target = (negative ? -1 : 1) * (Number(literal.value.num) / Number(literal.value.den));
+  return Math.abs(exact - target) <= 0.5 * 10 ** -places * (1 + 1e-9);
+}
+
+/** The fewest decimal places that write num/den exactly, or null beyond 15. */
+function decimalPlaces(num: bigint, den: bigint): number | null {
+  let scaled = num;
+  for (let places = 0; places <= 15; places++) {
+    if (scaled % den === 0n) return places;
+    scaled *= 10n;
+  }
+  return null;
 }
 
 function matrixRows(expr: Expr): (readonly Expr[])[] | null {
@@ -140,8 +226,10 @@ function matrixRows(expr: Expr): (readonly Expr[])[] | null {
     const rows = expr.rows;
     return rows.length === 1 ? rows[0]!.map((item) => [item]) : rows.map((row) => [...row]);
   }
-  if (expr.kind === 'tuple' && expr.open === '(' && expr.close === ')')
+  // A vector written as a tuple, (1, 2) or [1, 2] (Python's and numpy's printing).
+  if (expr.kind === 'tuple' && expr.open === expr.close.replace(')', '(').replace(']', '[')) {
     return expr.items.map((item) => [item]);
+  }
   return null;
 }
 
@@ -210,8 +298,8 @@ function relationsEqual(
   const pred = collapseAssignment(predRelation);
   const gold = collapseAssignment(goldRelation);
   if (renamesFunction(pred, gold)) return expressionsEqual(pred.items[1]!, gold.items[1]!, context);
-  const pInterval = asIntervals(pred);
-  const gInterval = asIntervals(gold);
+  const pInterval = asIntervals(pred, context);
+  const gInterval = asIntervals(gold, context);
   if (pInterval && gInterval) return expressionsEqual(pInterval, gInterval, context);
   if (pred.ops.length !== 1 || gold.ops.length !== 1) return false;
   const [pLeft, pRight] = pred.items;
@@ -221,6 +309,11 @@ function relationsEqual(
     if (pLeft!.name === gLeft!.name && (!isScalarLike(pRight!) || !isScalarLike(gRight!))) {
       return expressionsEqual(pRight!, gRight!, context);
     }
+  }
+  // "a - b = 1.732" against "a - b = \sqrt3": the same left side, so the right sides compare as values (with the
+  // tolerance a decimal gets), which proportionality of the whole equations would not allow.
+  if (pred.ops[0] === '=' && gold.ops[0] === '=' && expressionsEqual(pLeft!, gLeft!, context)) {
+    return expressionsEqual(pRight!, gRight!, context);
   }
   const pSide = oriented(pred.ops[0]!, pred.items[0]!, pred.items[1]!);
   const gSide = oriented(gold.ops[0]!, gold.items[0]!, gold.items[1]!);
@@ -253,10 +346,10 @@ function oriented(op: RelationOp, left: Expr, right: Expr): { op: RelationOp; di
  * x > a, a <= x < b, x ∈ [a, b], and lists ("or") or unions of such: the interval(s) of one variable they
  * describe; null otherwise.
  */
-function asIntervals(expr: Expr): Expr | null {
+function asIntervals(expr: Expr, context: CompareContext): Expr | null {
   if (expr.kind === 'tuple' || expr.kind === 'union') return expr;
   if (expr.kind === 'list' && expr.items.length > 1) {
-    const items = expr.items.map(asIntervals);
+    const items = expr.items.map((item) => asIntervals(item, context));
     return items.every((item): item is Expr => item !== null) ? { kind: 'union', items } : null;
   }
   if (
@@ -269,10 +362,12 @@ function asIntervals(expr: Expr): Expr | null {
     return assigned.kind === 'tuple' || assigned.kind === 'union' ? assigned : null;
   }
   if (expr.kind !== 'relation' || expr.ops.some((op) => op === '=' || op === '!=')) return null;
-  const variableIndex = expr.items.findIndex((item) => item.kind === 'symbol' || isFunctionApplication(item));
+  const variableIndex = expr.items.findIndex(
+    (item) => item.kind === 'symbol' || isFunctionApplication(item) || isAbsoluteValue(item),
+  );
   if (variableIndex < 0 || expr.items.length > 3) return null;
-  let lower: [Expr, boolean] = [minusInfinity, false];
-  let upper: [Expr, boolean] = [infinity, false];
+  let lower: Bound = [minusInfinity, false];
+  let upper: Bound = [infinity, false];
   for (let index = 0; index < expr.ops.length; index++) {
     const op = expr.ops[index]!;
     const [left, right] = [expr.items[index]!, expr.items[index + 1]!];
@@ -288,12 +383,42 @@ function asIntervals(expr: Expr): Expr | null {
       return null;
     }
   }
+  if (isAbsoluteValue(expr.items[variableIndex]!)) return absoluteIntervals(lower, upper, context);
+  return interval(lower, upper);
+}
+
+type Bound = readonly [value: Expr, inclusive: boolean];
+
+function interval(lower: Bound, upper: Bound): Interval {
   return {
     kind: 'tuple',
     open: lower[1] ? '[' : '(',
     close: upper[1] ? ']' : ')',
     items: [lower[0], upper[0]],
   };
+}
+
+/** |z|: the absolute value of one variable. */
+function isAbsoluteValue(expr: Expr): boolean {
+  return expr.kind === 'call' && expr.name === 'abs' && expr.args[0]!.kind === 'symbol';
+}
+
+/**
+ * a <= |z| <= b as intervals of z: [-b, -a] ∪ [a, b] when a > 0 (or a = 0 excluded), else the one interval
+ * [-b, b]. Null when the lower bound is not a number.
+ */
+function absoluteIntervals(lower: Bound, upper: Bound, context: CompareContext): Expr | null {
+  const negated = (bound: Bound): Bound => [negate(bound[0]), bound[1]];
+  if (lower[0] === minusInfinity) return interval(negated(upper), upper);
+  const a = realValues([lower[0]], context)?.[0];
+  if (a === undefined) return null;
+  if (a < 0 || (a === 0 && lower[1])) return interval(negated(upper), upper);
+  return { kind: 'union', items: [interval(negated(upper), negated(lower)), interval(lower, upper)] };
+}
+
+function negate(expr: Expr): Expr {
+  if (expr === infinity) return minusInfinity;
+  return expr.kind === 'negate' ? expr.operand : { kind: 'negate', operand: expr };
 }
 
 /** a ± b becomes the two-element list {a + b, a - b}; nested ± signs multiply out. */

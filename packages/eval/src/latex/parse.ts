@@ -1,3 +1,4 @@
+import { isProse } from '../compare/prose';
 import { type Limits, TooLargeError } from '../limits';
 import { parseDecimal } from '../math/rational';
 import type { Expr, FunctionName, RelationOp } from './ast';
@@ -22,8 +23,12 @@ export class ParseError extends Error {
   override readonly name = 'ParseError';
 }
 
-/** Parses one LaTeX answer into an expression tree (recursive descent; precedence: relation < sum < product). */
+/**
+ * Parses one LaTeX answer into an expression tree (recursive descent; precedence: relation < sum < product). An
+ * answer in prose is text: its words are not products of variables.
+ */
 export function parseLatex(source: string, limits: Pick<Limits, 'maxDepth'>): Expr {
+  if (isProse(source)) return { kind: 'text', text: source };
   return new Parser(tokenize(source), limits.maxDepth).parseAnswer();
 }
 

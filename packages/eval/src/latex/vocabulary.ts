@@ -75,6 +75,8 @@ export const matrixEnvironments = new Set([
   'vmatrix',
   'smallmatrix',
   'array',
+  // A system of equations: its rows compare in order, like a one-column matrix.
+  'cases',
 ]);
 
 /** 1\frac{4}{5} is the mixed number 9/5 (MATH convention), not 1 × 4/5: a whole number before a fraction of

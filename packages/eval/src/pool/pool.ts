@@ -71,7 +71,10 @@ export function createGraderPool(options: GraderPoolOptions = {}): GraderPool {
 
   // Workers are unref'd: an idle pool never keeps the process alive, while a batch in flight does (its watchdog).
   const spawn = (slot: Slot): Worker => {
-    const worker = new Worker(source, { eval: true, workerData: slot.progress.buffer });
+    // No inherited flags: the worker is one self-contained CommonJS script (from the sources it loads tsx's API
+    // itself), and a parent's flags can break it: under `node --input-type=module -e` every worker would read the
+    // script as an ES module and fail on require.
+    const worker = new Worker(source, { eval: true, execArgv: [], workerData: slot.progress.buffer });
     worker.unref();
     slot.ready = false;
     worker.on('message', (reply: BatchReply | 'ready') => {

@@ -13,6 +13,10 @@ export interface ConformanceCase {
   readonly precision?: number;
   readonly strict?: boolean;
   readonly allowSetRelation?: boolean;
+  /** Grade this case at another level than its suite's (see Suite.level). */
+  readonly level?: 'response' | 'answer';
+  /** The source grader's own relative tolerance for this case. */
+  readonly relTol?: number;
 }
 
 export const mathVerifyCases: Record<string, readonly ConformanceCase[]> = {

@@ -30,7 +30,7 @@ export function runSuite(suite: Suite): CaseOutcome[] {
   return Object.entries(suite.groups).flatMap(([group, cases]) =>
     cases.map((testCase) => {
       const options = { ...suite.options, ...precisionOptions(testCase) };
-      if (suite.level === 'answer') {
+      if ((testCase.level ?? suite.level) === 'answer') {
         const verdict = compareAnswers(testCase.pred, testCase.gold, options);
         return {
           group,
@@ -51,6 +51,7 @@ export function runSuite(suite: Suite): CaseOutcome[] {
  * relative tolerance gets to that (0.33 against 1/3 at p = 2).
  */
 function precisionOptions(testCase: ConformanceCase): GradeOptions {
+  if (testCase.relTol !== undefined) return { relTol: testCase.relTol };
   return testCase.precision === undefined ? {} : { relTol: 10 ** (1 - testCase.precision) / 2 };
 }
 
