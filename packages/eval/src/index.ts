@@ -18,6 +18,7 @@ export {
 } from './choice/extract-choice';
 export { type ChoiceGrade, gradeChoice } from './choice/grade-choice';
 export { compareStdout, type StdoutComparison } from './code/compare-stdout';
+export { extractProgram } from './code/extract-program';
 export {
   type CodeJudgement,
   type CodeRunner,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compareStdout, PyJsonError, parsePyJson, pyEqual } from '../src/index';
+import { compareStdout, extractProgram, PyJsonError, parsePyJson, pyEqual } from '../src/index';
 import { jsonCases, stdoutCases } from './code-compare-cases';
 
 describe('compareStdout (LiveCodeBench rules)', () => {
@@ -28,5 +28,33 @@ describe('pyEqual (Python equality of json.loads values)', () => {
       expect(() => parsePyJson(bad), bad).toThrow(PyJsonError);
     }
     expect(() => parsePyJson('[1, x]')).toThrow('expected a value at offset 4');
+  });
+});
+
+describe('extractProgram', () => {
+  it('takes the last python or unmarked block, never a tool output', () => {
+    const response = [
+      'Try it:',
+      '```python',
+      'print(1)',
+      '```',
+      '```output',
+      '1',
+      '```',
+      'Final:',
+      '```py',
+      'a, b = map(int, input().split())',
+      'print(a + b)',
+      '```',
+      '```output',
+      'EOFError',
+      '```',
+      'Done.',
+    ].join('\n');
+    expect(extractProgram(response)).toBe('a, b = map(int, input().split())\nprint(a + b)');
+    expect(extractProgram('```\nprint(2)\n```')).toBe('print(2)');
+    expect(extractProgram('```cpp\nint main() {}\n```')).toBeNull();
+    expect(extractProgram('no code')).toBeNull();
+    expect(extractProgram('```python\n\n```')).toBeNull();
   });
 });

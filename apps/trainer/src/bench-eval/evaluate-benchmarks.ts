@@ -1,7 +1,8 @@
 import type { ChatTemplate, Tokenizer, Trajectory } from '@taorl/data';
 import {
-  type BenchmarkProblem,
   type BenchmarkReport,
+  type CodeRunner,
+  formatChoicePrompt,
   type GradeResult,
   scoreBenchmark,
   toolUseOf,
@@ -11,6 +12,8 @@ import { ProgressBar } from '../report/progress.js';
 import { type Grader, inThreadGrader, rolloutAndGrade } from '../rl/graded-rollout.js';
 import type { ToolEnvironment } from '../rollout/tool-environment.js';
 import { deriveSeed } from '../util/seeds.js';
+import { benchmarkGrader } from './benchmark-grader.js';
+import { type BenchmarkItem, userMessageOf } from './benchmark-items.js';
 import { benchmarkPromptIds, toolSystemPrompt } from './benchmark-prompt.js';
 import { loadBenchmarkSet } from './benchmark-set.js';
 import {
@@ -25,6 +28,8 @@ export interface BenchmarkEvalParts {
   tokenizer: Tokenizer;
   template: ChatTemplate;
   tools: ToolEnvironment;
+  /** Judges programs (LiveCodeBench) and decodes their private tests; a session's sandbox. */
+  sandbox?: CodeRunner;
 }
 
 export interface BenchmarkEvalProgress {
@@ -39,11 +44,13 @@ export interface BenchmarkEvalProgress {
 export interface BenchmarkEvalOptions {
   /** Which policy answers (model path, endpoint and model name, ...); part of the results file's configuration. */
   model: string;
-  /** Benchmark names of @taorl/eval (`benchmarkNames`). */
+  /** Benchmark names (`evalBenchmarkNames`): @taorl/eval's math sets, gpqa_diamond, livecodebench. */
   benchmarks: readonly string[];
+  /** LiveCodeBench's contest-date window (days YYYY-MM-DD, both ends included). */
+  codeWindow?: { from?: string; to?: string };
   /** Samples per problem (K of Avg@K, Pass@k, Maj@K). */
   k: number;
-  /** Folder with <name>/test.jsonl per benchmark. */
+  /** Folder with a <name>/ folder per benchmark (loadBenchmarkSet); shipped math sets fill in the missing ones. */
   dataDir: string;
   /** Only the first `limit` problems of each benchmark. */
   limit?: number;
@@ -72,6 +79,8 @@ export interface BenchmarkEvalOptions {
   quiet?: boolean;
   /** Warnings (a cut-off last line, prompts longer than the context); default stderr. */
   warn?: (message: string) => void;
+  /** Where each benchmark is read from, once loaded; default: not told. */
+  onSources?: (sources: ReadonlyMap<string, string>) => void;
 }
 
 export interface BenchmarkEvalResult {
@@ -86,7 +95,7 @@ export interface BenchmarkEvalResult {
 }
 
 interface PendingSample {
-  problem: BenchmarkProblem;
+  problem: BenchmarkItem;
   promptIds: Int32Array;
   sample: number;
   /** Position in the full (benchmark, problem, sample) order: the batch seed derives from it. */
@@ -162,7 +171,13 @@ export async function evaluateBenchmarks(
     maxResponseTokens: options.maxResponseTokens,
     seed: options.seed,
   };
-  const problems = loadBenchmarkSet(config.benchmarks, options.dataDir, options.limit);
+  const { items: problems, sources } = await loadBenchmarkSet(config.benchmarks, options.dataDir, {
+    seed: options.seed,
+    ...(options.limit === undefined ? {} : { limit: options.limit }),
+    ...(parts.sandbox === undefined ? {} : { runner: parts.sandbox }),
+    ...(options.codeWindow === undefined ? {} : { codeWindow: options.codeWindow }),
+  });
+  options.onSources?.(sources);
   const idsByBenchmark = new Map(
     config.benchmarks.map((name) => [
       name,
@@ -183,7 +198,12 @@ export async function evaluateBenchmarks(
         (sample) => !done.has(sampleKey(problem.benchmark, problem.id, sample)),
       );
       if (missing.length === 0) return;
-      const promptIds = benchmarkPromptIds(problem.problem, parts, config.toolFormat, systemPrompt);
+      const promptIds = benchmarkPromptIds(
+        userMessageOf(problem, formatChoicePrompt),
+        parts,
+        config.toolFormat,
+        systemPrompt,
+      );
       if (promptIds.length >= policy.maxSequenceLength) tooLong++;
       for (const sample of missing)
         pending.push({ problem, promptIds, sample, index: problemIndex * config.k + sample });
@@ -201,7 +221,7 @@ export async function evaluateBenchmarks(
             label: `eval ${config.benchmarks.join(',')} (${total - pending.length}/${total} resumed)`,
             total: pending.length,
           });
-    const grader = options.grader ?? inThreadGrader;
+    const mathGrader = options.grader ?? inThreadGrader;
     const fits = (item: PendingSample) => item.promptIds.length < policy.maxSequenceLength;
     let generated = 0;
     let correct = 0;
@@ -217,7 +237,8 @@ export async function evaluateBenchmarks(
         fitting.map((item) => ({
           groupId: sampleKey(item.problem.benchmark, item.problem.id, item.sample),
           promptIds: item.promptIds,
-          gold: item.problem.gold,
+          gold: item.problem.kind === 'math' ? item.problem.gold : [],
+          wholeResponse: item.problem.kind === 'code',
         })),
         {
           maxTurns: config.maxTurns,
@@ -226,12 +247,25 @@ export async function evaluateBenchmarks(
           seed: deriveSeed(config.seed, 'bench-eval', chunk[0]!.index),
           lanes: options.lanes ?? 1,
         },
-        grader,
+        benchmarkGrader(
+          fitting.map((item) => item.problem),
+          mathGrader,
+          parts.sandbox,
+        ),
       );
       const unanswered =
         unanswerable.length === 0
           ? []
-          : await grader.gradeMany(unanswerable.map((item) => ({ response: '', gold: item.problem.gold })));
+          : await benchmarkGrader(
+              unanswerable.map((item) => item.problem),
+              mathGrader,
+              parts.sandbox,
+            ).gradeMany(
+              unanswerable.map((item) => ({
+                response: '',
+                gold: item.problem.kind === 'math' ? item.problem.gold : [],
+              })),
+            );
       // Back in chunk order: fitting and unanswerable each keep it.
       let next = 0;
       let nextUnanswered = 0;

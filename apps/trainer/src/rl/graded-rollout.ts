@@ -14,6 +14,11 @@ import { finalAssistantText, type Problem } from './rewards.js';
 /** One sample to roll out and grade: its prompt, the group it belongs to, and the gold answer it is graded on. */
 export interface SampleToGrade extends RolloutPrompt {
   gold: Gold;
+  /**
+   * Grade the whole response instead of the final assistant segment: a program is judged from the last code the
+   * policy wrote, which the markdown tool format also ran as a tool call, so it sits before the last observation.
+   */
+  wholeResponse?: boolean;
 }
 
 /** `k` samples of each problem, problem after problem; a sample's group is its problem's id. */
@@ -69,7 +74,7 @@ export async function rolloutAndGrade(
   const decode = (ids: Int32Array) => parts.tokenizer.decode(ids);
   const grades = await grader.gradeMany(
     trajectories.map((trajectory, i) => ({
-      response: finalAssistantText(trajectory, decode),
+      response: samples[i]!.wholeResponse === true ? trajectory.text : finalAssistantText(trajectory, decode),
       gold: samples[i]!.gold,
     })),
   );
