@@ -1,7 +1,6 @@
 import type { ChatTemplate, Tokenizer, Trajectory } from '@taorl/data';
 import {
   type BenchmarkReport,
-  type CodeRunner,
   formatChoicePrompt,
   type GradeResult,
   scoreBenchmark,
@@ -9,10 +8,10 @@ import {
 } from '@taorl/eval';
 import type { RolloutPolicy } from '../model/policy.js';
 import { ProgressBar } from '../report/progress.js';
-import { type Grader, inThreadGrader, rolloutAndGrade } from '../rl/graded-rollout.js';
+import { type Grader, inThreadGrader, type RolloutParts, rolloutAndGrade } from '../rl/graded-rollout.js';
 import type { ToolEnvironment } from '../rollout/tool-environment.js';
 import { deriveSeed } from '../util/seeds.js';
-import { benchmarkGrader } from './benchmark-grader.js';
+import { type AnsweredItem, benchmarkGrader } from './benchmark-grader.js';
 import { type BenchmarkItem, userMessageOf } from './benchmark-items.js';
 import { benchmarkPromptIds, toolSystemPrompt } from './benchmark-prompt.js';
 import { loadBenchmarkSet } from './benchmark-set.js';
@@ -29,7 +28,7 @@ export interface BenchmarkEvalParts {
   template: ChatTemplate;
   tools: ToolEnvironment;
   /** Judges programs (LiveCodeBench) and decodes their private tests; a session's sandbox. */
-  sandbox?: CodeRunner;
+  sandbox?: RolloutParts['sandbox'];
 }
 
 export interface BenchmarkEvalProgress {
@@ -109,6 +108,23 @@ const positiveInteger = (name: string, value: number): void => {
 
 /** What a sample record keeps of its trajectory. */
 type ResponseSummary = Pick<Trajectory, 'responseIds' | 'toolCalls' | 'truncated' | 'text'>;
+
+const answeredItems = (pending: readonly PendingSample[]): AnsweredItem[] =>
+  pending.flatMap((item) => (item.problem.kind === 'code' ? [] : [item.problem]));
+
+/** Grades for problems whose prompt left no room to answer: an empty response each (no program for code). */
+async function gradeUnanswered(items: readonly BenchmarkItem[], mathGrader: Grader): Promise<GradeResult[]> {
+  const answerable = items.filter((item): item is AnsweredItem => item.kind !== 'code');
+  const graded = await benchmarkGrader(answerable, mathGrader).gradeMany(
+    answerable.map((item) => ({ response: '', gold: item.kind === 'math' ? item.gold : [] })),
+  );
+  let next = 0;
+  return items.map((item) =>
+    item.kind === 'code'
+      ? { correct: false, extracted: null, gold: 'no program', reason: 'no_answer' }
+      : graded[next++]!,
+  );
+}
 
 /** The response of a prompt that left no room to generate. */
 const noResponse: ResponseSummary = {
@@ -238,7 +254,7 @@ export async function evaluateBenchmarks(
           groupId: sampleKey(item.problem.benchmark, item.problem.id, item.sample),
           promptIds: item.promptIds,
           gold: item.problem.kind === 'math' ? item.problem.gold : [],
-          wholeResponse: item.problem.kind === 'code',
+          ...(item.problem.kind === 'code' ? { code: item.problem.task } : {}),
         })),
         {
           maxTurns: config.maxTurns,
@@ -247,25 +263,12 @@ export async function evaluateBenchmarks(
           seed: deriveSeed(config.seed, 'bench-eval', chunk[0]!.index),
           lanes: options.lanes ?? 1,
         },
-        benchmarkGrader(
-          fitting.map((item) => item.problem),
-          mathGrader,
-          parts.sandbox,
-        ),
+        benchmarkGrader(answeredItems(fitting), mathGrader),
       );
-      const unanswered =
-        unanswerable.length === 0
-          ? []
-          : await benchmarkGrader(
-              unanswerable.map((item) => item.problem),
-              mathGrader,
-              parts.sandbox,
-            ).gradeMany(
-              unanswerable.map((item) => ({
-                response: '',
-                gold: item.problem.kind === 'math' ? item.problem.gold : [],
-              })),
-            );
+      const unanswered = await gradeUnanswered(
+        unanswerable.map((item) => item.problem),
+        mathGrader,
+      );
       // Back in chunk order: fitting and unanswerable each keep it.
       let next = 0;
       let nextUnanswered = 0;
