@@ -21,6 +21,7 @@ export { compareStdout, type StdoutComparison } from './code/compare-stdout';
 export { extractProgram } from './code/extract-program';
 export {
   type CodeJudgement,
+  type CodeProblem,
   type CodeRunner,
   type CodeTask,
   CodeTaskError,

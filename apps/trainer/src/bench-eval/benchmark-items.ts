@@ -1,4 +1,5 @@
-import type { ChoiceProblem, CodeTask } from '@taorl/eval';
+import type { ChoiceProblem, CodeProblem } from '@taorl/eval';
+import { codeUserMessage } from '../rl/code-reward.js';
 
 /**
  * One problem of any benchmark, as evaluation asks it and grades it: a math answer against golds, a letter
@@ -7,26 +8,12 @@ import type { ChoiceProblem, CodeTask } from '@taorl/eval';
 export type BenchmarkItem = { readonly benchmark: string; readonly id: string } & (
   | { readonly kind: 'math'; readonly question: string; readonly gold: readonly string[] }
   | { readonly kind: 'choice'; readonly choice: ChoiceProblem }
-  | {
-      readonly kind: 'code';
-      readonly question: string;
-      readonly starterCode: string;
-      readonly task: CodeTask;
-    }
+  | ({ readonly kind: 'code' } & Omit<CodeProblem, 'id'>)
 );
 
 /** The user message of an item: the question and what form the answer must take. */
 export function userMessageOf(item: BenchmarkItem, formatChoice: (problem: ChoiceProblem) => string): string {
   if (item.kind === 'math') return `${item.question}\n\nPut your final answer in \\boxed{}.`;
   if (item.kind === 'choice') return formatChoice(item.choice);
-  const form =
-    item.task.kind === 'functional'
-      ? `Complete the method ${item.task.method} of class Solution in the starter code.`
-      : 'The program reads the input from standard input and prints the answer to standard output.';
-  const starter =
-    item.starterCode.trim() === '' ? '' : `\n\nStarter code:\n\`\`\`python\n${item.starterCode}\n\`\`\``;
-  return (
-    `${item.question}${starter}\n\n${form} Write your final, complete Python 3 program as the last \`\`\`python ` +
-    'code block of your answer.'
-  );
+  return codeUserMessage(item);
 }

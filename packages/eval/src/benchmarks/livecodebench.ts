@@ -1,4 +1,4 @@
-import { BenchmarkFormatError, type CodeRunner, type CodeTask, type CodeTest } from '@taorl/eval';
+import { BenchmarkFormatError, type CodeProblem, type CodeRunner, type CodeTest } from '@taorl/eval';
 // A string, not a class: bundling it into this entry too costs nothing and exposes no internal export.
 import { DECODE_PRIVATE_TESTS_PY } from '../code/python-sources';
 import { readTableRows, stringField, type TableRow } from './table-rows';
@@ -16,15 +16,11 @@ export interface LiveCodeBenchOptions {
 }
 
 /** A LiveCodeBench code-generation problem: the statement, the starter code, and its tests as a judge task. */
-export interface LiveCodeBenchProblem {
-  readonly id: string;
+export interface LiveCodeBenchProblem extends CodeProblem {
   readonly title: string;
-  readonly question: string;
-  readonly starterCode: string;
   readonly platform: string;
   readonly difficulty: string;
   readonly contestDate: string;
-  readonly task: CodeTask;
   /** How many of the task's tests are the public ones (they come first). */
   readonly publicTests: number;
 }

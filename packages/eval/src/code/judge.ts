@@ -40,6 +40,14 @@ export type CodeTask =
       readonly tests: readonly CodeTest[];
     };
 
+/** A programming problem: its statement, the code a solution starts from (may be empty) and its tests. */
+export interface CodeProblem {
+  readonly id: string;
+  readonly question: string;
+  readonly starterCode: string;
+  readonly task: CodeTask;
+}
+
 /**
  * How a test ended. `infra_error` is the sandbox's failure (unreachable, crashed): the program was not judged, and
  * a reward must not count it as wrong (retry it, or leave the sample out).
