@@ -1,13 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { extractChoice, formatChoicePrompt, gradeChoice, shuffleChoices } from '../src/index';
 
-// Answer forms seen in public graders' multiple-choice suites and model outputs: simple-evals' "Answer: X" line
-// (openai/simple-evals, gpqa_eval.py's ANSWER_PATTERN_MULTICHOICE), lm-evaluation-harness's "(X)" forms
-// (EleutherAI/lm-evaluation-harness, tasks/gpqa), boxed letters as math-tuned models write them.
+// Answer forms of public graders' multiple-choice extraction: openai/simple-evals (common.py
+// ANSWER_PATTERN_MULTICHOICE, `Answer[ \t]*:[ \t]*\$?([A-D])\$?`, case-insensitive: "Answer:C", "answer: b",
+// "Answer: $c$"), lm-evaluation-harness's GPQA filters (EleutherAI/lm-evaluation-harness, tasks/gpqa: "(X)" and
+// "The answer is (X)"), and boxed letters as math-tuned models write them. Where simple-evals takes the first
+// "Answer:" of a response, the last statement wins here (a reasoning model revises).
 const cases: readonly [string, string | null][] = [
   ['Reasoning...\nAnswer: C', 'C'],
   ['Answer:C', 'C'],
-  ['answer: b', null],
+  ['answer: b', 'B'],
+  ['Answer: $c$', 'C'],
+  ['Answer: a prime number', null],
+  ['The answer is a', null],
   ['**Answer:** (B)', 'B'],
   ['The correct answer is (D).', 'D'],
   ['The final answer is $\\boxed{A}$', 'A'],

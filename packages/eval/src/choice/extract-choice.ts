@@ -47,14 +47,22 @@ function validateLetters(letters: string): void {
 
 const answerPhrase = /(?:final\s+answer|correct\s+(?:answer|option|choice)|answer)\s*(?:is|:|=)/gi;
 
-/** The rest of the line after the last answer phrase, or null. */
+/**
+ * The rest of the line after the last answer phrase, or null. After "Answer:" a lone lower-case letter ("answer: b",
+ * as simple-evals' case-insensitive pattern reads it) is taken as its capital; "answer: a prime" stays prose.
+ */
 function lastAnswerPhrase(text: string): string | null {
   let last: RegExpExecArray | null = null;
   for (let match = answerPhrase.exec(text); match !== null; match = answerPhrase.exec(text)) last = match;
   answerPhrase.lastIndex = 0;
   if (last === null) return null;
   const rest = text.slice(last.index + last[0].length);
-  return rest.split('\n').find((line) => line.trim() !== '') ?? null;
+  const line = rest.split('\n').find((part) => part.trim() !== '') ?? null;
+  if (line === null || !last[0].endsWith(':')) return line;
+  return line.replace(
+    /^(\s*[*$(]*)([a-z])(?=[*$).,]*\s*$)/,
+    (_, before: string, letter: string) => `${before}${letter.toUpperCase()}`,
+  );
 }
 
 function lastLine(text: string): string | null {
