@@ -7,9 +7,11 @@ import { createSandbox, markdownFormat, type Sandbox } from '@taorl/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadBenchmarkSet } from '../src/bench-eval/benchmark-set.js';
 import type { BenchmarkSampleRecord } from '../src/bench-eval/results-file.js';
+import { evalCommand } from '../src/cli/eval-command.js';
 import {
   evaluateBenchmarks,
   type GeneratedSequence,
+  parseConfig,
   type RolloutPolicy,
   type SamplingParams,
   sandboxToolEnvironment,
@@ -152,5 +154,15 @@ describe('benchmark evaluation of GPQA-format and LiveCodeBench-format sets (rea
     const all = await loadBenchmarkSet(['livecodebench', 'aime24'], dataDir, { seed: 0 });
     expect(all.items.map((item) => item.id).slice(0, 3)).toEqual(['fx001', 'fx002', 'fx003']);
     expect(all.sources.get('aime24')).toMatch(/packages\/eval\/data\/benchmarks\/aime24\/test\.jsonl$/);
+  });
+
+  it('checks --window before anything runs', () => {
+    const config = parseConfig('seed: 1', 'eval.yaml');
+    const check = (flags: Record<string, string>) => () =>
+      evalCommand.checkFlags?.(flags, config, 'eval.yaml');
+    expect(check({ bench: 'livecodebench', window: '2025-01-01:2025-05-01' })).not.toThrow();
+    expect(check({ bench: 'livecodebench', window: ':2025-05-01' })).not.toThrow();
+    expect(check({ bench: 'livecodebench', window: '2025/01/01' })).toThrow(/--window: expected FROM:TO/);
+    expect(check({ window: '2025-01-01:' })).toThrow('--window need(s) --bench');
   });
 });
