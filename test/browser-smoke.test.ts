@@ -110,6 +110,11 @@ describe.skipIf(executablePath === null)(
       // pass@2 with 1 correct of 4: 1 - C(3,2)/C(4,2).
       expect(result.passAt2).toBeCloseTo(1 - 3 / 6, 12);
       expect(result.report).toMatchObject({ problems: 2, samplesPerProblem: 2, avgAtK: 0.25 });
+      // Multiple choice and the code judge's comparisons run in the browser as in Node.
+      const { problem, graded } = result.choice;
+      expect(graded).toEqual({ correct: true, chosen: problem.goldLetter, rule: 'answer_phrase' });
+      expect(result.stdout).toEqual({ equal: true });
+      expect(result.bigInts).toBe(false);
     });
 
     it('@taorl/filter: the tool-aware filter, found by name, gives its verdicts', async () => {

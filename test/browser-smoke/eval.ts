@@ -1,4 +1,15 @@
-import { compareAnswers, extractAnswer, grade, passAtK, scoreBenchmark } from '@taorl/eval';
+import {
+  compareAnswers,
+  compareStdout,
+  extractAnswer,
+  grade,
+  gradeChoice,
+  parsePyJson,
+  passAtK,
+  pyEqual,
+  scoreBenchmark,
+  shuffleChoices,
+} from '@taorl/eval';
 
 /** Grades real answers with @taorl/eval's portable entry. */
 export function run() {
@@ -8,6 +19,17 @@ export function run() {
     extracted: extractAnswer('First 2, then $x = \\sqrt{2}$. Final answer: \\boxed{\\sqrt{2}}'),
     interval: compareAnswers('[0, 1)', '\\left[0,1\\right)'),
     passAt2: passAtK(4, 1, 2),
+    choice: (() => {
+      const problem = shuffleChoices({
+        id: 'q',
+        question: 'Q?',
+        correct: 'yes',
+        incorrect: ['no', 'maybe', 'never'],
+      });
+      return { problem, graded: gradeChoice('I conclude the answer is yes.', problem) };
+    })(),
+    stdout: compareStdout('1.50 2\n\n', '1.5 2'),
+    bigInts: pyEqual(parsePyJson('[12345678901234567891]'), parsePyJson('[12345678901234567890]')),
     report: scoreBenchmark(
       [
         { problemId: 'a', correct: true },

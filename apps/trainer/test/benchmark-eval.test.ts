@@ -385,8 +385,19 @@ describe('benchmark evaluation with a scripted tool-using policy (real sandbox, 
   it('resolves benchmark lists and the default data folder', () => {
     expect(resolveBenchmarkNames('aime24, math500,aime24')).toEqual(['aime24', 'math500']);
     expect(resolveBenchmarkNames('all')).toContain('olympiadbench');
+    expect(resolveBenchmarkNames('all')).not.toContain('gpqa_diamond');
+    expect(resolveBenchmarkNames('gpqa_diamond,all,livecodebench')).toEqual([
+      'gpqa_diamond',
+      'aime24',
+      'aime25',
+      'amc23',
+      'math500',
+      'minerva_math',
+      'olympiadbench',
+      'livecodebench',
+    ]);
     expect(() => resolveBenchmarkNames('aime24,aime2024')).toThrow(
-      /unknown benchmark\(s\) aime2024; known: all, aime24/,
+      /unknown benchmark\(s\) aime2024; known: all \(the shipped math sets\), aime24, .*, gpqa_diamond, livecodebench/,
     );
     // The default data folder is the one @taorl/eval ships, inside the repository whatever the working directory.
     expect(DATA).toBe(join(repoRoot, 'packages', 'eval', 'data', 'benchmarks'));

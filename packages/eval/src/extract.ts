@@ -282,7 +282,7 @@ function isWorkedSolution(gold: string): boolean {
   return (prose.match(/[a-zA-Z]{2,}/g) ?? []).length > 6;
 }
 
-function finalAssistantText(text: string): string {
+export function finalAssistantText(text: string): string {
   let start = 0;
   for (const marker of assistantMarkers) {
     const at = text.lastIndexOf(marker);

@@ -3,6 +3,34 @@
 // they are in @taorl/eval/node (src/node.ts), which imports what it shares with this entry from '@taorl/eval' so
 // both entries use one copy of each class (BenchmarkFormatError).
 export { BenchmarkFormatError, type BenchmarkProblem } from './benchmarks/problem';
+export {
+  type ChoiceProblem,
+  type ChoiceRecord,
+  formatChoicePrompt,
+  shuffleChoices,
+} from './choice/choice-problem';
+export {
+  type ChoiceOptions,
+  type ChoiceRule,
+  type ExtractedChoice,
+  extractChoice,
+  normalizeOptionText,
+} from './choice/extract-choice';
+export { type ChoiceGrade, gradeChoice } from './choice/grade-choice';
+export { compareStdout, type StdoutComparison } from './code/compare-stdout';
+export { extractProgram } from './code/extract-program';
+export {
+  type CodeJudgement,
+  type CodeProblem,
+  type CodeRunner,
+  type CodeTask,
+  CodeTaskError,
+  type CodeTest,
+  type JudgeOptions,
+  judgeProgram,
+  type TestVerdict,
+} from './code/judge';
+export { type PyJson, PyJsonError, parsePyJson, pyEqual } from './code/python-json';
 export type { PercentPolicy } from './compare/context';
 export {
   defaultExtractionRules,

@@ -34,6 +34,8 @@ const codeInterpreterTool: ToolSchema = {
   },
 };
 
+// Kept as it was when only math was evaluated, so math results files resume; a choice or code problem's user
+// message says what form its answer takes (bench-eval/benchmark-items.ts).
 const answerInstruction =
   'Reason step by step, use the tool when it helps, and put the final answer in \\boxed{}.';
 
@@ -52,14 +54,14 @@ export function toolSystemPrompt(toolFormat: string, systemPrompt?: string): str
 
 /** A benchmark problem as a chat prompt (system: tool instructions; user: the problem), rendered to token ids. */
 export function benchmarkPromptIds(
-  problem: string,
+  userMessage: string,
   parts: { tokenizer: Tokenizer; template: ChatTemplate },
   toolFormat: string,
   systemPrompt: string,
 ): Int32Array {
   const messages: ChatMessage[] = [
     { role: 'system', content: systemPrompt },
-    { role: 'user', content: `${problem}\n\nPut your final answer in \\boxed{}.` },
+    { role: 'user', content: userMessage },
   ];
   const text = parts.template.render(messages, {
     addGenerationPrompt: true,

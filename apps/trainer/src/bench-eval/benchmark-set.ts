@@ -1,38 +1,144 @@
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { BenchmarkProblem } from '@taorl/eval';
-import { benchmarkNames, loadBenchmark } from '@taorl/eval/node';
+import { BenchmarkFormatError, type CodeRunner } from '@taorl/eval';
+import {
+  benchmarkNames,
+  defaultBenchmarkDir,
+  loadBenchmark,
+  loadGpqa,
+  loadLiveCodeBench,
+} from '@taorl/eval/node';
+import type { BenchmarkItem } from './benchmark-items.js';
+
+/** Benchmarks read from a user's copy only (--data-dir): GPQA asks not to be redistributed, LiveCodeBench is large. */
+const userDataBenchmarks = ['gpqa_diamond', 'livecodebench'] as const;
+/** Every benchmark `--bench` accepts: the shipped math ones, then those a user brings. */
+export const evalBenchmarkNames: readonly string[] = [...benchmarkNames, ...userDataBenchmarks];
 
 /**
- * The benchmark names a `--bench` list stands for: `all` is every benchmark @taorl/eval knows; an unknown name is
- * an error naming the known ones; duplicates are dropped, the order is kept.
+ * The benchmark names a `--bench` list stands for: `all` is every shipped (math) benchmark; an unknown name is an
+ * error naming the known ones; duplicates are dropped, the order is kept.
  */
 export function resolveBenchmarkNames(list: string): string[] {
   const names = list
     .split(',')
     .map((name) => name.trim())
     .filter((name) => name !== '');
-  if (names.length === 0) throw new Error(`no benchmark named; known: all, ${benchmarkNames.join(', ')}`);
-  if (names.includes('all')) return [...benchmarkNames];
-  const unknown = names.filter((name) => !benchmarkNames.includes(name));
-  if (unknown.length > 0)
-    throw new Error(`unknown benchmark(s) ${unknown.join(', ')}; known: all, ${benchmarkNames.join(', ')}`);
-  return [...new Set(names)];
+  const known = `known: all (the shipped math sets), ${evalBenchmarkNames.join(', ')}`;
+  if (names.length === 0) throw new Error(`no benchmark named; ${known}`);
+  const expanded = names.flatMap((name) => (name === 'all' ? benchmarkNames : [name]));
+  const unknown = expanded.filter((name) => !evalBenchmarkNames.includes(name));
+  if (unknown.length > 0) throw new Error(`unknown benchmark(s) ${unknown.join(', ')}; ${known}`);
+  return [...new Set(expanded)];
 }
 
-/** The first `limit` problems (all when undefined) of each benchmark, benchmarks in the given order. */
-export function loadBenchmarkSet(
+export interface BenchmarkSetOptions {
+  /** Only the first `limit` problems of each benchmark. */
+  readonly limit?: number;
+  /** Decodes LiveCodeBench's private tests (in the sandbox); without it only public tests are judged. */
+  readonly runner?: CodeRunner;
+  /** LiveCodeBench's contest-date window, days YYYY-MM-DD (the v6 split is a window of the release). */
+  readonly codeWindow?: { readonly from?: string; readonly to?: string };
+  /** Seed of the multiple-choice options' order. */
+  readonly seed: number;
+}
+
+export interface BenchmarkSet {
+  readonly items: BenchmarkItem[];
+  /** Where each benchmark was read from, for the report. */
+  readonly sources: ReadonlyMap<string, string>;
+}
+
+/**
+ * The problems of each benchmark, benchmarks in the given order: `<dataDir>/<name>` when it exists; the copy
+ * @taorl/eval ships for the math sets otherwise. GPQA-Diamond is `gpqa_diamond/gpqa_diamond.csv` (the release's
+ * file) or `test.{csv,jsonl,parquet}`; LiveCodeBench is every `*.jsonl` (its release files test.jsonl ..
+ * test6.jsonl) or `*.parquet` in `livecodebench/`.
+ */
+export async function loadBenchmarkSet(
   benchmarks: readonly string[],
   dataDir: string,
-  limit?: number,
-): BenchmarkProblem[] {
-  return benchmarks.flatMap((name) => {
-    const problems = loadBenchmark(name, dataDir);
+  options: BenchmarkSetOptions,
+): Promise<BenchmarkSet> {
+  const items: BenchmarkItem[] = [];
+  const sources = new Map<string, string>();
+  for (const name of benchmarks) {
+    const dir = join(dataDir, name);
+    const loaded = await loadOne(name, dir, options);
+    sources.set(name, loaded.source);
     const ids = new Set<string>();
-    for (const problem of problems) {
-      if (ids.has(problem.id))
-        throw new Error(`${join(dataDir, name)}: problem id "${problem.id}" appears twice`);
-      ids.add(problem.id);
+    for (const item of loaded.items) {
+      if (ids.has(item.id))
+        throw new BenchmarkFormatError(`${loaded.source}: problem id "${item.id}" appears twice`);
+      ids.add(item.id);
     }
-    return limit === undefined ? problems : problems.slice(0, limit);
-  });
+    items.push(...(options.limit === undefined ? loaded.items : loaded.items.slice(0, options.limit)));
+  }
+  return { items, sources };
+}
+
+async function loadOne(
+  name: string,
+  dir: string,
+  options: BenchmarkSetOptions,
+): Promise<{ items: BenchmarkItem[]; source: string }> {
+  if (name === 'gpqa_diamond') {
+    const file = ['gpqa_diamond.csv', 'test.csv', 'test.jsonl', 'test.parquet']
+      .map((candidate) => join(dir, candidate))
+      .find((path) => existsSync(path));
+    if (file === undefined)
+      throw missingUserData(name, dir, 'gpqa_diamond.csv (from the GPQA release archive)');
+    const problems = await loadGpqa(file, { seed: options.seed });
+    return {
+      source: file,
+      items: problems.map((choice) => ({ benchmark: name, id: choice.id, kind: 'choice', choice })),
+    };
+  }
+  if (name === 'livecodebench') {
+    const files = existsSync(dir)
+      ? readdirSync(dir)
+          .filter((file) => file.endsWith('.jsonl') || file.endsWith('.parquet'))
+          .sort()
+          .map((file) => join(dir, file))
+      : [];
+    if (files.length === 0)
+      throw missingUserData(name, dir, "LiveCodeBench's code_generation_lite test*.jsonl files");
+    const items: BenchmarkItem[] = [];
+    for (const file of files) {
+      const problems = await loadLiveCodeBench(file, {
+        ...(options.runner === undefined ? {} : { runner: options.runner }),
+        ...options.codeWindow,
+      });
+      for (const problem of problems) {
+        items.push({
+          benchmark: name,
+          id: problem.id,
+          kind: 'code',
+          question: problem.question,
+          starterCode: problem.starterCode,
+          task: problem.task,
+        });
+      }
+    }
+    return { source: dir, items };
+  }
+  const root = existsSync(dir) ? join(dir, '..') : defaultBenchmarkDir;
+  const problems = loadBenchmark(name, root);
+  return {
+    source: join(root, name, 'test.jsonl'),
+    items: problems.map((problem) => ({
+      benchmark: name,
+      id: problem.id,
+      kind: 'math',
+      question: problem.problem,
+      gold: problem.gold,
+    })),
+  };
+}
+
+function missingUserData(name: string, dir: string, what: string): BenchmarkFormatError {
+  return new BenchmarkFormatError(
+    `${name}: not found in ${dir}; taorl ships no copy of it. Put ${what} there and pass --data-dir ` +
+      `(docs/trainer.md, Benchmarks a user brings)`,
+  );
 }

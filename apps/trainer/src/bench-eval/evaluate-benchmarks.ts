@@ -1,16 +1,18 @@
 import type { ChatTemplate, Tokenizer, Trajectory } from '@taorl/data';
 import {
-  type BenchmarkProblem,
   type BenchmarkReport,
+  formatChoicePrompt,
   type GradeResult,
   scoreBenchmark,
   toolUseOf,
 } from '@taorl/eval';
 import type { RolloutPolicy } from '../model/policy.js';
 import { ProgressBar } from '../report/progress.js';
-import { type Grader, inThreadGrader, rolloutAndGrade } from '../rl/graded-rollout.js';
+import { type Grader, inThreadGrader, type RolloutParts, rolloutAndGrade } from '../rl/graded-rollout.js';
 import type { ToolEnvironment } from '../rollout/tool-environment.js';
 import { deriveSeed } from '../util/seeds.js';
+import { type AnsweredItem, benchmarkGrader } from './benchmark-grader.js';
+import { type BenchmarkItem, userMessageOf } from './benchmark-items.js';
 import { benchmarkPromptIds, toolSystemPrompt } from './benchmark-prompt.js';
 import { loadBenchmarkSet } from './benchmark-set.js';
 import {
@@ -25,6 +27,8 @@ export interface BenchmarkEvalParts {
   tokenizer: Tokenizer;
   template: ChatTemplate;
   tools: ToolEnvironment;
+  /** Judges programs (LiveCodeBench) and decodes their private tests; a session's sandbox. */
+  sandbox?: RolloutParts['sandbox'];
 }
 
 export interface BenchmarkEvalProgress {
@@ -39,11 +43,13 @@ export interface BenchmarkEvalProgress {
 export interface BenchmarkEvalOptions {
   /** Which policy answers (model path, endpoint and model name, ...); part of the results file's configuration. */
   model: string;
-  /** Benchmark names of @taorl/eval (`benchmarkNames`). */
+  /** Benchmark names (`evalBenchmarkNames`): @taorl/eval's math sets, gpqa_diamond, livecodebench. */
   benchmarks: readonly string[];
+  /** LiveCodeBench's contest-date window (days YYYY-MM-DD, both ends included). */
+  codeWindow?: { from?: string; to?: string };
   /** Samples per problem (K of Avg@K, Pass@k, Maj@K). */
   k: number;
-  /** Folder with <name>/test.jsonl per benchmark. */
+  /** Folder with a <name>/ folder per benchmark (loadBenchmarkSet); shipped math sets fill in the missing ones. */
   dataDir: string;
   /** Only the first `limit` problems of each benchmark. */
   limit?: number;
@@ -72,6 +78,8 @@ export interface BenchmarkEvalOptions {
   quiet?: boolean;
   /** Warnings (a cut-off last line, prompts longer than the context); default stderr. */
   warn?: (message: string) => void;
+  /** Where each benchmark is read from, once loaded; default: not told. */
+  onSources?: (sources: ReadonlyMap<string, string>) => void;
 }
 
 export interface BenchmarkEvalResult {
@@ -86,7 +94,7 @@ export interface BenchmarkEvalResult {
 }
 
 interface PendingSample {
-  problem: BenchmarkProblem;
+  problem: BenchmarkItem;
   promptIds: Int32Array;
   sample: number;
   /** Position in the full (benchmark, problem, sample) order: the batch seed derives from it. */
@@ -100,6 +108,23 @@ const positiveInteger = (name: string, value: number): void => {
 
 /** What a sample record keeps of its trajectory. */
 type ResponseSummary = Pick<Trajectory, 'responseIds' | 'toolCalls' | 'truncated' | 'text'>;
+
+const answeredItems = (pending: readonly PendingSample[]): AnsweredItem[] =>
+  pending.flatMap((item) => (item.problem.kind === 'code' ? [] : [item.problem]));
+
+/** Grades for problems whose prompt left no room to answer: an empty response each (no program for code). */
+async function gradeUnanswered(items: readonly BenchmarkItem[], mathGrader: Grader): Promise<GradeResult[]> {
+  const answerable = items.filter((item): item is AnsweredItem => item.kind !== 'code');
+  const graded = await benchmarkGrader(answerable, mathGrader).gradeMany(
+    answerable.map((item) => ({ response: '', gold: item.kind === 'math' ? item.gold : [] })),
+  );
+  let next = 0;
+  return items.map((item) =>
+    item.kind === 'code'
+      ? { correct: false, extracted: null, gold: 'no program', reason: 'no_answer' }
+      : graded[next++]!,
+  );
+}
 
 /** The response of a prompt that left no room to generate. */
 const noResponse: ResponseSummary = {
@@ -162,7 +187,13 @@ export async function evaluateBenchmarks(
     maxResponseTokens: options.maxResponseTokens,
     seed: options.seed,
   };
-  const problems = loadBenchmarkSet(config.benchmarks, options.dataDir, options.limit);
+  const { items: problems, sources } = await loadBenchmarkSet(config.benchmarks, options.dataDir, {
+    seed: options.seed,
+    ...(options.limit === undefined ? {} : { limit: options.limit }),
+    ...(parts.sandbox === undefined ? {} : { runner: parts.sandbox }),
+    ...(options.codeWindow === undefined ? {} : { codeWindow: options.codeWindow }),
+  });
+  options.onSources?.(sources);
   const idsByBenchmark = new Map(
     config.benchmarks.map((name) => [
       name,
@@ -183,7 +214,12 @@ export async function evaluateBenchmarks(
         (sample) => !done.has(sampleKey(problem.benchmark, problem.id, sample)),
       );
       if (missing.length === 0) return;
-      const promptIds = benchmarkPromptIds(problem.problem, parts, config.toolFormat, systemPrompt);
+      const promptIds = benchmarkPromptIds(
+        userMessageOf(problem, formatChoicePrompt),
+        parts,
+        config.toolFormat,
+        systemPrompt,
+      );
       if (promptIds.length >= policy.maxSequenceLength) tooLong++;
       for (const sample of missing)
         pending.push({ problem, promptIds, sample, index: problemIndex * config.k + sample });
@@ -201,7 +237,7 @@ export async function evaluateBenchmarks(
             label: `eval ${config.benchmarks.join(',')} (${total - pending.length}/${total} resumed)`,
             total: pending.length,
           });
-    const grader = options.grader ?? inThreadGrader;
+    const mathGrader = options.grader ?? inThreadGrader;
     const fits = (item: PendingSample) => item.promptIds.length < policy.maxSequenceLength;
     let generated = 0;
     let correct = 0;
@@ -217,7 +253,8 @@ export async function evaluateBenchmarks(
         fitting.map((item) => ({
           groupId: sampleKey(item.problem.benchmark, item.problem.id, item.sample),
           promptIds: item.promptIds,
-          gold: item.problem.gold,
+          gold: item.problem.kind === 'math' ? item.problem.gold : [],
+          ...(item.problem.kind === 'code' ? { code: item.problem.task } : {}),
         })),
         {
           maxTurns: config.maxTurns,
@@ -226,12 +263,12 @@ export async function evaluateBenchmarks(
           seed: deriveSeed(config.seed, 'bench-eval', chunk[0]!.index),
           lanes: options.lanes ?? 1,
         },
-        grader,
+        benchmarkGrader(answeredItems(fitting), mathGrader),
       );
-      const unanswered =
-        unanswerable.length === 0
-          ? []
-          : await grader.gradeMany(unanswerable.map((item) => ({ response: '', gold: item.problem.gold })));
+      const unanswered = await gradeUnanswered(
+        unanswerable.map((item) => item.problem),
+        mathGrader,
+      );
       // Back in chunk order: fitting and unanswerable each keep it.
       let next = 0;
       let nextUnanswered = 0;

@@ -1,15 +1,16 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { BenchmarkFormatError } from '@taorl/eval';
-import { benchmarkNames, createGraderPool, defaultBenchmarkDir } from '@taorl/eval/node';
+import { createGraderPool, defaultBenchmarkDir } from '@taorl/eval/node';
 import { benchmarkTable, writeBenchmarkReports } from '../bench-eval/benchmark-reports.js';
-import { resolveBenchmarkNames } from '../bench-eval/benchmark-set.js';
+import { evalBenchmarkNames, resolveBenchmarkNames } from '../bench-eval/benchmark-set.js';
 import { evaluateBenchmarks } from '../bench-eval/evaluate-benchmarks.js';
 import { BenchmarkResultsError } from '../bench-eval/results-file.js';
 import { isHttpUrl } from '../config/http-url.js';
 import type { RolloutPolicy } from '../model/policy.js';
 import { apiKeyFromEnv } from '../remote/api-key.js';
 import { RemotePolicy } from '../remote/remote-policy.js';
+import { JudgeUnavailableError } from '../rl/code-reward.js';
 import { rolloutOptionsOf } from '../rollout/rollout-options.js';
 import { evaluate } from '../run/evaluate.js';
 import { problemSource } from '../run/problems.js';
@@ -20,7 +21,7 @@ import { UsageError } from './command-args.js';
 import { type CommandSpec, integerFlag, percent } from './command-spec.js';
 
 /** Flags that only mean something with --bench. */
-const benchOnlyFlags = ['k', 'limit', 'data-dir', 'fresh', 'greedy'];
+const benchOnlyFlags = ['k', 'limit', 'data-dir', 'fresh', 'greedy', 'window'];
 /** Flags that only mean something with --endpoint. */
 const endpointOnlyFlags = ['api', 'served-model'];
 
@@ -65,7 +66,11 @@ async function benchmarkEval(
       seed: config.seed,
       fresh: flags.fresh === true,
       grader,
+      ...(typeof flags.window === 'string' ? { codeWindow: windowOf(flags.window) } : {}),
       warn: (message) => io.err(`warning: ${message}\n`),
+      onSources: (sources) => {
+        for (const [name, source] of sources) io.err(`${name}: ${source}\n`);
+      },
     });
     const paths = await writeBenchmarkReports(outDir, result);
     io.out(
@@ -74,12 +79,29 @@ async function benchmarkEval(
     );
   } catch (error) {
     // A wrong --data-dir or a results file that cannot be resumed is the user's to fix: no stack trace.
-    if (error instanceof BenchmarkFormatError || error instanceof BenchmarkResultsError)
+    if (
+      error instanceof BenchmarkFormatError ||
+      error instanceof BenchmarkResultsError ||
+      error instanceof JudgeUnavailableError
+    )
       throw new UsageError(error.message);
     throw error;
   } finally {
     await grader.close();
   }
+}
+
+/** --window FROM:TO (days YYYY-MM-DD, either end may be empty): LiveCodeBench's contest-date window. */
+function windowOf(raw: string): { from?: string; to?: string } {
+  const match = /^(\d{4}-\d{2}-\d{2})?:(\d{4}-\d{2}-\d{2})?$/.exec(raw);
+  if (match === null)
+    throw new UsageError(
+      `--window: expected FROM:TO as YYYY-MM-DD:YYYY-MM-DD (either may be empty), got '${raw}'`,
+    );
+  return {
+    ...(match[1] === undefined ? {} : { from: match[1] }),
+    ...(match[2] === undefined ? {} : { to: match[2] }),
+  };
 }
 
 /** Servers named by --endpoint (comma-separated base URLs); a malformed URL is a usage error. */
@@ -135,7 +157,8 @@ function answeringPolicy(
 export const evalCommand: CommandSpec = {
   name: 'eval',
   summary:
-    'Evaluation of model.path or of served models (--endpoint): the held-out split, or math benchmarks with --bench',
+    'Evaluation of model.path or of served models (--endpoint): the held-out split, or benchmarks with --bench ' +
+    '(math, GPQA-Diamond, LiveCodeBench)',
   flags: {
     endpoint: {
       type: 'string',
@@ -151,13 +174,17 @@ export const evalCommand: CommandSpec = {
     },
     bench: {
       type: 'string',
-      doc: `benchmarks, comma-separated (${benchmarkNames.join(', ')}) or all; without it: the held-out split`,
+      doc: `benchmarks, comma-separated (${evalBenchmarkNames.join(', ')}) or all (the shipped math sets); without it: the held-out split`,
     },
     k: { type: 'string', doc: 'samples per problem with --bench (default eval.samples)' },
     limit: { type: 'string', doc: 'only the first n problems of each benchmark' },
     'data-dir': {
       type: 'string',
-      doc: 'benchmark folder (default: the benchmark files @taorl/eval ships)',
+      doc: 'benchmark folder, one <name>/ folder per benchmark (math sets missing there: the copies @taorl/eval ships; gpqa_diamond and livecodebench: only there)',
+    },
+    window: {
+      type: 'string',
+      doc: "livecodebench's contest-date window FROM:TO, days YYYY-MM-DD, both included (e.g. the v6 problems)",
     },
     fresh: { type: 'boolean', doc: 'discard <outDir>/eval/results.jsonl instead of resuming it' },
     greedy: { type: 'boolean', doc: 'with --bench: greedy decoding instead of rollout.temperature sampling' },
@@ -179,6 +206,7 @@ export const evalCommand: CommandSpec = {
     } catch (error) {
       throw new UsageError(`--bench: ${(error as Error).message}`);
     }
+    if (typeof flags.window === 'string') windowOf(flags.window);
   },
   localPolicy: (flags) => flags.endpoint === undefined,
   async run(session, flags, io) {

@@ -40,9 +40,17 @@ export const trainerSchema = z.strictObject({
     ),
   }),
   task: section('where prompts and golds come from', {
-    name: oneOf('arith-tool (the embedded generator) or file', 'arith-tool', ['arith-tool', 'file'] as const),
-    file: optionalStr('RL prompts (verl JSONL or parquet) when name is file'),
-    testFile: optionalStr('held-out prompts for evaluation when name is file'),
+    name: oneOf(
+      'arith-tool (the embedded generator), file (verl prompts with gold answers) or code (programs judged by ' +
+        'their tests: the code-correctness reward)',
+      'arith-tool',
+      ['arith-tool', 'file', 'code'] as const,
+    ),
+    file: optionalStr(
+      'RL prompts when name is file (verl JSONL or parquet) or code (taorl code JSONL or LiveCodeBench JSONL; ' +
+        'unset: the embedded stdin/stdout problems)',
+    ),
+    testFile: optionalStr('held-out prompts for evaluation when name is file or code'),
     testSize: int('held-out problems for evaluation', 500, { min: 1 }),
     mix: oneOf(
       'arith-tool problems and demonstrations: classic (every kind, mostly right demonstrations) or strategy ' +

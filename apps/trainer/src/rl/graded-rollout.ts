@@ -1,5 +1,5 @@
 import type { Tokenizer, Trajectory } from '@taorl/data';
-import { type Gold, type GradeResult, grade } from '@taorl/eval';
+import { type CodeRunner, type CodeTask, type Gold, type GradeResult, grade } from '@taorl/eval';
 import type { GraderPool } from '@taorl/eval/node';
 import type { RolloutPolicy } from '../model/policy.js';
 import {
@@ -9,16 +9,26 @@ import {
   rollout,
 } from '../rollout/rollout-engine.js';
 import type { ToolEnvironment } from '../rollout/tool-environment.js';
+import { judgeResponse } from './code-reward.js';
 import { finalAssistantText, type Problem } from './rewards.js';
 
-/** One sample to roll out and grade: its prompt, the group it belongs to, and the gold answer it is graded on. */
+/**
+ * One sample to roll out and grade: its prompt, the group it belongs to, and what it is graded on: the gold answer,
+ * or, for a program, the tests of `code`.
+ */
 export interface SampleToGrade extends RolloutPrompt {
   gold: Gold;
+  /**
+   * Judge the last program of the whole response against these tests instead of grading an answer: the program
+   * is the last code the policy wrote, which the markdown tool format also ran as a tool call, so it sits before
+   * the last observation, outside the final assistant segment.
+   */
+  code?: CodeTask;
 }
 
 /** `k` samples of each problem, problem after problem; a sample's group is its problem's id. */
 export function samplesOf(
-  problems: readonly Pick<Problem, 'id' | 'promptIds' | 'gold'>[],
+  problems: readonly Pick<Problem, 'id' | 'promptIds' | 'gold' | 'code'>[],
   k: number,
 ): SampleToGrade[] {
   return problems.flatMap((problem) =>
@@ -26,6 +36,7 @@ export function samplesOf(
       groupId: problem.id,
       promptIds: problem.promptIds,
       gold: problem.gold,
+      ...(problem.code === undefined ? {} : { code: problem.code }),
     })),
   );
 }
@@ -41,6 +52,8 @@ export const inThreadGrader: Grader = {
 export interface RolloutParts {
   tokenizer: Tokenizer;
   tools: ToolEnvironment;
+  /** Judges the programs of samples with `code` (the session's sandbox). */
+  sandbox?: CodeRunner;
 }
 
 export interface GradedRollout {
@@ -54,8 +67,9 @@ export interface GradedRollout {
 }
 
 /**
- * Rolls out every sample (tool calls in the sandbox) and grades its final assistant segment against its gold:
- * the "samples -> rollout -> grade" of the RL step, held-out evaluation, curation and benchmark evaluation.
+ * Rolls out every sample (tool calls in the sandbox) and grades its final assistant segment against its gold, or
+ * judges its last program against its tests: the "samples -> rollout -> grade" of the RL step, held-out
+ * evaluation, curation and benchmark evaluation.
  */
 export async function rolloutAndGrade(
   policy: RolloutPolicy,
@@ -67,11 +81,21 @@ export async function rolloutAndGrade(
   const { trajectories, timing } = await rollout(policy, parts.tokenizer, parts.tools, samples, options);
   const grading = performance.now();
   const decode = (ids: Int32Array) => parts.tokenizer.decode(ids);
-  const grades = await grader.gradeMany(
-    trajectories.map((trajectory, i) => ({
-      response: finalAssistantText(trajectory, decode),
-      gold: samples[i]!.gold,
-    })),
+  const answers = samples.flatMap((sample, i) => (sample.code === undefined ? [i] : []));
+  const answerGrades = await grader.gradeMany(
+    answers.map((i) => ({ response: finalAssistantText(trajectories[i]!, decode), gold: samples[i]!.gold })),
+  );
+  const grades: GradeResult[] = new Array(samples.length);
+  answers.forEach((i, position) => {
+    grades[i] = answerGrades[position]!;
+  });
+  await Promise.all(
+    samples.map(async (sample, i) => {
+      if (sample.code === undefined) return;
+      if (parts.sandbox === undefined)
+        throw new Error(`problem ${sample.groupId}: judging programs needs a sandbox`);
+      grades[i] = await judgeResponse(parts.sandbox, trajectories[i]!.text, sample.code);
+    }),
   );
   return {
     trajectories: trajectories.map((trajectory, i) => {

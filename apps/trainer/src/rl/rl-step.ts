@@ -6,6 +6,7 @@ import {
   shapeRewards,
 } from '@taorl/advantage';
 import { groupTrajectories, type Tokenizer, type Trajectory } from '@taorl/data';
+import type { CodeRunner } from '@taorl/eval';
 import type { Filter } from '@taorl/filter';
 import type { RolloutPolicy } from '../model/policy.js';
 import type { RlStepMetrics } from '../report/metrics.js';
@@ -34,6 +35,8 @@ export interface RlStepContext {
   sync: PolicySync;
   tokenizer: Tokenizer;
   tools: ToolEnvironment;
+  /** Judges the programs of code problems (the code-correctness reward). */
+  sandbox?: CodeRunner;
   /** `count` problems for refill batch `batch` of step `step` (deterministic in both). */
   problems: (step: number, batch: number, count: number) => Problem[];
   estimator: AdvantageEstimator;

@@ -6,10 +6,14 @@ import {
   type RlPrompt,
 } from '@taorl/data';
 import { loadDataset } from '@taorl/data/node';
+import type { CodeProblem } from '@taorl/eval';
+import { loadCodeProblems } from '@taorl/eval/node';
 import { ConfigError } from '../config/config-error.js';
+import { codeUserMessage } from '../rl/code-reward.js';
 import type { Problem } from '../rl/rewards.js';
 import { epochStream } from '../util/batching.js';
 import { deriveSeed } from '../util/seeds.js';
+import { embeddedCodeProblems } from './embedded-code-task.js';
 import type { Session } from './session.js';
 
 /** Where RL problems and held-out problems come from. */
@@ -80,11 +84,17 @@ function toProblem(session: Session, record: RlPrompt, path: string, index: numb
  * prompts of task.testFile.
  */
 async function fileProblems(session: Session): Promise<ProblemSource> {
-  const { task, rl, seed } = session.config;
+  const { task } = session.config;
   if (task.file === undefined)
     throw new ConfigError(session.source, 'task.file', "required when task.name is 'file'");
   const train = await loadPrompts(session, task.file, 'task.file');
   const test = task.testFile === undefined ? [] : await loadPrompts(session, task.testFile, 'task.testFile');
+  return epochSource(session, train, test);
+}
+
+/** Training problems through seeded epoch permutations of `train`; the held-out set is the first testSize of `test`. */
+function epochSource(session: Session, train: readonly Problem[], test: readonly Problem[]): ProblemSource {
+  const { task, rl, seed } = session.config;
   const stream = epochStream(train.length, seed, 'rl-problem-order');
   return {
     train: (step, batch, count) =>
@@ -100,7 +110,45 @@ async function fileProblems(session: Session): Promise<ProblemSource> {
   };
 }
 
+/** A code problem as the RL loop sees it: its prompt, and its tests to judge the program against. */
+function codeProblem(session: Session, problem: CodeProblem): Problem {
+  return {
+    id: problem.id,
+    promptIds: session.promptIds([{ role: 'user', content: codeUserMessage(problem) }]),
+    gold: `${problem.task.tests.length} tests`,
+    code: problem.task,
+  };
+}
+
+async function loadCodeTask(session: Session, path: string, field: string): Promise<Problem[]> {
+  try {
+    const problems = await loadCodeProblems(path, { runner: session.sandbox });
+    return problems.map((problem) => codeProblem(session, problem));
+  } catch (error) {
+    throw new ConfigError(session.source, field, (error as Error).message);
+  }
+}
+
+/**
+ * Code problems judged by their tests (the code-correctness reward): task.file and task.testFile in taorl's code
+ * JSONL or LiveCodeBench's layout, or, with no task.file, the embedded stdin/stdout problems (a few hundred
+ * generated, held-out ones with other test values).
+ */
+async function codeProblems(session: Session): Promise<ProblemSource> {
+  const { task, seed } = session.config;
+  if (task.file === undefined) {
+    const embedded = (split: 'train' | 'test', count: number) =>
+      embeddedCodeProblems(seed, split, count).map((problem) => codeProblem(session, problem));
+    return epochSource(session, embedded('train', 500), embedded('test', task.testSize));
+  }
+  const train = await loadCodeTask(session, task.file, 'task.file');
+  const test = task.testFile === undefined ? [] : await loadCodeTask(session, task.testFile, 'task.testFile');
+  return epochSource(session, train, test);
+}
+
 /** The configured task's problems. */
 export async function problemSource(session: Session): Promise<ProblemSource> {
-  return session.config.task.name === 'arith-tool' ? arithToolProblems(session) : fileProblems(session);
+  const { name } = session.config.task;
+  if (name === 'arith-tool') return arithToolProblems(session);
+  return name === 'code' ? codeProblems(session) : fileProblems(session);
 }

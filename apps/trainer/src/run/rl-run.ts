@@ -109,6 +109,7 @@ export function rlContext(
     sync: servers ?? localPolicySync(),
     tokenizer,
     tools,
+    sandbox: session.sandbox,
     problems: problems.train,
     estimator: components.estimator,
     shaper: components.shaper,

@@ -1,4 +1,5 @@
 import { BenchmarkFormatError, type BenchmarkProblem } from '@taorl/eval';
+import { readParquet } from './table-rows';
 
 /**
  * Reads a verl RL parquet file (columns data_source, prompt = [{role, content}], reward_model.ground_truth,
@@ -6,18 +7,11 @@ import { BenchmarkFormatError, type BenchmarkProblem } from '@taorl/eval';
  * (a list of answers when the column holds one).
  */
 export async function loadVerlParquet(path: string): Promise<BenchmarkProblem[]> {
-  // hyparquet is ESM-only: a dynamic import keeps the CommonJS build of this package loadable.
-  const { asyncBufferFromFile, parquetReadObjects } = await import('hyparquet');
-  let rows: Record<string, unknown>[];
-  try {
-    rows = await parquetReadObjects({ file: await asyncBufferFromFile(path) });
-  } catch (error) {
-    throw new BenchmarkFormatError(`cannot read parquet ${path}: ${(error as Error).message}`);
-  }
-  return rows.map((row, index) => verlProblem(row, `${path}: row ${index}`, index));
+  const rows = await readParquet(path);
+  return rows.map((row, index) => verlProblem(row.value, row.where, index));
 }
 
-function verlProblem(row: Record<string, unknown>, where: string, index: number): BenchmarkProblem {
+function verlProblem(row: Readonly<Record<string, unknown>>, where: string, index: number): BenchmarkProblem {
   const dataSource = row.data_source;
   if (typeof dataSource !== 'string')
     throw new BenchmarkFormatError(`${where}: field "data_source" must be a string`);

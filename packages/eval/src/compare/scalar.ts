@@ -2,6 +2,7 @@ import type { Expr } from '../latex/ast';
 import { TooLargeError } from '../limits';
 import { type Complex, cabs, cdiv, complex, csub, isFiniteComplex } from '../math/complex';
 import * as Q from '../math/rational';
+import { seededRandom } from '../seeded-random';
 import type { CompareContext } from './context';
 import { containsInfinity, evaluateComplex, evaluateExact, freeSymbols } from './evaluate';
 
@@ -193,16 +194,4 @@ function probe(
     usable += 1;
   }
   return usable >= probesNeeded;
-}
-
-/** mulberry32: a tiny deterministic generator, so the same pair always gets the same verdict. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }

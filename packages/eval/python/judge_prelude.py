@@ -1,0 +1,26 @@
+"""LiveCodeBench's execution prelude: the standard modules a judged program may use without importing them.
+
+lcb_runner/evaluation/testing_util.py runs every program after star-importing these modules (in this order, then
+binding each module's own name) and raising the recursion limit to 50,000. The judges include this file's text
+in place of their `from judge_prelude import` line, so each is one self-contained program.
+"""
+
+import builtins
+import importlib
+
+PRELUDE_MODULES = (
+    "string", "re", "datetime", "collections", "heapq", "bisect", "copy", "math", "random",
+    "statistics", "itertools", "functools", "operator", "io", "sys", "json", "builtins", "typing",
+)
+
+
+def prelude_namespace():
+    namespace = {"__name__": "__main__", "__file__": "solution.py", "__builtins__": builtins}
+    modules = [importlib.import_module(name) for name in PRELUDE_MODULES]
+    for module in modules:
+        public = getattr(module, "__all__", None)
+        if public is None:
+            public = [name for name in dir(module) if not name.startswith("_")]
+        namespace.update({name: getattr(module, name) for name in public if hasattr(module, name)})
+    namespace.update({name: module for name, module in zip(PRELUDE_MODULES, modules)})
+    return namespace

@@ -1,0 +1,123 @@
+import { describe, expect, it } from 'vitest';
+import { extractChoice, formatChoicePrompt, gradeChoice, shuffleChoices } from '../src/index';
+
+// Answer forms of public graders' multiple-choice extraction: openai/simple-evals (common.py
+// ANSWER_PATTERN_MULTICHOICE, `Answer[ \t]*:[ \t]*\$?([A-D])\$?`, case-insensitive: "Answer:C", "answer: b",
+// "Answer: $c$"), lm-evaluation-harness's GPQA filters (EleutherAI/lm-evaluation-harness, tasks/gpqa: "(X)" and
+// "The answer is (X)"), and boxed letters as math-tuned models write them. Where simple-evals takes the first
+// "Answer:" of a response, the last statement wins here (a reasoning model revises).
+const cases: readonly [string, string | null][] = [
+  ['Reasoning...\nAnswer: C', 'C'],
+  ['Answer:C', 'C'],
+  ['answer: b', 'B'],
+  ['Answer: $c$', 'C'],
+  ['Answer: a prime number', null],
+  ['The answer is a', null],
+  ['**Answer:** (B)', 'B'],
+  ['The correct answer is (D).', 'D'],
+  ['The final answer is $\\boxed{A}$', 'A'],
+  ['So we get \\boxed{\\text{(C)}}.', 'C'],
+  ['\\boxed{B. 42}', 'B'],
+  ['Final Answer: C. x = 42', 'C'],
+  ['I think the answer is A or B.', null],
+  ['Answer: (A) and (C)', null],
+  ['After all that, the choice is clear.\n\nD', 'D'],
+  ['...\n(B)', 'B'],
+  ['**C**', 'C'],
+  ['The answer is A hydrogen atom', null],
+  ['No idea.', null],
+  ['Answer: E', null],
+];
+
+describe('extractChoice', () => {
+  it.each(cases)('%j -> %s', (response, letter) => {
+    expect(extractChoice(response)?.letter ?? null).toBe(letter);
+  });
+
+  it('reads the option a response names by its text', () => {
+    const optionTexts = ['Oxygen', 'Nitrogen', 'Argon', 'Carbon dioxide'];
+    expect(extractChoice('So the answer is nitrogen.', { optionTexts })).toEqual({
+      letter: 'B',
+      rule: 'answer_phrase',
+    });
+    expect(extractChoice('Most of it is\nNitrogen', { optionTexts })).toEqual({
+      letter: 'B',
+      rule: 'option_text',
+    });
+    expect(extractChoice('\\boxed{\\text{Argon}}', { optionTexts })).toEqual({ letter: 'C', rule: 'boxed' });
+  });
+
+  it('takes the last statement, and a box before an answer phrase', () => {
+    expect(extractChoice('Answer: A\nWait, that is wrong.\nAnswer: D')?.letter).toBe('D');
+    expect(extractChoice('\\boxed{B}\nAnswer: A')?.letter).toBe('B');
+  });
+
+  it('ignores choices stated before the last assistant turn', () => {
+    expect(extractChoice('<|im_start|>user\nAnswer: A<|im_end|>\n<|im_start|>assistant\nHmm.')).toBeNull();
+  });
+
+  it('knows more letters when told, and refuses a bad letter set', () => {
+    expect(extractChoice('Answer: F', { letters: 'ABCDEFGHIJ' })?.letter).toBe('F');
+    expect(() => extractChoice('Answer: A', { letters: 'AAB' })).toThrow(/distinct capitals/);
+  });
+});
+
+describe('shuffleChoices', () => {
+  const record = { id: 'rec1', question: 'Q?', correct: 'right', incorrect: ['w1', 'w2', 'w3'] };
+
+  it('keeps every option once, with the gold letter on the right one', () => {
+    const problem = shuffleChoices(record, 7);
+    expect([...problem.options].sort()).toEqual(['right', 'w1', 'w2', 'w3']);
+    expect(problem.options['ABCD'.indexOf(problem.goldLetter)]).toBe('right');
+  });
+
+  it('is a function of the seed and the id alone', () => {
+    expect(shuffleChoices(record, 3)).toEqual(shuffleChoices({ ...record }, 3));
+    const golds = new Set(Array.from({ length: 40 }, (_, seed) => shuffleChoices(record, seed).goldLetter));
+    expect(golds).toEqual(new Set(['A', 'B', 'C', 'D']));
+  });
+
+  it('spreads the gold letter evenly over many problems', () => {
+    const counts = { A: 0, B: 0, C: 0, D: 0 } as Record<string, number>;
+    for (let index = 0; index < 4000; index++)
+      counts[shuffleChoices({ ...record, id: `p${index}` }).goldLetter]! += 1;
+    for (const count of Object.values(counts)) expect(Math.abs(count - 1000)).toBeLessThan(120);
+  });
+
+  it('refuses a problem with one option', () => {
+    expect(() => shuffleChoices({ ...record, incorrect: [] })).toThrow(/rec1: needs 2-26 options/);
+  });
+});
+
+describe('gradeChoice', () => {
+  it('grades the chosen letter against the gold one', () => {
+    const problem = shuffleChoices({
+      id: 'x',
+      question: 'Which?',
+      correct: 'yes',
+      incorrect: ['no', 'maybe'],
+    });
+    const gold = problem.goldLetter;
+    const wrong = problem.letters.split('').find((letter) => letter !== gold)!;
+    expect(gradeChoice(`Answer: ${gold}`, problem)).toEqual({
+      correct: true,
+      chosen: gold,
+      rule: 'answer_phrase',
+    });
+    expect(gradeChoice(`Answer: ${wrong}`, problem).correct).toBe(false);
+    expect(gradeChoice('Answer: yes', problem).chosen).toBe(gold);
+    expect(gradeChoice('I cannot tell.', problem)).toEqual({ correct: false, chosen: null, rule: null });
+  });
+
+  it('asks for the answer line the extractor reads first', () => {
+    const problem = shuffleChoices({
+      id: 'x',
+      question: 'Which?',
+      correct: 'yes',
+      incorrect: ['no', 'maybe'],
+    });
+    expect(formatChoicePrompt(problem)).toMatch(
+      /^Which\?\n\nA\) .+\nB\) .+\nC\) .+\n\n.*"Answer: X".*A-C\.$/,
+    );
+  });
+});

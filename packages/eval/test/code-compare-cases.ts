@@ -1,0 +1,62 @@
+/**
+ * Output pairs where a comparison could plausibly go wrong, each with LiveCodeBench's verdict under its rules
+ * (lcb_runner/evaluation/testing_util.py: grade_stdio's stripped lines then Decimal elements; grade_call_based's
+ * `prediction == json.loads(expected)`). test/code-reference.test.ts recomputes every verdict with Python's own
+ * str.strip, str.split, Decimal and json.loads.
+ */
+export const stdoutCases: readonly [actual: string, expected: string, equal: boolean][] = [
+  ['3\n', '3', true],
+  ['3   \n\n\n', '3', true],
+  ['  1 2 3  \n', '1 2 3', true],
+  ['1  2\t3', '1 2 3', true],
+  ['1\r\n2\r\n', '1\n2', true],
+  ['1.50', '1.5', true],
+  ['1e2', '100', true],
+  ['100.000', '1E+2', true],
+  ['-0', '0', true],
+  ['0.1', '0.10001', false],
+  ['0.333333', '0.3333333', false],
+  ['1_000', '1000', true],
+  ['NaN', 'NaN', true],
+  ['nan', 'NaN', false],
+  ['inf', 'Infinity', true],
+  ['-inf', 'inf', false],
+  ['Yes', 'YES', false],
+  ['1 2', '1 2 3', false],
+  ['1\n2', '1 2', false],
+  ['', '', true],
+  ['', '0', false],
+  ['\n\n', '', true],
+  ['1\n\n2', '1\n2', false],
+  ['a b', 'a  b', false],
+  ['+5', '5', true],
+  ['.5', '0.5', true],
+  ['5.', '5', true],
+  ['0x10', '16', false],
+  ['1\u00a02', '1 2', true],
+  ['\u001f7', '7', true],
+  ['12345678901234567890', '12345678901234567891', false],
+  ['3.0000000000000000001', '3', false],
+];
+
+export const jsonCases: readonly [actual: string, expected: string, equal: boolean][] = [
+  ['[0, 1]', '[0,1]', true],
+  ['1', '1.0', true],
+  ['true', '1', true],
+  ['false', '0.0', true],
+  ['0.1', '0.1000000000000000001', true],
+  ['12345678901234567891', '12345678901234567890', false],
+  ['12345678901234567890', '1.2345678901234567e19', false],
+  ['9007199254740993', '9007199254740992.0', false],
+  ['{"a": 1, "b": [2]}', '{"b": [2], "a": 1.0}', true],
+  ['{"a": 1}', '{"a": 1, "b": 2}', false],
+  ['"1"', '1', false],
+  ['null', 'null', true],
+  ['[]', '{}', false],
+  ['NaN', 'NaN', false],
+  ['Infinity', 'Infinity', true],
+  ['-Infinity', 'Infinity', false],
+  ['[[1, 2], [3]]', '[[1,2],[3]]', true],
+  ['"caf\\u00e9"', '"café"', true],
+  ['{"__not_json__": "set", "repr": "{1}"}', '[1]', false],
+];
