@@ -201,7 +201,10 @@ describe.skipIf(!isRoot)('security: code that used to crash the worker gets its 
   it("a request's files that do not fit the scratch space give sandbox_error for that call only", async () => {
     const small = await createSandbox({ workers: 1, uidBase: uidBase + 40, scratchMb: 1, preload: [] });
     try {
-      const result = await small.run({ code: 'print(1)', files: [{ path: 'big.bin', content: 'x'.repeat(2 << 20) }] });
+      const result = await small.run({
+        code: 'print(1)',
+        files: [{ path: 'big.bin', content: 'x'.repeat(2 << 20) }],
+      });
       expect(result.status).toBe('sandbox_error');
       expect(result.sandboxMessage).toMatch(/cannot write the request's files: .*No space left on device/);
       expect((await small.run({ code: 'print(1)' })).stdout).toBe('1\n');

@@ -104,7 +104,7 @@ describe.skipIf(!isRoot)('security: hostile code is contained and classified', (
     expect(result).toMatchObject({ status: 'ok', stdout: 'parent done\n' });
   });
 
-  it('writing outside the scratch directory fails (read-only root); /tmp is the run\'s own, not the host\'s', async () => {
+  it("writing outside the scratch directory fails (read-only root); /tmp is the run's own, not the host's", async () => {
     const marker = `/tmp/taorl-escape-${uidBase}`;
     const result = await sandbox.run({
       code: [

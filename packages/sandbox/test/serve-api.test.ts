@@ -24,18 +24,18 @@ function result(status: ExecStatus, extra: Partial<ExecResult> = {}): ExecResult
 describe('SandboxFusion /run_code <-> ExecRequest / ExecResult', () => {
   it('reads a verl request: seconds to ms, -1 memory as the maximum (reported), null stdin as empty', () => {
     const served = toExecRequest(
-        {
-          compile_timeout: 10,
-          run_timeout: 2.5,
-          code: 'print(1)',
-          stdin: null,
-          memory_limit_MB: -1,
-          language: 'python',
-          files: { 'a/b.txt': 'aGk=', 'skipped.txt': null },
-          fetch_files: ['out.txt'],
-        },
-        bounds,
-      );
+      {
+        compile_timeout: 10,
+        run_timeout: 2.5,
+        code: 'print(1)',
+        stdin: null,
+        memory_limit_MB: -1,
+        language: 'python',
+        files: { 'a/b.txt': 'aGk=', 'skipped.txt': null },
+        fetch_files: ['out.txt'],
+      },
+      bounds,
+    );
     expect(served.request).toEqual({
       code: 'print(1)',
       stdin: '',
@@ -57,7 +57,11 @@ describe('SandboxFusion /run_code <-> ExecRequest / ExecResult', () => {
     [{ run_timeout: 600 }, { timeoutMs: 60_000 }, { run_timeout: { requested: 600, applied: 60 } }],
     [{ run_timeout: '2.5' }, { timeoutMs: 2500 }, {}],
     [{ memory_limit_MB: 0 }, { memoryMb: 4096 }, { memory_limit_MB: { requested: 0, applied: 4096 } }],
-    [{ memory_limit_MB: 10_000 }, { memoryMb: 4096 }, { memory_limit_MB: { requested: 10_000, applied: 4096 } }],
+    [
+      { memory_limit_MB: 10_000 },
+      { memoryMb: 4096 },
+      { memory_limit_MB: { requested: 10_000, applied: 4096 } },
+    ],
     [{ memory_limit_MB: 512.0 }, { memoryMb: 512 }, {}],
   ])('applies %j as %j, reporting %j', (fields, applied, clamped) => {
     const served = toExecRequest({ code: '', language: 'python', memory_limit_MB: 1024, ...fields }, bounds);
@@ -86,13 +90,33 @@ describe('SandboxFusion /run_code <-> ExecRequest / ExecResult', () => {
   });
 
   it.each([
-    ['../escape.txt in files', { files: { '../escape.txt': 'aGk=' } }, /files key "..\/escape.txt" leaves the run's scratch/],
-    ['a/../../x in fetch_files', { fetch_files: ['a/../../x'] }, /fetch_files\[0\] leaves the run's scratch directory, got "a/],
-    ['/etc/passwd in fetch_files', { fetch_files: ['/etc/passwd'] }, /fetch_files\[0\] "\/etc\/passwd" is absolute: only paths under \/tmp/],
-    ['a path past PATH_MAX', { files: { [`${'a/'.repeat(2100)}f`]: 'aGk=' } }, /files key "a\/a.*is too long for the file system: at most 4064 bytes/],
+    [
+      '../escape.txt in files',
+      { files: { '../escape.txt': 'aGk=' } },
+      /files key "..\/escape.txt" leaves the run's scratch/,
+    ],
+    [
+      'a/../../x in fetch_files',
+      { fetch_files: ['a/../../x'] },
+      /fetch_files\[0\] leaves the run's scratch directory, got "a/,
+    ],
+    [
+      '/etc/passwd in fetch_files',
+      { fetch_files: ['/etc/passwd'] },
+      /fetch_files\[0\] "\/etc\/passwd" is absolute: only paths under \/tmp/,
+    ],
+    [
+      'a path past PATH_MAX',
+      { files: { [`${'a/'.repeat(2100)}f`]: 'aGk=' } },
+      /files key "a\/a.*is too long for the file system: at most 4064 bytes/,
+    ],
     ['a run_timeout in words', { run_timeout: 'soon' }, /run_timeout must be a number, got "soon"/],
     ['a fractional memory_limit_MB', { memory_limit_MB: 0.5 }, /memory_limit_MB must be an integer, got 0.5/],
-    ['language cpp', { language: 'cpp' }, /language "cpp" is not supported by this server; supported: python, pytest/],
+    [
+      'language cpp',
+      { language: 'cpp' },
+      /language "cpp" is not supported by this server; supported: python, pytest/,
+    ],
   ])('refuses %s naming the field', (_name, fields, message) => {
     expect(() => toExecRequest({ code: '', language: 'python', ...fields }, bounds)).toThrow(message);
   });

@@ -57,7 +57,11 @@ describe('SandboxFusion test_python.py over HTTP', () => {
   });
 
   it('test_python_timeout', async () => {
-    const result = await runCode({ language: 'python', code: 'import time; time.sleep(0.2)', run_timeout: 0.1 });
+    const result = await runCode({
+      language: 'python',
+      code: 'import time; time.sleep(0.2)',
+      run_timeout: 0.1,
+    });
     expect(result.status).toBe('Failed');
     expect(result.run_result?.status).toBe('TimeLimitExceeded');
   });
@@ -89,13 +93,18 @@ describe('SandboxFusion test_python.py over HTTP', () => {
   });
 
   it('test_python_stdin', async () => {
-    const result = await runCode({ language: 'python', code: 'print(int(input()))', run_timeout: 5, stdin: '65535' });
+    const result = await runCode({
+      language: 'python',
+      code: 'print(int(input()))',
+      run_timeout: 5,
+      stdin: '65535',
+    });
     expect(result.status).toBe('Success');
     expect(result.run_result?.status).toBe('Finished');
     expect(result.run_result?.stdout).toBe('65535\n');
   });
 
-  it('test_python_fetch_files (an absolute path lands in the run\'s own scratch space)', async () => {
+  it("test_python_fetch_files (an absolute path lands in the run's own scratch space)", async () => {
     const result = await runCode({
       language: 'python',
       code: 'open("a.txt", "w").write("secret"); open("/mnt/b", "w").write("sauce");',
@@ -147,13 +156,17 @@ const FAILING_TESTS = PASSING_TESTS.replaceAll('" in captured.out', '" not in ca
 
 describe('SandboxFusion test_pytest.py over HTTP', () => {
   it('test_pytest_pass', async () => {
-    expect((await runCode({ language: 'python', code: PASSING_TESTS, run_timeout: 5 })).status).toBe('Success');
+    expect((await runCode({ language: 'python', code: PASSING_TESTS, run_timeout: 5 })).status).toBe(
+      'Success',
+    );
     const result = await runCode({ language: 'pytest', code: PASSING_TESTS, run_timeout: 5 });
     expect(result.status, result.run_result?.stdout).toBe('Success');
   });
 
   it('test_pytest_fail', async () => {
-    expect((await runCode({ language: 'python', code: FAILING_TESTS, run_timeout: 5 })).status).toBe('Success');
+    expect((await runCode({ language: 'python', code: FAILING_TESTS, run_timeout: 5 })).status).toBe(
+      'Success',
+    );
     const result = await runCode({ language: 'pytest', code: FAILING_TESTS, run_timeout: 5 });
     expect(result.status).toBe('Failed');
   });
@@ -201,20 +214,30 @@ const randomPort = () => 30_000 + Math.floor(Math.random() * 30_000);
 
 describe('SandboxFusion test_isolation.py over HTTP', () => {
   it('test_isolation_network_server_127', async () => {
-    const result = await runCode({ language: 'python', code: loopbackServer(randomPort(), '127.0.0.1', 1), run_timeout: 5 });
+    const result = await runCode({
+      language: 'python',
+      code: loopbackServer(randomPort(), '127.0.0.1', 1),
+      run_timeout: 5,
+    });
     expect(result.status, result.run_result?.stderr).toBe('Success');
     expect(result.run_result?.stdout).toContain('Test Passed');
   });
 
   it('test_isolation_network_server_localhost', async () => {
-    const result = await runCode({ language: 'python', code: loopbackServer(randomPort(), 'localhost', 1), run_timeout: 5 });
+    const result = await runCode({
+      language: 'python',
+      code: loopbackServer(randomPort(), 'localhost', 1),
+      run_timeout: 5,
+    });
     expect(result.status, result.run_result?.stderr).toBe('Success');
     expect(result.run_result?.stdout).toContain('Test Passed');
   });
 
   it('test_isolation_network_server_port_conflict (two runs on one port at once)', async () => {
     const code = loopbackServer(randomPort(), '127.0.0.1', 2);
-    const results = await Promise.all([1, 2].map(() => runCode({ language: 'python', code, run_timeout: 6 })));
+    const results = await Promise.all(
+      [1, 2].map(() => runCode({ language: 'python', code, run_timeout: 6 })),
+    );
     for (const result of results) {
       expect(result.status, result.run_result?.stderr).toBe('Success');
       expect(result.run_result?.stdout).toContain('Test Passed');

@@ -77,7 +77,9 @@ describe('a run is a normal script run', () => {
       'print(os.path.basename(__file__), sys.argv == [__file__], sys.path[0] == os.path.dirname(__file__))',
       'print(helper.ANSWER)',
     ].join('\n');
-    const result = await runCode(code, { files: { 'helper.py': Buffer.from('ANSWER = 42').toString('base64') } });
+    const result = await runCode(code, {
+      files: { 'helper.py': Buffer.from('ANSWER = 42').toString('base64') },
+    });
     expect(result.status, result.run_result.stderr).toBe('Success');
     expect(result.run_result.stdout).toBe('main.py True True\n42\n');
   });
@@ -115,17 +117,22 @@ describe('a run is a normal script run', () => {
   });
 
   it("keeps a success when the code replaces os._exit (SandboxFusion's anti-hack header)", async () => {
-    const result = await runCode('import os, sys\nos._exit = None\nsys.exit = None\nexit = None\nprint("hello")');
+    const result = await runCode(
+      'import os, sys\nos._exit = None\nsys.exit = None\nexit = None\nprint("hello")',
+    );
     expect(result).toMatchObject({ status: 'Success', run_result: { stdout: 'hello\n', stderr: '' } });
   });
 });
 
 describe('requests SandboxFusion accepts', () => {
   it('applies run_timeout and memory_limit_MB within the maxima and says so', async () => {
-    const result = await runCode('import resource\nprint(resource.getrlimit(resource.RLIMIT_AS)[0] // 2**20)', {
-      run_timeout: 0,
-      memory_limit_MB: -1,
-    });
+    const result = await runCode(
+      'import resource\nprint(resource.getrlimit(resource.RLIMIT_AS)[0] // 2**20)',
+      {
+        run_timeout: 0,
+        memory_limit_MB: -1,
+      },
+    );
     expect(result.status).toBe('Success');
     expect(result.run_result.stdout).toBe('2048\n');
     expect(result.taorl.clamped).toEqual({
@@ -148,9 +155,10 @@ describe('requests SandboxFusion accepts', () => {
   it('answers output past the cap the same way whatever the timing: Failed, Finished, return code -9', async () => {
     // Most of the 2 MiB sits in the pipe when the program exits on its own: the race that once gave return code 0.
     const codes = await Promise.all(
-      ['import sys\nsys.stdout.write("x" * 2_000_000)', 'print("x" * 2_000_000)\nimport time\ntime.sleep(5)'].map(
-        (code) => runCode(code),
-      ),
+      [
+        'import sys\nsys.stdout.write("x" * 2_000_000)',
+        'print("x" * 2_000_000)\nimport time\ntime.sleep(5)',
+      ].map((code) => runCode(code)),
     );
     for (const result of codes) {
       expect(result.taorl.status).toBe('output_limit');
@@ -191,7 +199,6 @@ describe('requests that once killed a worker (issue 39)', () => {
 
   it('answers a fetched file named __proto__', async () => {
     const result = await runCode('open("__proto__", "w").write("proto")', { fetch_files: ['__proto__'] });
-    expect(Object.hasOwn(result.files, '__proto__')).toBe(true);
-    expect(decoded(result.files.__proto__)).toBe('proto');
+    expect(decoded(Object.getOwnPropertyDescriptor(result.files, '__proto__')?.value)).toBe('proto');
   });
 });

@@ -130,7 +130,7 @@ class LocalPool implements LocalSandbox {
         throw new TypeError(
           `${label} ${JSON.stringify(path)} is absolute, and this sandbox has no directory of the run's there ` +
             (this.isolation === 'none'
-              ? '(unisolated, it would be the host\'s)'
+              ? "(unisolated, it would be the host's)"
               : `(it links ${[...this.linkedRootNames].map((name) => `/${name}`).join(', ')})`),
         );
       }

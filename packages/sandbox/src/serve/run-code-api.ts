@@ -132,7 +132,12 @@ function sandboxPath(path: unknown, label: string): string {
 }
 
 /** A limit within (0, max]: a value over the maximum, or none at all (0 or below), is the maximum, reported. */
-function clamp(requested: number, max: number, field: 'run_timeout' | 'memory_limit_MB', notes: RunCodeNotes) {
+function clamp(
+  requested: number,
+  max: number,
+  field: 'run_timeout' | 'memory_limit_MB',
+  notes: RunCodeNotes,
+) {
   if (requested > 0 && requested <= max) return requested;
   notes.clamped[field] = { requested, applied: max };
   return max;
@@ -167,8 +172,18 @@ export function toExecRequest(body: unknown, bounds: RunCodeBounds): ServedReque
   }
   numberField(body, 'compile_timeout', false);
   const maxRunTimeoutS = bounds.maxRunTimeoutMs / 1000;
-  const runTimeoutS = clamp(numberField(body, 'run_timeout', false) ?? 10, maxRunTimeoutS, 'run_timeout', notes);
-  const memoryMb = clamp(numberField(body, 'memory_limit_MB', true) ?? -1, bounds.maxMemoryMb, 'memory_limit_MB', notes);
+  const runTimeoutS = clamp(
+    numberField(body, 'run_timeout', false) ?? 10,
+    maxRunTimeoutS,
+    'run_timeout',
+    notes,
+  );
+  const memoryMb = clamp(
+    numberField(body, 'memory_limit_MB', true) ?? -1,
+    bounds.maxMemoryMb,
+    'memory_limit_MB',
+    notes,
+  );
   if (body.stdin !== undefined && body.stdin !== null && typeof body.stdin !== 'string') {
     fail('stdin must be a string or null');
   }
@@ -233,7 +248,8 @@ export function toRunCodeResponse(result: ExecResult, notes: RunCodeNotes): Serv
   // A null prototype: a fetched file may be named __proto__.
   const files: Record<string, string> = Object.create(null);
   for (const file of result.files ?? []) {
-    for (const name of notes.fetchNames.get(file.path) ?? [file.path]) files[name] = base64Content(file.content);
+    for (const name of notes.fetchNames.get(file.path) ?? [file.path])
+      files[name] = base64Content(file.content);
   }
   return {
     status: failedRun ? 'SandboxError' : result.status === 'ok' ? 'Success' : 'Failed',
