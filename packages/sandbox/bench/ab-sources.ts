@@ -2,7 +2,7 @@
 // another source tree of it (for example main's, extracted with `git archive main packages/sandbox/src
 // packages/sandbox/python | tar -x -C /tmp/base`), one worker each, calls interleaved (the order alternates) so
 // that the machine's load falls on both arms alike. Run from the repository root:
-//   pnpm bench packages/sandbox/bench/ab-sources.ts /tmp/base/packages/sandbox/src/index.ts [calls per snippet]
+//   pnpm bench packages/sandbox/bench/ab-sources.ts /tmp/base/packages/sandbox/src/index.ts [calls per snippet] [fork|spawn]
 import { createSandbox } from '@taorl/sandbox';
 
 const SNIPPETS = {
@@ -10,12 +10,17 @@ const SNIPPETS = {
   sympy: 'import sympy as sp\nx = sp.Symbol("x")\nprint(sp.factor(x**6 - 1), sp.integrate(sp.sin(x)**2, x))',
 } as const;
 
-const [basePath, callsArgument] = process.argv.slice(2);
-if (basePath === undefined) throw new Error('usage: ab-sources.ts <other src/index.ts> [calls per snippet]');
+const [basePath, callsArgument, modeArgument] = process.argv.slice(2);
+if (basePath === undefined) throw new Error('usage: ab-sources.ts <other src/index.ts> [calls] [fork|spawn]');
 const calls = Number(callsArgument ?? 100);
+const mode = modeArgument === 'spawn' ? 'spawn' : 'fork';
 const base = (await import(basePath)) as { createSandbox: typeof createSandbox };
-const arms = { base: await base.createSandbox({ workers: 1 }), this: await createSandbox({ workers: 1 }) };
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
+const arms = {
+  base: await base.createSandbox({ workers: 1, mode }),
+  this: await createSandbox({ workers: 1, mode }),
+};
+const median = (values: number[]) =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
 const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
 try {
   for (const [name, code] of Object.entries(SNIPPETS)) {
@@ -31,7 +36,7 @@ try {
     console.log(
       `${name}: p50 ${median(times.base).toFixed(1)} ms (base) vs ${median(times.this).toFixed(1)} ms (this), ` +
         `ratio ${(median(times.this) / median(times.base)).toFixed(3)}; mean ratio ` +
-        `${(mean(times.this) / mean(times.base)).toFixed(3)} (${calls} calls each)`,
+        `${(mean(times.this) / mean(times.base)).toFixed(3)} (${calls} calls each, mode ${mode})`,
     );
   }
 } finally {

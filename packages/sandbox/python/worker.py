@@ -479,26 +479,28 @@ def wipe_scratch():
     return True
 
 
-EMPTY_TMPFS_DIRECTORY_SIZE = 40  # tmpfs counts 20 bytes a directory entry, "." and ".." included
+EMPTY_TMPFS_DIRECTORY_SIZE = 40  # tmpfs counts 20 bytes a directory entry, "." and ".." included (BOGO_DIRENT_SIZE)
 
 
 def writable_root_untouched():
-    """Whether the writable root is as the last wipe made it: nothing else in /dev/shm, and the linked directories
-    real, the run's, with their mode, and empty. True after most runs, and a dozen system calls instead of the
-    fifty that emptying and remaking it take."""
+    """Whether the writable root is as the last wipe made it: /dev/shm holding the links' directory alone, which
+    holds the linked directories alone, each empty, a real directory, the run's, with its mode. True after most
+    runs, and a dozen system calls instead of the fifty that emptying and remaking it take."""
+    owner = os.getuid() if UID is None else UID
+
+    def as_made(st, entries):
+        return st.st_mode == stat.S_IFDIR | 0o700 and st.st_uid == owner and st.st_size == (
+            EMPTY_TMPFS_DIRECTORY_SIZE + 20 * entries)
+
+    names = WRITABLE_ROOT["names"]
     try:
-        if os.listdir(WRITABLE_ROOT["shm"]) != [WRITABLE_ROOT["root"]]:
-            return False
-        if not stat.S_ISDIR(os.lstat(ROOT_DIRECTORY).st_mode):
+        if not (as_made(os.lstat(WRITABLE_ROOT["shm"]), 1) and as_made(os.lstat(ROOT_DIRECTORY), len(names))):
             return False
         with os.scandir(ROOT_DIRECTORY) as entries:
             found = {entry.name: entry.stat(follow_symlinks=False) for entry in entries}
     except OSError:
         return False
-    owner = os.getuid() if UID is None else UID
-    return sorted(found) == sorted(WRITABLE_ROOT["names"]) and all(
-        st.st_mode == stat.S_IFDIR | 0o700 and st.st_uid == owner and st.st_size == EMPTY_TMPFS_DIRECTORY_SIZE
-        for st in found.values())
+    return sorted(found) == sorted(names) and all(as_made(st, 0) for st in found.values())
 
 
 def make_directories(parent, names):
