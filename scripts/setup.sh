@@ -8,8 +8,9 @@ PNPM_VERSION=12.4.2
 # chromium: the HTML report is checked in a real browser, and the portable entries run in one
 # (test/browser-smoke.test.ts); playwright-core drives Debian's build.
 # python3-requests: a sandbox test runs verl's SandboxFusion client with Debian's python3 against taorl-sandbox serve.
+# python3-pytest: taorl-sandbox serve runs SandboxFusion's `language: pytest` with it (a sandbox test does).
 # pyflakes3: a sandbox test lints the package's Python (packages/sandbox/python) with it.
-DEBIAN_PACKAGES=(bubblewrap python3-sympy python3-numpy python3-requests pyflakes3 chromium)
+DEBIAN_PACKAGES=(bubblewrap python3-sympy python3-numpy python3-requests python3-pytest pyflakes3 chromium)
 
 say() { printf '[setup] %s\n' "$*"; }
 

@@ -6,6 +6,12 @@ import linecache
 import os
 import sys
 import traceback
+import types
+# The code may replace what it likes in os, sys, threading or atexit (SandboxFusion's anti-hack header sets
+# os._exit = None): what the runner calls after the code has run is bound here, before any code runs.
+from atexit import _run_exitfuncs as run_atexit_handlers
+from os import _exit as exit_process, close as close_fd, dup, dup2, write as write_fd
+from threading import _shutdown as join_non_daemon_threads
 
 
 def exit_code_of(system_exit):
@@ -30,26 +36,41 @@ def cell_frames(tb):
     return tb
 
 
-def run_code(code, replay):
-    """Runs the replayed cells silently, then the cell; returns the exit code a fresh interpreter would give."""
-    namespace = {"__name__": "__main__", "__builtins__": __builtins__}
+def main_namespace(script):
+    """The globals of a fresh `python3 script`: a new __main__ module (so that pickle, and so multiprocessing, finds
+    the code's functions and classes by name), with __file__, sys.argv and sys.path[0] as a script run sets them.
+    Without a script, __file__ stays undefined and sys.argv and sys.path as they are."""
+    module = types.ModuleType("__main__")
+    module.__builtins__ = __builtins__
+    if script is not None:
+        module.__file__ = script
+        sys.argv[:] = [script]
+        if sys.path[:1] != [os.path.dirname(script)]:
+            sys.path.insert(0, os.path.dirname(script))
+    sys.modules["__main__"] = module
+    return module.__dict__
+
+
+def run_code(code, replay, script=None):
+    """Runs the replayed cells silently, then the cell, as the script `script` (see main_namespace); returns the
+    exit code a fresh interpreter would give."""
+    namespace = main_namespace(script)
     try:
         if replay:
-            saved = os.dup(1), os.dup(2)
+            saved = dup(1), dup(2)
             quiet = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(quiet, 1)
-            os.dup2(quiet, 2)
+            dup2(quiet, 1)
+            dup2(quiet, 2)
             for index, cell in enumerate(replay):
                 try:
                     run_cell(cell, "<replay %d>" % index, namespace)
                 except BaseException:
                     pass  # a cell that fails (or exits) on replay does not stop the new one
-            sys.stdout.flush()
-            sys.stderr.flush()
-            os.dup2(saved[0], 1)
-            os.dup2(saved[1], 2)
+            flush_output()
+            dup2(saved[0], 1)
+            dup2(saved[1], 2)
             for fd in (quiet,) + saved:
-                os.close(fd)
+                close_fd(fd)
         run_cell(code, "<cell>", namespace)
         return 0
     except SystemExit as stop:
@@ -58,25 +79,47 @@ def run_code(code, replay):
         try:
             traceback.print_exception(type(error), error, cell_frames(error.__traceback__))
         except BaseException:
-            os.write(2, b"\n" + type(error).__name__.encode() + b"\n")
+            write_fd(2, b"\n" + type(error).__name__.encode() + b"\n")
         return 1
 
 
-def run_code_and_exit(code, replay, before_exit=None):
-    """The end of a run's process on both backends: run_code, stdout and stderr flushed (os._exit skips Python's own
-    flush; a flush that fails, on a closed pipe, changes nothing), before_exit() if given, then os._exit with the exit
-    code a fresh interpreter would give, whatever happens (never back into the caller's code)."""
+def flush_output():
+    """Flushes sys.stdout and sys.stderr; a flush that fails (a closed pipe, streams the code replaced) changes
+    nothing."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except BaseException:
+            pass
+
+
+def finish_like_an_interpreter():
+    """What a fresh interpreter does at exit before it flushes its output: it waits for the non-daemon threads
+    (threading's own exit hooks first, through which concurrent.futures waits for the tasks it was given), then
+    runs the atexit handlers, printing (not raising) what fails in them."""
+    try:
+        join_non_daemon_threads()
+    except BaseException:
+        pass
+    try:
+        run_atexit_handlers()
+    except BaseException:
+        pass
+
+
+def run_code_and_exit(code, replay, before_exit=None, script=None):
+    """The end of a run's process on both backends: run_code, the interpreter's exit steps (threads joined, atexit
+    handlers), stdout and stderr flushed (os._exit skips Python's own flush), before_exit() if given, then
+    os._exit with the exit code a fresh interpreter would give, whatever happens (never back into the caller's
+    code)."""
     exit_code = 1
     try:
-        exit_code = run_code(code, replay)
-        for stream in (sys.stdout, sys.stderr):
-            try:
-                stream.flush()
-            except BaseException:
-                pass
+        exit_code = run_code(code, replay, script)
+        finish_like_an_interpreter()
+        flush_output()
     finally:
         try:
             if before_exit is not None:
                 before_exit()
         finally:
-            os._exit(exit_code)
+            exit_process(exit_code)

@@ -73,4 +73,7 @@ def main(forward_bytes, request_base64):
     # As in the local backend: a run stopped at a limit still shows what it printed before.
     sys.stdout.reconfigure(line_buffering=True)
     sys.stderr.reconfigure(line_buffering=True)
-    run_code_and_exit(request["code"], request["replay"], lambda: wait_for_pump(pump_pid))
+    # SandboxFusion runs this program as a script: the cell is that script's code (__file__, sys.argv, __main__).
+    script = globals().get("__file__")
+    run_code_and_exit(request["code"], request["replay"], lambda: wait_for_pump(pump_pid),
+                      script and os.path.abspath(script))

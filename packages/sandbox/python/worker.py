@@ -7,7 +7,7 @@
 # every process the code left behind, wipes the scratch directory and replies.
 # One JSON request per stdin line, one JSON reply per stdout line.
 import base64, ctypes, gc, json, os, platform, resource, select, signal, socket, stat, sys, time, traceback
-from cell_runner import run_code_and_exit
+from cell_runner import exit_process, run_code_and_exit
 
 CONFIG = json.loads(sys.argv[1])
 SCRATCH = CONFIG["scratch"]
@@ -16,6 +16,14 @@ OWN_PID_NAMESPACE = CONFIG["ownPidNamespace"]
 NESTED_PID_NAMESPACE = CONFIG["nestedPidNamespace"]
 # The seat's memory cgroup ({"version": 1 or 2, "path": its directory as the worker sees it}) or None.
 MEMORY_CGROUP = CONFIG["memoryCgroup"]
+# Isolated, the sandbox has a tmpfs at /dev/shm (its semaphores and shared memory are the run's: multiprocessing) and
+# links from top-level names absent from its read-only root (/tmp, /mnt...) to directories in it, so that the code
+# may write there and a request's absolute paths land there: {"shm": "/dev/shm", "root": the name of the directory
+# in it the links point into, "names": the linked names}; emptied like the scratch directory, and like it the
+# run's. None unisolated (/dev/shm is the host's).
+WRITABLE_ROOT = CONFIG["writableRoot"]
+# __file__ of the code, as if it were run as `python3 main.py` in the scratch directory (the file is not written).
+SCRIPT = os.path.join(SCRATCH, "main.py")
 
 # The protocol pipes move to private descriptors; the child closes them before running code.
 PROTO_IN = os.dup(0)
@@ -25,6 +33,20 @@ os.dup2(_null, 0)
 os.dup2(_null, 1)
 os.close(_null)
 LIBC = ctypes.CDLL(None, use_errno=True)
+THREAD_STACK_BYTES = 8 << 20
+
+
+def keep_thread_stacks_small():
+    """The worker is started with a large stack limit (src/local/local-sandbox.ts), because the kernel places the
+    memory maps below the stack by the limit at exec, and a run may grow its stack to its memory limit. glibc makes
+    the same limit every thread's default stack size, which RLIMIT_AS would refuse: threads keep the usual 8 MiB."""
+    attr = ctypes.create_string_buffer(256)  # at least sizeof(pthread_attr_t)
+    if (LIBC.pthread_attr_init(attr) != 0 or LIBC.pthread_attr_setstacksize(attr, ctypes.c_size_t(THREAD_STACK_BYTES))
+            != 0 or LIBC.pthread_setattr_default_np(attr) != 0):
+        raise OSError("cannot set the default stack size of threads")
+
+
+keep_thread_stacks_small()
 
 
 def send(message):
@@ -44,9 +66,10 @@ try:
 except BaseException as _error:
     send({"ready": False, "error": "the warm-up code failed: %r" % (_error,)})
     sys.exit(1)
-if UID is not None:
-    os.chown(SCRATCH, UID, UID)
-    os.chmod(SCRATCH, 0o700)
+for _directory in [SCRATCH] + ([WRITABLE_ROOT["shm"]] if WRITABLE_ROOT else []):
+    if UID is not None:
+        os.chown(_directory, UID, UID)
+        os.chmod(_directory, 0o700)
 send({"ready": True, "pid": os.getpid()})
 
 # The child's status channel, its fd 3: "R" once its setup is complete, "S" if the setup failed. The child closes it
@@ -264,6 +287,12 @@ def child_setup(req):
         os.setuid(UID)
     cpu_s = cpu_seconds(req)
     resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s + 1))
+    # As SandboxFusion does: the stack may grow to the run's memory limit (deep recursion, an lru_cache 100,000
+    # calls deep). Within the hard limit the worker was given; RLIMIT_AS still bounds it.
+    stack_hard = resource.getrlimit(resource.RLIMIT_STACK)[1]
+    stack = req["memoryMb"] * 1024 * 1024
+    resource.setrlimit(resource.RLIMIT_STACK,
+                       (stack if stack_hard == resource.RLIM_INFINITY else min(stack, stack_hard), stack_hard))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     for field, which, scale in LIMITS:
         value = scale(req[field])
@@ -301,9 +330,9 @@ def child_main(stdin_fd, out_w, err_w, mark_w, request_r):
             finally:
                 traceback.print_exc()
             return
-        run_code_and_exit(req["code"], req["replay"])
+        run_code_and_exit(req["code"], req["replay"], script=SCRIPT)
     finally:
-        os._exit(code)
+        exit_process(code)  # os._exit may be what the code set it to
 
 
 def leftover_pids():
@@ -436,30 +465,108 @@ def empty_directory(top):
 
 
 def wipe_scratch():
-    """Empties the scratch directory; False if something could not be removed."""
-    return empty_directory(SCRATCH) and not os.listdir(SCRATCH)
+    """Empties the scratch directory (and the writable root, whose directories it recreates); False if something
+    could not be removed."""
+    if not (empty_directory(SCRATCH) and not os.listdir(SCRATCH)):
+        return False
+    if WRITABLE_ROOT is None or writable_root_untouched():
+        return True
+    if not (empty_directory(WRITABLE_ROOT["shm"]) and not os.listdir(WRITABLE_ROOT["shm"])):
+        return False
+    make_directories(WRITABLE_ROOT["shm"], [WRITABLE_ROOT["root"]])
+    for name in WRITABLE_ROOT["names"]:
+        make_directories(ROOT_DIRECTORY, [name])
+    return True
+
+
+EMPTY_TMPFS_DIRECTORY_SIZE = 40  # tmpfs counts 20 bytes a directory entry, "." and ".." included (BOGO_DIRENT_SIZE)
+
+
+def writable_root_untouched():
+    """Whether the writable root is as the last wipe made it: /dev/shm holding the links' directory alone, which
+    holds the linked directories alone, each empty, a real directory, the run's, with its mode. True after most
+    runs, and a dozen system calls instead of the fifty that emptying and remaking it take."""
+    owner = os.getuid() if UID is None else UID
+
+    def as_made(st, entries):
+        return st.st_mode == stat.S_IFDIR | 0o700 and st.st_uid == owner and st.st_size == (
+            EMPTY_TMPFS_DIRECTORY_SIZE + 20 * entries)
+
+    names = WRITABLE_ROOT["names"]
+    try:
+        if not (as_made(os.lstat(WRITABLE_ROOT["shm"]), 1) and as_made(os.lstat(ROOT_DIRECTORY), len(names))):
+            return False
+        with os.scandir(ROOT_DIRECTORY) as entries:
+            found = {entry.name: entry.stat(follow_symlinks=False) for entry in entries}
+    except OSError:
+        return False
+    return sorted(found) == sorted(names) and all(as_made(st, 0) for st in found.values())
+
+
+def make_directories(parent, names):
+    """Makes names[0] in parent, names[1] in that, and so on, each given to the run's uid: one step per level, with
+    directory descriptors (no path walked again, whatever the depth)."""
+    fd = os.open(parent, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    try:
+        for name in names:
+            os.mkdir(name, 0o700, dir_fd=fd)
+            inner = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+            if UID is not None:
+                os.fchown(fd, UID, UID)
+    finally:
+        os.close(fd)
+
+
+ROOT_DIRECTORY = os.path.join(WRITABLE_ROOT["shm"], WRITABLE_ROOT["root"]) if WRITABLE_ROOT else None
+
+
+def place(path):
+    """A request's path as (a directory of the worker's own, the path relative to it): relative paths are in the
+    scratch directory; absolute ones (under a linked top-level name, checked on the Node side) in the writable
+    root."""
+    if path.startswith("/"):
+        return WRITABLE_ROOT["shm"], WRITABLE_ROOT["root"] + path
+    return SCRATCH, path
 
 
 def write_files(files):
+    """Writes the request's files, each directory made once: linear in the length of the paths, without recursion
+    (a path may be thousands of levels deep). The scratch space was just emptied, so no link is on the way."""
+    made = set()
+    if ROOT_DIRECTORY is not None:
+        made.update([ROOT_DIRECTORY] + [os.path.join(ROOT_DIRECTORY, name) for name in WRITABLE_ROOT["names"]])
     for item in files:
-        path = os.path.join(SCRATCH, item["path"])
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "wb") as handle:
-            handle.write(base64.b64decode(item["data"]))
-        if UID is not None:
-            for root, dirs, names in os.walk(SCRATCH):
-                for name in dirs + names:
-                    os.lchown(os.path.join(root, name), UID, UID)
+        top, relative = place(item["path"])
+        path = os.path.join(top, relative)
+        missing = []
+        directory = os.path.dirname(path)
+        while directory != top and directory not in made:
+            missing.append(directory)
+            directory = os.path.dirname(directory)
+        if missing:
+            make_directories(directory, [os.path.basename(name) for name in reversed(missing)])
+            made.update(missing)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        try:
+            if UID is not None:
+                os.fchown(fd, UID, UID)
+            data = base64.b64decode(item["data"])
+            while data:
+                data = data[os.write(fd, data):]
+        finally:
+            os.close(fd)
 
 
 def fetch_files(paths, cap):
-    """The regular files among paths (relative to the scratch directory), base64, at most cap bytes each; the others
-    are left out. Opened one name at a time without following symbolic links: the code could leave a link to a file
+    """The regular files among paths (as place() puts them), base64, at most cap bytes each; the others are left out. Opened one name at a time without following symbolic links: the code could leave a link to a file
     the worker can read and the code cannot. O_NONBLOCK, so that a FIFO left in place of a file cannot block."""
     found = []
     for path in paths:
-        names = path.split("/")
-        directory = os.open(SCRATCH, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+        top, relative = place(path)
+        names = relative.split("/")  # never a link followed, as the code could have replaced the root's directory
+        directory = os.open(top, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
         try:
             for name in names[:-1]:
                 inner = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=directory)

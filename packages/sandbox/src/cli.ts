@@ -19,7 +19,7 @@ serve: serves a local sandbox pool behind SandboxFusion's API (POST /run_code, P
 GET /health and GET /metrics (Prometheus text), until SIGINT or SIGTERM, then shuts down gracefully.
 
 Options of both:
-  --memory-mb N       address-space limit of a run (default 1024; serve: a request's memory_limit_MB)
+  --memory-mb N       address-space limit of a run (default 1024; serve: runs take memory_limit_MB instead)
   --python PATH       interpreter (default /usr/bin/python3)
   --isolation MODE    required (default) | preferred | none
   --no-preload        do not import sympy and numpy first
@@ -39,8 +39,8 @@ Options of serve:
                       clients cannot send one, as verl's): anyone reaching the port runs code
   --max-queue N       requests that may wait for a worker; more get 429 (default 4 x workers)
   --queue-timeout-ms N  longest wait for a worker before a 503 (default 60000)
-  --max-run-timeout-ms N  largest run_timeout a request may ask for (default 60000)
-  --max-memory-mb N   largest memory_limit_MB a request may ask for (default 4096)
+  --max-run-timeout-ms N  the longest run_timeout a run gets; more, or none, is this (default 60000)
+  --max-memory-mb N   the largest memory_limit_MB a run gets; more, or none, is this (default 4096)
   --max-output-bytes N  stdout and stderr kept per run, each (default 1048576)
   --max-body-bytes N  largest request body (default 16777216)
   --grace-ms N        on shutdown, how long running requests may finish (default 30000)

@@ -69,17 +69,56 @@ export function base64Content(content: string | Uint8Array): string {
   );
 }
 
-/** Checks a path relative to the scratch directory; `label` names it in the error. */
+/**
+ * Top-level names absent from the sandbox's read-only root under which the code may write, as on a normal root
+ * (/tmp/x, /mnt/data/y): the local backend links each to a directory of the run's own, and a request's absolute
+ * paths must lie under one of them.
+ */
+export const WRITABLE_ROOT_NAMES: readonly string[] = [
+  'tmp',
+  'var',
+  'mnt',
+  'media',
+  'opt',
+  'srv',
+  'home',
+  'root',
+  'data',
+  'workspace',
+];
+
+/** The longest path a request may name, in UTF-8 bytes: Linux's PATH_MAX (4096) less the sandbox's own prefix. */
+export const MAX_PATH_BYTES = 4064;
+const MAX_NAME_BYTES = 255;
+const utf8Length = (text: string): number => new TextEncoder().encode(text).length;
+
+/**
+ * Checks a path of a request's files or fetchFiles: relative to the scratch directory, or absolute under one of
+ * WRITABLE_ROOT_NAMES; `label` names it in the error.
+ */
 export function checkFilePath(path: unknown, label: string): string {
-  const segments = typeof path === 'string' ? path.split('/') : [];
+  const absolute = typeof path === 'string' && path.startsWith('/');
+  const segments = typeof path === 'string' ? (absolute ? path.slice(1) : path).split('/') : [];
   if (
     typeof path !== 'string' ||
     path.includes('\0') ||
     segments.some((segment) => segment === '' || segment === '.' || segment === '..')
   ) {
     throw new TypeError(
-      `${label} must be a relative path to a file inside the scratch directory ` +
+      `${label} must be a path to a file inside the scratch directory ` +
         `(names separated by single slashes, no "." or ".." and no trailing slash), got ${JSON.stringify(path)}`,
+    );
+  }
+  if (absolute && (segments.length < 2 || !WRITABLE_ROOT_NAMES.includes(segments[0] as string))) {
+    throw new TypeError(
+      `${label} ${JSON.stringify(path)} is absolute: only paths under /${WRITABLE_ROOT_NAMES.join(', /')} ` +
+        "(the run's own directories) may be",
+    );
+  }
+  if (utf8Length(path) > MAX_PATH_BYTES || segments.some((segment) => utf8Length(segment) > MAX_NAME_BYTES)) {
+    throw new TypeError(
+      `${label} is too long for the file system: at most ${MAX_PATH_BYTES} bytes, and ${MAX_NAME_BYTES} a name ` +
+        `(got ${utf8Length(path)} bytes: ${JSON.stringify(path.slice(0, 60))}...)`,
     );
   }
   return path;

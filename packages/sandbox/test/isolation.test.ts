@@ -110,6 +110,10 @@ describe('isolation policy', () => {
     try {
       const sandbox = await createSandbox({ workers: 1, isolation: 'none' });
       expect((await sandbox.run({ code: 'print(1)' })).stdout).toBe('1\n');
+      // Unisolated, /tmp is the host's: an absolute path of a request has no place of the run's to go.
+      await expect(sandbox.run({ code: '', fetchFiles: ['/tmp/x'] })).rejects.toThrow(
+        /ExecRequest\.fetchFiles\[0\] "\/tmp\/x" is absolute, and this sandbox has no directory of the run's there \(unisolated/,
+      );
       // Every process of the worker (the worker, its zygote, a prepared child) carries its command line.
       const [worker] = sandbox.workerPids();
       const commandLine = readFileSync(`/proc/${worker}/cmdline`, 'utf8');

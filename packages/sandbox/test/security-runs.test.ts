@@ -198,14 +198,19 @@ describe.skipIf(!isRoot)('security: code that used to crash the worker gets its 
     expect(result).toMatchObject({ status: 'timeout', signal: 'SIGKILL' });
   });
 
-  it("a request's files that cannot be written give sandbox_error for that call only", async () => {
-    rememberWorkers();
-    const result = await sandbox.run({
-      code: 'print(1)',
-      files: [{ path: `${'n'.repeat(300)}.txt`, content: 'x' }],
-    });
-    expect(result.status).toBe('sandbox_error');
-    expect(result.sandboxMessage).toMatch(/cannot write the request's files: .*File name too long/);
+  it("a request's files that do not fit the scratch space give sandbox_error for that call only", async () => {
+    const small = await createSandbox({ workers: 1, uidBase: uidBase + 40, scratchMb: 1, preload: [] });
+    try {
+      const result = await small.run({
+        code: 'print(1)',
+        files: [{ path: 'big.bin', content: 'x'.repeat(2 << 20) }],
+      });
+      expect(result.status).toBe('sandbox_error');
+      expect(result.sandboxMessage).toMatch(/cannot write the request's files: .*No space left on device/);
+      expect((await small.run({ code: 'print(1)' })).stdout).toBe('1\n');
+    } finally {
+      await small.close();
+    }
   });
 });
 
@@ -221,6 +226,13 @@ describe('a malformed files path is the caller’s error, before any worker is u
     await expect(sandbox.run({ code: 'print(1)', files: [{ path, content: 'x' }] })).rejects.toThrow(
       new RegExp(`ExecRequest\\.${field.replace(/[[\].]/g, '\\$&')} must be`),
     );
+  });
+
+  it('a name past NAME_MAX', async () => {
+    rememberWorkers();
+    await expect(
+      sandbox.run({ code: 'print(1)', files: [{ path: `${'n'.repeat(300)}.txt`, content: 'x' }] }),
+    ).rejects.toThrow(/ExecRequest\.files\[0\]\.path is too long for the file system: .* 255 a name/);
   });
 
   it('a path that is also the directory of another file', async () => {

@@ -41,6 +41,9 @@ describe.skipIf(!canSwitch)('without root', () => {
     expect(results.ignoreCpuLimit).toMatchObject({ status: 'timeout', signal: 'SIGKILL' });
     expect(results.realTimeSignal).toMatchObject({ status: 'killed', signal: 'SIGRTMIN+6' });
     expect(results.userNamespace).toMatchObject({ status: 'ok', stdout: '-1 1\n' });
+    // A script run's semantics hold without root too: multiprocessing, and a /tmp of the run's own, fresh each run.
+    expect(results.scriptRun).toMatchObject({ status: 'ok', stdout: "[4, 9] ['t']\n" });
+    expect(results.freshTmp).toMatchObject({ status: 'ok', stdout: "[] ['.root']\n" });
     expect(results.after).toMatchObject({ status: 'ok', stdout: 'alive\n' });
     expect(await processesGone(NOBODY, 1)).toEqual([]);
   });

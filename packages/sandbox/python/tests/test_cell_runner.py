@@ -94,6 +94,31 @@ class RunCodeAndExit(unittest.TestCase):
         self.assertEqual((code, out), (0, ""))
         self.assertNotIn("never", err)
 
+    def test_ends_as_an_interpreter_does_at_exit(self):
+        # Non-daemon threads joined, then atexit handlers, before the exit code of the cell.
+        cell = ("import atexit, threading, time\n"
+                "atexit.register(lambda: print('atexit'))\n"
+                "threading.Thread(target=lambda: (time.sleep(0.2), print('thread'))).start()\n"
+                "raise SystemExit(3)")
+        self.assertEqual(run_in_child("import cell_runner\ncell_runner.run_code_and_exit(%r, [])" % cell),
+                         (3, "thread\natexit\n", ""))
+        self.assertEqual(fresh_interpreter(cell), (3, "thread\natexit\n", ""))
+
+    def test_exits_when_the_cell_replaced_os_exit(self):
+        cell = "import os, sys\nos._exit = None\nsys.exit = None\nprint('hello')"
+        program = "import cell_runner\ncell_runner.run_code_and_exit(%r, [])\nprint('never here')" % cell
+        self.assertEqual(run_in_child(program), (0, "hello\n", ""))
+
+
+class MainNamespace(unittest.TestCase):
+    def test_is_a_fresh_main_module_of_the_script(self):
+        program = ("import cell_runner, sys\n"
+                   "cell_runner.run_code_and_exit(%r, [], script='/work/main.py')") % (
+                       "import pickle, sys\n"
+                       "def f():\n    pass\n"
+                       "print(__file__, sys.argv, sys.path[0], pickle.loads(pickle.dumps(f)) is f)")
+        self.assertEqual(run_in_child(program), (0, "/work/main.py ['/work/main.py'] /work True\n", ""))
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -1,9 +1,16 @@
 import { spawn } from 'node:child_process';
 import { existsSync, lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { WRITABLE_ROOT_NAMES } from '../limits';
 
 /** Where the sandboxed worker sees its private, writable scratch directory. */
 export const SANDBOX_SCRATCH = '/scratch';
+
+/** A second tmpfs of the run's, for POSIX semaphores and shared memory (multiprocessing needs them). */
+export const SANDBOX_SHM = '/dev/shm';
+
+/** The directory in SANDBOX_SHM that the links of WRITABLE_ROOT_NAMES (../limits) point into. */
+export const ROOT_LINKS_DIRECTORY = '.root';
 
 /** Where the sandboxed worker sees its seat's memory cgroup, when it has one. */
 export const SANDBOX_CGROUP = '/sys/fs/cgroup';
@@ -42,6 +49,20 @@ function covered(path: string, roots: readonly string[]): boolean {
   return roots.some((root) => path === root || path.startsWith(`${root}/`));
 }
 
+/** The host paths bound read-only: the listed ones, plus the interpreter's prefix when outside them. */
+function readOnlyBinds(layout: BwrapLayout): string[] {
+  const paths = [...layout.readOnlyPaths];
+  const python = realpathSync(layout.pythonPath);
+  if (!covered(python, paths) && !covered(layout.pythonPath, paths)) paths.push(dirname(dirname(python)));
+  return paths;
+}
+
+/** WRITABLE_ROOT_NAMES that no read-only path takes: those linked into the run's writable root. */
+export function linkedRootNames(layout: BwrapLayout): string[] {
+  const taken = new Set(readOnlyBinds(layout).map((path) => path.split('/')[1]));
+  return WRITABLE_ROOT_NAMES.filter((name) => !taken.has(name));
+}
+
 /**
  * bubblewrap arguments for one worker: new network, pid, ipc, uts and cgroup namespaces; a read-only root
  * (`--remount-ro /`) holding only the listed host paths, a fresh /proc and /dev; a size-capped tmpfs scratch.
@@ -51,10 +72,7 @@ export function bwrapArgs(layout: BwrapLayout): string[] {
   // Without root, namespaces need a user namespace; as root we stay in the host's so the worker can setuid().
   if (!layout.asRoot) args.push('--unshare-user');
   args.push('--die-with-parent', '--new-session');
-  const paths = [...layout.readOnlyPaths];
-  const python = realpathSync(layout.pythonPath);
-  const prefix = dirname(dirname(python));
-  if (!covered(python, paths) && !covered(layout.pythonPath, paths)) paths.push(prefix);
+  const paths = readOnlyBinds(layout);
   for (const path of paths) {
     if (!existsSync(path)) continue;
     const stat = lstatSync(path);
@@ -66,6 +84,10 @@ export function bwrapArgs(layout: BwrapLayout): string[] {
   }
   args.push('--proc', '/proc', '--dev', '/dev');
   args.push('--size', String(layout.scratchBytes), '--perms', '1777', '--tmpfs', SANDBOX_SCRATCH);
+  args.push('--size', String(layout.scratchBytes), '--perms', '1777', '--tmpfs', SANDBOX_SHM);
+  for (const name of linkedRootNames(layout)) {
+    args.push('--symlink', `${SANDBOX_SHM}/${ROOT_LINKS_DIRECTORY}/${name}`, `/${name}`);
+  }
   if (layout.memoryCgroup !== undefined) args.push('--bind', layout.memoryCgroup, SANDBOX_CGROUP);
   args.push('--remount-ro', '/');
   // Unprivileged, capabilities exist only inside the user namespace: SYS_ADMIN lets the worker give each run a pid

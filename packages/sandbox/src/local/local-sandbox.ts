@@ -2,10 +2,19 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { threadId } from 'node:worker_threads';
-import { type ExecLimits, resolveBatch, resolveRequest } from '../limits';
+import { type ExecLimits, type ResolvedRequest, resolveBatch, resolveRequest } from '../limits';
 import { pythonProgram } from '../python-programs';
 import type { ExecRequest, ExecResult, Sandbox } from '../types';
-import { type BwrapLayout, bwrapArgs, probeBwrap, SANDBOX_CGROUP, SANDBOX_SCRATCH } from './bwrap';
+import {
+  type BwrapLayout,
+  bwrapArgs,
+  linkedRootNames,
+  probeBwrap,
+  ROOT_LINKS_DIRECTORY,
+  SANDBOX_CGROUP,
+  SANDBOX_SCRATCH,
+  SANDBOX_SHM,
+} from './bwrap';
 import { createMemoryCgroups, type MemoryCgroups } from './memory-cgroup';
 import { type IsolationMode, type LocalSandboxOptions, resolveLocalOptions } from './options';
 import type { WorkerCommand } from './python-worker';
@@ -34,6 +43,17 @@ const WORKER_ENV = {
   MKL_NUM_THREADS: '1',
 };
 const UIDS_PER_PROCESS = 4096;
+
+/**
+ * Starts the worker with a soft stack limit of 64 GiB (or the hard limit, if lower): the kernel leaves room for the
+ * stack below the memory maps by the limit at exec, and a run may grow its stack up to its memory limit, as in
+ * SandboxFusion (python/worker.py sets each run's limit, and keeps threads at 8 MiB). One /bin/sh exec (a
+ * millisecond), as Node cannot set a child's rlimits.
+ */
+function withLargeStackLimit(command: WorkerCommand): WorkerCommand {
+  const raise = 'ulimit -S -s 67108864 2>/dev/null || ulimit -S -s "$(ulimit -H -s)"; exec "$@"';
+  return { ...command, command: '/bin/sh', args: ['-c', raise, 'sh', command.command, ...command.args] };
+}
 let uidsTaken = 0;
 
 function defaultUidBase(): number {
@@ -76,6 +96,7 @@ class LocalPool implements LocalSandbox {
     private readonly limits: ExecLimits,
     readonly isolation: 'bwrap' | 'none',
     memory: MemoryCgroups | { reason: string },
+    private readonly linkedRootNames: ReadonlySet<string>,
     private readonly cleanup: () => Promise<void>,
   ) {
     this.idle = [...slots];
@@ -97,9 +118,29 @@ class LocalPool implements LocalSandbox {
     return this.slots.map((slot) => slot.pid).filter((pid): pid is number => pid !== undefined);
   }
 
+  /** resolveRequest, and absolute paths checked against the directories this sandbox links (none unisolated). */
+  private resolve(request: ExecRequest): ResolvedRequest {
+    const resolved = resolveRequest(request, this.limits);
+    const paths = [
+      ...resolved.files.map((file, index) => [file.path, `ExecRequest.files[${index}].path`]),
+      ...resolved.fetchFiles.map((path, index) => [path, `ExecRequest.fetchFiles[${index}]`]),
+    ];
+    for (const [path, label] of paths) {
+      if (path?.startsWith('/') && !this.linkedRootNames.has(path.split('/')[1] ?? '')) {
+        throw new TypeError(
+          `${label} ${JSON.stringify(path)} is absolute, and this sandbox has no directory of the run's there ` +
+            (this.isolation === 'none'
+              ? "(unisolated, it would be the host's)"
+              : `(it links ${[...this.linkedRootNames].map((name) => `/${name}`).join(', ')})`),
+        );
+      }
+    }
+    return resolved;
+  }
+
   async run(request: ExecRequest): Promise<ExecResult> {
     if (this.closed) throw new Error('@taorl/sandbox: run() after close()');
-    const resolved = resolveRequest(request, this.limits);
+    const resolved = this.resolve(request);
     const slot = this.idle.pop() ?? (await new Promise<Slot>((resolve) => this.waiting.push(resolve)));
     try {
       return await slot.execute(resolved);
@@ -113,6 +154,13 @@ class LocalPool implements LocalSandbox {
   async runMany(requests: readonly ExecRequest[]): Promise<ExecResult[]> {
     // Every request is checked before any runs, so a bad one fails the batch without side effects.
     resolveBatch(requests, this.limits);
+    requests.forEach((request, index) => {
+      try {
+        this.resolve(request);
+      } catch (error) {
+        throw new TypeError(`runMany: request ${index}: ${(error as Error).message}`);
+      }
+    });
     return Promise.all(requests.map((request) => this.run(request)));
   }
 
@@ -181,6 +229,9 @@ export async function createLocalSandbox(options: LocalSandboxOptions = {}): Pro
       scratch,
       uid,
       memoryCgroup,
+      writableRoot: isolated
+        ? { shm: SANDBOX_SHM, root: ROOT_LINKS_DIRECTORY, names: linkedRootNames(layout) }
+        : null,
       ownPidNamespace: isolation === 'bwrap',
       // Without root the code cannot get a uid of its own; a pid namespace per run hides the worker from it.
       nestedPidNamespace: isolation === 'bwrap' && uid === null,
@@ -188,13 +239,15 @@ export async function createLocalSandbox(options: LocalSandboxOptions = {}): Pro
       warmup,
     });
     const python = [pythonPath, '-I', '-B', '-c', pythonProgram('worker'), config];
-    return isolated
-      ? {
-          command: bwrapPath,
-          args: [...bwrapArgs(memoryCgroup ? { ...layout, memoryCgroup: cgroup } : layout), ...python],
-          env: WORKER_ENV,
-        }
-      : { command: pythonPath, args: python.slice(1), env: WORKER_ENV };
+    return withLargeStackLimit(
+      isolated
+        ? {
+            command: bwrapPath,
+            args: [...bwrapArgs(memoryCgroup ? { ...layout, memoryCgroup: cgroup } : layout), ...python],
+            env: WORKER_ENV,
+          }
+        : { command: pythonPath, args: python.slice(1), env: WORKER_ENV },
+    );
   };
   const uidBase = chosenUidBase ?? defaultUidBase() + uidsTaken;
   if (chosenUidBase === undefined) uidsTaken = (uidsTaken + workers) % UIDS_PER_PROCESS;
@@ -206,7 +259,8 @@ export async function createLocalSandbox(options: LocalSandboxOptions = {}): Pro
     const cgroup = 'reason' in memory ? undefined : memory.seats[index];
     return new Slot(() => command(uid, scratch, cgroup), startupTimeoutMs, watchdogGraceMs, mode === 'fork');
   });
-  const pool = new LocalPool(slots, limits, isolation, memory, async () => {
+  const linked = new Set(isolation === 'bwrap' ? linkedRootNames(layout) : []);
+  const pool = new LocalPool(slots, limits, isolation, memory, linked, async () => {
     for (const dir of scratchDirs) rmSync(dir, { recursive: true, force: true });
     if (!('reason' in memory)) await memory.remove();
   });

@@ -80,7 +80,8 @@ export interface RunCodeResponse {
  * session's earlier cells are replayed inside it, silenced.
  */
 export function toRunCodeRequest(request: ResolvedRequest, keepBytes: number): RunCodeRequest {
-  const files: Record<string, string> = {};
+  // A null prototype: a file may be named __proto__.
+  const files: Record<string, string> = Object.create(null);
   for (const file of request.files) files[file.path] = base64Content(file.content);
   return {
     code: boundedProgram(request.code, request.session, keepBytes + 1),
@@ -138,7 +139,7 @@ export function fromRunCodeResponse(
   if (fetchFiles.length > 0) {
     const returned = response.files ?? {};
     result.files = fetchFiles
-      .filter((path) => typeof returned[path] === 'string')
+      .filter((path) => Object.hasOwn(returned, path) && typeof returned[path] === 'string')
       .map((path) => ({ path, content: new Uint8Array(Buffer.from(returned[path] as string, 'base64')) }));
   }
   return result;

@@ -1,23 +1,29 @@
 import { constants } from 'node:os';
+import { posix } from 'node:path';
 import { base64Content, checkFilePath } from '../limits';
 import type { RunCodeResponse } from '../remote/sandboxfusion';
 import type { ExecRequest, ExecResult } from '../types';
 
 /**
  * SandboxFusion's POST /run_code on this server (field names and defaults from bytedance/SandboxFusion,
- * sandbox/server/sandbox_api.py). Only Python runs here; `compile_timeout` is accepted and has no use for it.
+ * sandbox/server/sandbox_api.py). Python only: `language` python, or pytest (the code as a test file run by
+ * pytest); `compile_timeout` is accepted and has no use for it. Other fields are ignored, as SandboxFusion does.
  */
 export interface ServedRunCodeRequest {
   code: string;
-  language: string;
-  /** Seconds. Default 10, as SandboxFusion's. */
+  language: 'python' | 'pytest';
+  /** Seconds. Default 10, as SandboxFusion's; 0 or less, or over the server's maximum: the maximum. */
   run_timeout?: number;
   compile_timeout?: number;
-  /** -1 (SandboxFusion's default, "no limit") takes the server's default limit. */
+  /** Default -1. 0 or less (SandboxFusion: no limit), or over the server's maximum: the maximum. */
   memory_limit_MB?: number;
   stdin?: string | null;
-  /** Path -> base64 content; a null content is skipped, as SandboxFusion does. */
+  /**
+   * Path -> base64 content; a null content is skipped, as SandboxFusion does. Paths are relative to the working
+   * directory, or absolute under /tmp, /mnt and the other names of WRITABLE_ROOT_NAMES: the run's own directories.
+   */
   files?: Record<string, string | null>;
+  /** Paths as in `files`, answered under the same spelling in the answer's `files`. */
   fetch_files?: string[];
 }
 
@@ -34,13 +40,39 @@ export interface ServedRunCodeResponse extends RunCodeResponse {
     stdout_truncated: boolean;
     stderr_truncated: boolean;
     duration_ms: number;
+    /** run_timeout (seconds) and memory_limit_MB where the server applied other values than those asked for. */
+    clamped: RunCodeNotes['clamped'];
+    /** Fields of the request this server ignored. */
+    ignored_fields: string[];
   };
 }
 
-/** Bounds a request may ask for; beyond them it is refused, not silently clamped. */
+/** The server's maxima for what a request asks. */
 export interface RunCodeBounds {
   maxRunTimeoutMs: number;
   maxMemoryMb: number;
+}
+
+/** A limit the server applied instead of the one asked for. */
+export interface ClampedLimit {
+  requested: number;
+  applied: number;
+}
+
+/** What the server did with a request beyond running it, reported in the answer's `taorl`. */
+export interface RunCodeNotes {
+  /** run_timeout (seconds) and memory_limit_MB as asked and as applied, where they differ. */
+  clamped: { run_timeout?: ClampedLimit; memory_limit_MB?: ClampedLimit };
+  /** Fields of the body this server does not read; ignored, as SandboxFusion's pydantic model ignores them. */
+  ignoredFields: string[];
+  /** For each fetched path: the fetch_files entries that named it (they may spell it differently). */
+  fetchNames: Map<string, string[]>;
+}
+
+/** A /run_code body read: the request to run, and what to report about it. */
+export interface ServedRequest {
+  request: ExecRequest;
+  notes: RunCodeNotes;
 }
 
 /** The request is malformed or asks for what this server does not do: HTTP 422 with this message. */
@@ -48,7 +80,7 @@ export class RunCodeRequestError extends Error {
   override name = 'RunCodeRequestError';
 }
 
-const SUPPORTED_LANGUAGES = ['python'];
+const SUPPORTED_LANGUAGES = ['python', 'pytest'];
 const FIELDS = new Set([
   'code',
   'language',
@@ -60,110 +92,165 @@ const FIELDS = new Set([
   'fetch_files',
 ]);
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+const NUMERIC_TEXT = /^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/;
 
 function fail(message: string): never {
   throw new RunCodeRequestError(message);
-}
-
-function checkPath(path: unknown, label: string): void {
-  try {
-    checkFilePath(path, label);
-  } catch (error) {
-    fail((error as Error).message);
-  }
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
-function positiveNumber(body: Record<string, unknown>, field: string): number | undefined {
-  const value = body[field];
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
-    fail(`${field} must be a positive number, got ${JSON.stringify(value)}`);
+/** A number field as pydantic reads it (a number, or text holding one); undefined when absent or null. */
+function numberField(body: Record<string, unknown>, field: string, integer: boolean): number | undefined {
+  const raw = body[field];
+  if (raw === undefined || raw === null) return undefined;
+  const value = typeof raw === 'string' && NUMERIC_TEXT.test(raw) ? Number(raw) : raw;
+  if (typeof value !== 'number' || !Number.isFinite(value) || (integer && !Number.isInteger(value))) {
+    fail(`${field} must be ${integer ? 'an integer' : 'a number'}, got ${JSON.stringify(raw)}`);
   }
   return value;
 }
 
 /**
- * A /run_code body as an ExecRequest; throws RunCodeRequestError naming the field. Unknown fields are refused
- * rather than ignored, so that a client relying on something this server does not do hears of it.
+ * A path of files or fetch_files as the sandbox takes it: "." and ".." resolved, repeated slashes collapsed (as
+ * SandboxFusion's os.path.join would find the file); one that leaves the scratch space, or is absolute outside the
+ * run's own directories, is refused naming the field.
  */
-export function toExecRequest(body: unknown, bounds: RunCodeBounds): ExecRequest {
+function sandboxPath(path: unknown, label: string): string {
+  if (typeof path !== 'string') fail(`${label} must be a string, got ${JSON.stringify(path)}`);
+  const normalized = posix.normalize(path);
+  if (normalized === '..' || normalized.startsWith('../') || normalized === '/' || normalized === '.') {
+    fail(`${label} leaves the run's scratch directory, got ${JSON.stringify(path)}`);
+  }
+  try {
+    return checkFilePath(normalized, label);
+  } catch (error) {
+    fail((error as Error).message);
+  }
+}
+
+/** A limit within (0, max]: a value over the maximum, or none at all (0 or below), is the maximum, reported. */
+function clamp(
+  requested: number,
+  max: number,
+  field: 'run_timeout' | 'memory_limit_MB',
+  notes: RunCodeNotes,
+) {
+  if (requested > 0 && requested <= max) return requested;
+  notes.clamped[field] = { requested, applied: max };
+  return max;
+}
+
+/** The file the code of a `language: pytest` request is written to: a name no file of the request takes. */
+function pytestFile(taken: ReadonlySet<string>): string {
+  let name = 'test_code.py';
+  for (let index = 1; taken.has(name); index++) name = `test_code_${index}.py`;
+  return name;
+}
+
+/**
+ * A /run_code body as the request to run; throws RunCodeRequestError naming the field. SandboxFusion's model is the
+ * reference (sandbox/server/sandbox_api.py): unknown fields are ignored, and limits it accepts are applied within
+ * the server's maxima (run_timeout and memory_limit_MB of 0 or less mean no limit there: the maximum here), each
+ * adjustment reported in the answer.
+ */
+export function toExecRequest(body: unknown, bounds: RunCodeBounds): ServedRequest {
   if (!isRecord(body)) fail('the body must be a JSON object');
-  const unknown = Object.keys(body).filter((key) => !FIELDS.has(key));
-  if (unknown.length > 0) {
-    fail(`unknown field(s) ${unknown.join(', ')}; this server reads ${[...FIELDS].join(', ')}`);
-  }
+  const notes: RunCodeNotes = {
+    clamped: {},
+    ignoredFields: Object.keys(body).filter((key) => !FIELDS.has(key)),
+    fetchNames: new Map(),
+  };
   if (typeof body.code !== 'string') fail('code must be a string');
-  if (!SUPPORTED_LANGUAGES.includes(body.language as string)) {
+  const language = body.language;
+  if (typeof language !== 'string' || !SUPPORTED_LANGUAGES.includes(language)) {
     fail(
-      `language ${JSON.stringify(body.language)} is not supported by this server; supported: ${SUPPORTED_LANGUAGES.join(', ')}`,
+      `language ${JSON.stringify(language)} is not supported by this server; supported: ${SUPPORTED_LANGUAGES.join(', ')}`,
     );
   }
-  positiveNumber(body, 'compile_timeout');
-  const runTimeoutMs = (positiveNumber(body, 'run_timeout') ?? 10) * 1000;
-  if (runTimeoutMs > bounds.maxRunTimeoutMs) {
-    fail(
-      `run_timeout ${runTimeoutMs / 1000} s is over this server's limit of ${bounds.maxRunTimeoutMs / 1000} s`,
-    );
-  }
-  const memory = body.memory_limit_MB;
-  if (memory !== undefined && memory !== null && memory !== -1) {
-    if (typeof memory !== 'number' || !Number.isInteger(memory) || memory <= 0) {
-      fail(
-        `memory_limit_MB must be a positive integer or -1 (the server's default), got ${JSON.stringify(memory)}`,
-      );
-    }
-    if (memory > bounds.maxMemoryMb) {
-      fail(`memory_limit_MB ${memory} is over this server's limit of ${bounds.maxMemoryMb}`);
-    }
-  }
+  numberField(body, 'compile_timeout', false);
+  const maxRunTimeoutS = bounds.maxRunTimeoutMs / 1000;
+  const runTimeoutS = clamp(
+    numberField(body, 'run_timeout', false) ?? 10,
+    maxRunTimeoutS,
+    'run_timeout',
+    notes,
+  );
+  const memoryMb = clamp(
+    numberField(body, 'memory_limit_MB', true) ?? -1,
+    bounds.maxMemoryMb,
+    'memory_limit_MB',
+    notes,
+  );
   if (body.stdin !== undefined && body.stdin !== null && typeof body.stdin !== 'string') {
     fail('stdin must be a string or null');
   }
   const files = body.files ?? {};
   if (!isRecord(files)) fail('files must be an object mapping paths to base64 contents');
-  const sent = Object.entries(files).flatMap(([path, content]) => {
-    checkPath(path, `files key ${JSON.stringify(path)}`);
-    if (content === null) return [];
+  // A later key for the same file replaces an earlier one, as SandboxFusion writes them in order.
+  const contents = new Map<string, Uint8Array>();
+  for (const [path, content] of Object.entries(files)) {
+    const label = `files key ${JSON.stringify(path)}`;
+    const at = sandboxPath(path, label);
+    if (content === null) continue;
     if (typeof content !== 'string' || !BASE64.test(content) || content.length % 4 !== 0) {
       fail(`files[${JSON.stringify(path)}] must be base64 text or null`);
     }
-    return [{ path, content: new Uint8Array(Buffer.from(content, 'base64')) }];
-  });
-  const fetchFiles = body.fetch_files ?? [];
-  if (!Array.isArray(fetchFiles) || fetchFiles.some((path) => typeof path !== 'string')) {
-    fail('fetch_files must be an array of paths');
+    contents.delete(at);
+    contents.set(at, new Uint8Array(Buffer.from(content, 'base64')));
   }
-  for (const [index, path] of fetchFiles.entries()) checkPath(path, `fetch_files[${index}]`);
+  const fetchFiles = body.fetch_files ?? [];
+  if (!Array.isArray(fetchFiles)) fail('fetch_files must be an array of paths');
+  for (const [index, path] of fetchFiles.entries()) {
+    const at = sandboxPath(path, `fetch_files[${index}]`);
+    notes.fetchNames.set(at, [...(notes.fetchNames.get(at) ?? []), path as string]);
+  }
+  let code = body.code;
+  if (language === 'pytest') {
+    // As SandboxFusion runs `pytest <file>`: the code as a test file in the working directory.
+    const name = pytestFile(new Set(contents.keys()));
+    contents.set(name, new Uint8Array(Buffer.from(code, 'utf8')));
+    code = `import sys\nimport pytest\nsys.exit(pytest.main([${JSON.stringify(name)}]))\n`;
+  }
   return {
-    code: body.code,
-    stdin: body.stdin ?? '',
-    timeoutMs: runTimeoutMs,
-    ...(typeof memory === 'number' && memory > 0 ? { memoryMb: memory } : {}),
-    files: sent,
-    fetchFiles,
+    request: {
+      code,
+      stdin: body.stdin ?? '',
+      timeoutMs: runTimeoutS * 1000,
+      memoryMb,
+      files: [...contents].map(([path, content]) => ({ path, content })),
+      fetchFiles: [...notes.fetchNames.keys()],
+    },
+    notes,
   };
 }
 
 /**
- * @taorl/sandbox's statuses onto SandboxFusion's: ok -> Success / Finished, return code 0; error, memory, killed and
- * output_limit -> Failed / Finished with the return code (minus the signal's number for a process a signal ended,
- * as SandboxFusion reports it); timeout -> Failed / TimeLimitExceeded, return code null; sandbox_error ->
- * SandboxError / Error with the reason in `message`. `taorl` keeps the precise status.
+ * @taorl/sandbox's statuses onto SandboxFusion's: ok -> Success / Finished, return code 0; error, memory and killed
+ * -> Failed / Finished with the return code (minus the signal's number for a process a signal ended, as
+ * SandboxFusion reports it); output_limit -> Failed / Finished, return code -9 whether the sandbox's SIGKILL or
+ * the program's own end came first (never 0, which clients read as a contradiction); timeout -> Failed /
+ * TimeLimitExceeded, return code null; sandbox_error -> SandboxError / Error with the reason in `message`.
+ * `taorl` keeps the precise status, the process's own exit code and signal, and the notes.
  */
-export function toRunCodeResponse(result: ExecResult): ServedRunCodeResponse {
+export function toRunCodeResponse(result: ExecResult, notes: RunCodeNotes): ServedRunCodeResponse {
   const failedRun = result.status === 'sandbox_error';
   const signalNumber =
     result.signal === null ? undefined : constants.signals[result.signal as NodeJS.Signals];
   const returnCode =
     failedRun || result.status === 'timeout'
       ? null
-      : (result.exitCode ?? (signalNumber === undefined ? null : -signalNumber));
-  const files: Record<string, string> = {};
-  for (const file of result.files ?? []) files[file.path] = base64Content(file.content);
+      : result.status === 'output_limit'
+        ? -constants.signals.SIGKILL
+        : (result.exitCode ?? (signalNumber === undefined ? null : -signalNumber));
+  // A null prototype: a fetched file may be named __proto__.
+  const files: Record<string, string> = Object.create(null);
+  for (const file of result.files ?? []) {
+    for (const name of notes.fetchNames.get(file.path) ?? [file.path])
+      files[name] = base64Content(file.content);
+  }
   return {
     status: failedRun ? 'SandboxError' : result.status === 'ok' ? 'Success' : 'Failed',
     message: failedRun ? (result.sandboxMessage ?? 'the sandbox failed') : '',
@@ -184,6 +271,8 @@ export function toRunCodeResponse(result: ExecResult): ServedRunCodeResponse {
       stdout_truncated: result.stdoutTruncated,
       stderr_truncated: result.stderrTruncated,
       duration_ms: result.durationMs,
+      clamped: notes.clamped,
+      ignored_fields: notes.ignoredFields,
     },
   };
 }

@@ -27,9 +27,9 @@ export interface SandboxServerOptions {
   maxQueue?: number;
   /** The longest a request waits for a worker before it is answered 503 with Retry-After. Default 60 000. */
   queueTimeoutMs?: number;
-  /** The largest run_timeout a request may ask for. Default 60 000. */
+  /** The longest run_timeout a run gets: one asking for more, or for none (0 or less), gets this. Default 60 000. */
   maxRunTimeoutMs?: number;
-  /** The largest memory_limit_MB a request may ask for. Default 4096. */
+  /** The largest memory_limit_MB a run gets: one asking for more, or for none (0 or less), gets this. Default 4096. */
   maxMemoryMb?: number;
   /** Request bodies larger than this are answered 413. Default 16 MiB. */
   maxBodyBytes?: number;
@@ -164,9 +164,9 @@ export async function startSandboxServer(options: SandboxServerOptions): Promise
       }
       return json(422, { detail: `the body is not JSON: ${(error as Error).message}` });
     }
-    let execRequest: ReturnType<typeof toExecRequest>;
+    let served: ReturnType<typeof toExecRequest>;
     try {
-      execRequest = toExecRequest(body, bounds);
+      served = toExecRequest(body, bounds);
     } catch (error) {
       if (error instanceof RunCodeRequestError) return json(422, { detail: error.message });
       throw error;
@@ -178,9 +178,9 @@ export async function startSandboxServer(options: SandboxServerOptions): Promise
       return json(error.reason === 'queue_full' ? 429 : 503, { detail: error.message }, retryAfter);
     }
     try {
-      const result = await sandbox.run(execRequest);
+      const result = await sandbox.run(served.request);
       metrics.run(result.status, performance.now() - arrived);
-      return json(200, toRunCodeResponse(result));
+      return json(200, toRunCodeResponse(result, served.notes));
     } catch (error) {
       // The sandbox checks what the API's schema cannot (two files at one path, say).
       if (error instanceof TypeError) return json(422, { detail: error.message });
