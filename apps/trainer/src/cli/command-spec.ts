@@ -51,7 +51,7 @@ export function define(spec: CommandSpec): CliCommand {
     summary: spec.summary,
     async run(args, io) {
       const usage = commandUsage(spec.name, spec.summary, spec.flags);
-      const parsed = parseCommand(
+      const parsed = await parseCommand(
         args,
         spec.flags,
         spec.preset === undefined ? undefined : presetPath(spec.preset),

@@ -45,7 +45,7 @@ function applyOverride(
   raw: Record<string, unknown>,
   assignment: string,
   warn: (notice: string) => void,
-): void {
+): string {
   const source = `--set ${assignment}`;
   const equals = assignment.indexOf('=');
   if (equals <= 0) throw new ConfigError(source, '', "expected 'field.path=value'");
@@ -64,7 +64,12 @@ function applyOverride(
     target = target[part] as Record<string, unknown>;
   }
   target[parts.at(-1)!] = value;
+  return path;
 }
+
+/** True when the dotted `field` is `path` or lies inside it (`rl.loss.name` inside `rl.loss`, `rl.filters[0]`). */
+const within = (field: string, path: string) =>
+  field === path || field.startsWith(`${path}.`) || field.startsWith(`${path}[`);
 
 /**
  * Builds a validated config from YAML text plus `--set` overrides; defaults fill every field left out.
@@ -83,8 +88,18 @@ export function parseConfig(
   }
   const merged = structuredClone(raw) as Record<string, unknown>;
   renameOldFields(merged, source, (notice) => warn(`${source}: ${notice}`));
-  for (const assignment of overrides) applyOverride(merged, assignment, warn);
-  return parseWith(trainerSchema, merged, source);
+  const overridden = overrides.map((assignment) => ({
+    path: applyOverride(merged, assignment, warn),
+    source: `--set ${assignment}`,
+  }));
+  try {
+    return parseWith(trainerSchema, merged, source);
+  } catch (error) {
+    // A bad value that an override set is the override's fault, not the file's: the last one to set it is named.
+    const culprit = overridden.findLast(({ path }) => error instanceof ConfigError && within(error.field, path));
+    if (culprit === undefined || !(error instanceof ConfigError)) throw error;
+    throw new ConfigError(culprit.source, error.field, error.problem);
+  }
 }
 
 /** Reads and validates a YAML config file (see parseConfig). */
