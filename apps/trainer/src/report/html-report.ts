@@ -122,7 +122,6 @@ export function reportSpecs(lines: readonly MetricsLine[]): TopLevelSpec[] {
         }),
         'value',
       ),
-      lineChart('Loss, filter and shaper metrics', pluginMetricRows(rl), 'value'),
       stackedBars(
         'Trajectories dropped per filter reason',
         rl.flatMap((line) =>
@@ -135,6 +134,8 @@ export function reportSpecs(lines: readonly MetricsLine[]): TopLevelSpec[] {
         'trajectories',
       ),
     );
+    const own = pluginMetricRows(rl);
+    if (own.length > 0) specs.push(lineChart("The loss's, filters' and shaper's own metrics", own, 'value'));
   }
   return specs;
 }
