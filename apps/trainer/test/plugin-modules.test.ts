@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../src/index.js';
+import { resolvePluginModule } from '../src/plugins/plugin-modules.js';
 import { secondTfjsCopy } from '../src/plugins/tfjs-copy.js';
 import type { RlStepMetrics } from '../src/report/metrics.js';
 import type { RunRecord } from '../src/run/run-folder.js';
@@ -156,6 +157,26 @@ describe('plug-in module errors', () => {
     expect(await runCli(['rl', '--plugin', './no-such-file.js'], flag.io)).toBe(2);
     expect(flag.err.join('')).toContain(
       "config error: --plugin ./no-such-file.js: plugin: cannot find plug-in module './no-such-file.js'",
+    );
+  });
+
+  it('resolves a path from the given folder and a package, ESM-only ones included, from its node_modules', () => {
+    const dir = join(root, 'resolve');
+    const esmOnly = join(dir, 'node_modules', 'esm-only');
+    mkdirSync(esmOnly, { recursive: true });
+    writeFileSync(
+      join(esmOnly, 'package.json'),
+      '{"type": "module", "exports": {".": {"import": "./main.js"}}}',
+    );
+    writeFileSync(join(esmOnly, 'main.js'), '');
+    writeFileSync(join(dir, 'mine.js'), '');
+    const nested = join(dir, 'configs', 'deeper');
+    mkdirSync(nested, { recursive: true });
+    expect(resolvePluginModule('esm-only', nested)).toBe(join(esmOnly, 'main.js'));
+    expect(resolvePluginModule('../../mine.js', nested)).toBe(join(dir, 'mine.js'));
+    expect(resolvePluginModule(join(dir, 'mine.js'), tmpdir())).toBe(join(dir, 'mine.js'));
+    expect(() => resolvePluginModule('./mine.js', nested)).toThrow(
+      `cannot find plug-in module './mine.js' (looked for ${join(nested, 'mine.js')})`,
     );
   });
 

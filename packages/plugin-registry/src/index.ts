@@ -162,12 +162,9 @@ function issuePath(issue: StandardSchemaIssue): string {
  * object's `entries`); [] when the schema does not show them. Standard Schema has no way to list fields.
  */
 function knownOptions(schema: unknown, path: readonly string[]): string[] {
-  let current = schema;
-  for (const key of ['', ...path]) {
-    if (key !== '') current = (fieldsOf(current) ?? {})[key];
-    if (typeof current !== 'object' || current === null) return [];
-  }
-  return Object.keys(fieldsOf(current) ?? {});
+  let fields = fieldsOf(schema);
+  for (const key of path) fields = fieldsOf(fields?.[key]);
+  return Object.keys(fields ?? {});
 }
 
 /** The fields of an object schema, looking through optional, nullable and default wrappers (zod, valibot). */

@@ -94,7 +94,10 @@ export function sftRun(
  * model.source (see startingPolicy).
  */
 export function ablationRuns(
-  options: Pick<AblationOptions, 'configPath' | 'pluginFiles' | 'overrides' | 'seeds' | 'variants' | 'parallel'>,
+  options: Pick<
+    AblationOptions,
+    'configPath' | 'pluginFiles' | 'overrides' | 'seeds' | 'variants' | 'parallel'
+  >,
   outDir: string,
   from: string,
   source: TrainerConfig['model']['source'],

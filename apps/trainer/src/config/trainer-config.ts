@@ -26,7 +26,7 @@ export const trainerSchema = z.strictObject({
   outDir: nonEmptyStr('folder for metrics.jsonl, report.html and checkpoints', 'runs/taorl'),
   plugins: moduleList(
     'plug-in modules imported before the run is assembled (in every worker thread too), so that the plug-ins ' +
-      'they register are selectable by name: paths or package names, resolved from the config file\'s folder ' +
+      "they register are selectable by name: paths or package names, resolved from the config file's folder " +
       '(docs/plug-ins.md); --plugin adds more',
   ),
   model: section('the policy', {

@@ -40,9 +40,9 @@ function importOnlyEntry(module: string, from: string): string | undefined {
     const manifest = join(dir, 'node_modules', module, 'package.json');
     if (existsSync(manifest)) {
       const { exports } = JSON.parse(readFileSync(manifest, 'utf8')) as { exports?: unknown };
-      const root = (typeof exports === 'object' && exports !== null && '.' in exports ? exports['.'] : exports) as
-        | Record<string, unknown>
-        | undefined;
+      const root = (
+        typeof exports === 'object' && exports !== null && '.' in exports ? exports['.'] : exports
+      ) as Record<string, unknown> | undefined;
       const target = root?.import ?? root?.node;
       return typeof target === 'string' ? join(dirname(manifest), target) : undefined;
     }

@@ -7,7 +7,10 @@ const CORE = '@tensorflow/tfjs-core';
 /** The tfjs-core entry a module at `file` gets: its own dependency, or that of its @tensorflow/tfjs; else null. */
 function tfjsCoreOf(file: string): string | null {
   const require = createRequire(file);
-  const attempts = [() => require.resolve(CORE), () => createRequire(require.resolve('@tensorflow/tfjs')).resolve(CORE)];
+  const attempts = [
+    () => require.resolve(CORE),
+    () => createRequire(require.resolve('@tensorflow/tfjs')).resolve(CORE),
+  ];
   for (const attempt of attempts) {
     try {
       return realpathSync(attempt());

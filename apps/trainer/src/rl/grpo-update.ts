@@ -67,7 +67,9 @@ export function grpoUpdate(
           return field === undefined ? [] : [[field, metric(name)]];
         }),
       ),
-      ...(own.length === 0 ? {} : { lossMetrics: Object.fromEntries(own.map((name) => [name, metric(name)])) }),
+      ...(own.length === 0
+        ? {}
+        : { lossMetrics: Object.fromEntries(own.map((name) => [name, metric(name)])) }),
       gradNorm: mean(steps.map((step) => step.gradNorm)),
       ...(skippedUpdates.length === 0 ? {} : { skippedUpdates }),
     };
