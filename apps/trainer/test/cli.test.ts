@@ -34,7 +34,7 @@ describe('taorl CLI', () => {
     expect(await runCli(['curate', '--help'], io)).toBe(0);
     const usage = out.join('');
     expect(usage).toContain('Usage: taorl curate [options]');
-    for (const flag of ['--config', '--set', '--out', '--problems', '--samples'])
+    for (const flag of ['--config', '--set', '--plugin', '--out', '--problems', '--samples'])
       expect(usage).toContain(flag);
   });
 
