@@ -225,7 +225,7 @@ export interface OpenedRun {
  * Opens the run folder of `taorl sft` / `taorl rl` as `planRun` decided: --overwrite deletes the old run's
  * checkpoints, metrics and record; a new run records its config in run-config.json; a resumed run restores the
  * checkpoint's weights, keeps the metrics lines up to its step that `kept` accepts (dropping a line cut off by a
- * full disk, with a warning) and records any config change.
+ * full disk, with a warning) and records any config change, and the plug-in modules when they changed.
  */
 export async function openRun(
   session: Session,
@@ -257,7 +257,10 @@ export async function openRun(
       `${join(outDir, RUN_RECORD)} is missing (a run from before it was kept): recording the current config`,
     );
     writeRecord(outDir, { config, plugins: [...loadedPluginModules()], changes: [] });
-  } else if (plan.changes.length > 0 || flags.allowConfigChange) {
+  } else if (
+    plan.changes.length > 0 ||
+    JSON.stringify(plan.record.plugins ?? []) !== JSON.stringify(loadedPluginModules())
+  ) {
     const guarded = plan.changes.filter((change) => !operational(change.field));
     if (guarded.length > 0) warn(`resuming with a changed config: ${guarded.map(describeChange).join('; ')}`);
     writeRecord(outDir, {
