@@ -35,6 +35,7 @@ export const integrationTests: readonly string[] = [
   'apps/trainer/test/code-task.test.ts',
   'apps/trainer/test/demo.test.ts',
   'apps/trainer/test/file-sources.test.ts',
+  'apps/trainer/test/plugin-modules.test.ts',
   'apps/trainer/test/remote/eval-endpoint-padded-vocab.test.ts',
   'apps/trainer/test/remote/eval-endpoint-settings.test.ts',
   'apps/trainer/test/remote/eval-endpoint.test.ts',

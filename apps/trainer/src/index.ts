@@ -32,6 +32,12 @@ export {
 } from './model/config.js';
 export type { GeneratedSequence, Policy, RolloutPolicy, SamplingParams } from './model/policy.js';
 export { createTinyPolicy, initPolicy, loadPolicy, TransformerPolicy } from './model/transformer-policy.js';
+export {
+  loadedPluginModules,
+  loadPluginModules,
+  type PluginModule,
+  type PluginRequest,
+} from './plugins/plugin-modules.js';
 export { entropyFromTopLogprobs } from './remote/entropy-estimate.js';
 export { RemotePolicyError, RemoteServersUnavailableError } from './remote/remote-error.js';
 export { RemotePolicy, type RemotePolicyOptions } from './remote/remote-policy.js';

@@ -34,7 +34,7 @@ describe('taorl CLI', () => {
     expect(await runCli(['curate', '--help'], io)).toBe(0);
     const usage = out.join('');
     expect(usage).toContain('Usage: taorl curate [options]');
-    for (const flag of ['--config', '--set', '--out', '--problems', '--samples'])
+    for (const flag of ['--config', '--set', '--plugin', '--out', '--problems', '--samples'])
       expect(usage).toContain(flag);
   });
 
@@ -58,6 +58,14 @@ describe('taorl CLI', () => {
     const { io, err } = capture();
     expect(await runCli(['rl', '--config', file], io)).toBe(2);
     expect(err.join('')).toContain(`${file}: rl.groupSize: expected a finite number`);
+  });
+
+  it('names the --set, not the config file, for a plug-in name it gave that no registry knows', async () => {
+    const { io, err } = capture();
+    expect(await runCli(['rl', '--set', 'rl.shaper=entropy-magic'], io)).toBe(2);
+    expect(err.join('')).toMatch(
+      /^taorl rl: config error: --set rl\.shaper=entropy-magic: rl\.shaper: unknown entropy shaper "entropy-magic"; registered: .*\btao\b/,
+    );
   });
 
   it('ends a YAML alias bomb, a huge count and an empty or unusable outDir with exit 2 naming the field', async () => {

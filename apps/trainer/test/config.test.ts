@@ -133,6 +133,36 @@ describe('trainer config', () => {
     expect(error.message).toBe('--set rl.overlong.factr=1: rl.overlong.factr: unknown field');
   });
 
+  it('names the --set, not the file, for a bad value the override set', () => {
+    const file = 'rl:\n  groupSize: 4\n  filters: [tool-aware]\n';
+    const value = errorOf(() => parseConfig(file, 'base.yaml', ['seed=2', 'rl.groupSize=0']));
+    expect(value.message).toBe('--set rl.groupSize=0: rl.groupSize: must be >= 1, got 0');
+    // Inside a mapping or a list the override set: the last override of the field is named.
+    const mapping = errorOf(() => parseConfig(file, 'base.yaml', ['rl={groupSize: 0}', 'rl.groups=3']));
+    expect(mapping.message).toBe('--set rl={groupSize: 0}: rl.groupSize: must be >= 1, got 0');
+    expect(errorOf(() => parseConfig(file, 'base.yaml', ['rl.filters=[{}]'])).message).toBe(
+      "--set rl.filters=[{}]: rl.filters[0].name: expected the plug-in's name (a string), got nothing",
+    );
+    expect(errorOf(() => parseConfig(file, 'base.yaml', ['rl={grupSize: 3}'])).message).toMatch(
+      /^--set rl=\{grupSize: 3\}: rl\.grupSize: unknown field \(did you mean 'groupSize'\?\)/,
+    );
+    // A value the file set, with overrides of other fields, stays the file's.
+    const own = errorOf(() => parseConfig('rl:\n  groupSize: 0\n', 'base.yaml', ['rl.groups=3']));
+    expect(own.message).toBe('base.yaml: rl.groupSize: must be >= 1, got 0');
+  });
+
+  it('takes plug-in modules as a list, or one string for a list of one', () => {
+    expect(parseConfig('{}', 'x.yaml').plugins).toEqual([]);
+    expect(parseConfig('plugins: ./mine.js\n', 'x.yaml').plugins).toEqual(['./mine.js']);
+    expect(parseConfig('plugins: [a, "@me/b"]\n', 'x.yaml').plugins).toEqual(['a', '@me/b']);
+    expect(errorOf(() => parseConfig('plugins: [""]\n', 'x.yaml')).message).toBe(
+      'x.yaml: plugins[0]: must not be empty',
+    );
+    expect(errorOf(() => parseConfig('plugins: {a: 1}\n', 'x.yaml')).message).toBe(
+      'x.yaml: plugins: expected a list of module paths or package names, got a mapping',
+    );
+  });
+
   it('reports YAML syntax errors with the line and unreadable files by path', () => {
     const dir = mkdtempSync(join(tmpdir(), 'taorl-config-'));
     const file = join(dir, 'broken.yaml');

@@ -78,14 +78,19 @@ describe('HTML report', () => {
     const html = await renderReport('run & report', [
       rlLine(1, 0.2),
       rlLine(2, 0.4),
-      rlLine(3, 0.5),
+      { ...rlLine(3, 0.5), lossMetrics: { cappedFraction: 0.25 }, filterMetrics: { 'cap.meanTokens': 30 } },
       evalLine,
     ]);
     expect(html).toContain('<title>run &amp; report</title>');
     expect(html).toContain('RL &lt;final&gt;');
     expect(html).toContain('70.0%');
     const svgs = html.match(/<svg[\s\S]*?<\/svg>/g) ?? [];
-    expect(svgs).toHaveLength(4);
+    expect(svgs).toHaveLength(5);
+    // What a plug-in loss and filter report of their own is drawn, one series each.
+    const own = svgs.find((svg) => svg.includes('own metrics'));
+    expect(own).toContain('aria-label="step: 3; value: 0.25; series: loss.cappedFraction"');
+    expect(own).toContain('aria-label="step: 3; value: 30; series: filters.cap.meanTokens"');
+    expect((await renderReport('plain', [rlLine(1, 0.2)])).match(/<svg/g)).toHaveLength(4);
     const timeSplit = svgs.find((svg) => svg.includes('Time split per RL step'));
     expect(timeSplit).toBeDefined();
     for (const part of ['generation', 'sandbox', 'scoring', 'training']) expect(timeSplit).toContain(part);

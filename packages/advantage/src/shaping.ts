@@ -14,6 +14,8 @@ export interface ShapingDiagnostics {
   /** Mean and max of A'_t - A_t over the selected tokens (0 when none). */
   readonly meanBonus: number;
   readonly maxBonus: number;
+  /** A shaper's own named numbers for this batch (rates or means): the trainer writes them to its metrics lines. */
+  readonly metrics?: Readonly<Record<string, number>>;
 }
 
 export interface ShapedAdvantages {

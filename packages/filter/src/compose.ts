@@ -46,11 +46,14 @@ export function composeNamed(name: string, filters: readonly Filter[]): Filter {
       }
       const droppedCounts: Record<string, number> = {};
       const maskedCounts: Record<string, number> = {};
+      const metrics: Record<string, number> = {};
       let passRates: PassRateReport | undefined;
       for (const stage of stages) {
         addCounts(droppedCounts, stage.dropped);
         addCounts(maskedCounts, stage.masked);
         passRates = stage.passRates ?? passRates;
+        for (const [metric, value] of Object.entries(stage.metrics ?? {}))
+          metrics[`${stage.filter}.${metric}`] = value;
       }
       const inputGroups = new Set(batch.map((t) => t.groupId)).size;
       return {
@@ -68,6 +71,7 @@ export function composeNamed(name: string, filters: readonly Filter[]): Filter {
           masked: maskedCounts,
           ...(passRates === undefined ? {} : { passRates }),
           stages,
+          ...(Object.keys(metrics).length === 0 ? {} : { metrics }),
         },
       };
     },

@@ -23,6 +23,11 @@ export interface FilterableTrajectory {
   readonly voidTurn?: boolean;
   /** The response hit the length budget before a final answer or EOS. */
   readonly truncated?: boolean;
+  /**
+   * The response's token ids, tool observations included: its length is the response length (@taorl/data's
+   * Trajectory has it). For a filter that reads lengths.
+   */
+  readonly responseIds?: ArrayLike<number>;
 }
 
 /** `drop` removes a trajectory from the batch; `mask` keeps it (and its reward in the group) with a zero loss mask. */
@@ -79,6 +84,11 @@ export interface FilterStats {
   readonly passRates?: PassRateReport;
   /** The stages of a composition, in order; empty for a single filter. */
   readonly stages: readonly FilterStats[];
+  /**
+   * The filter's own named numbers for this batch (rates or means, e.g. `meanResponseTokens`): the trainer writes
+   * them to its metrics lines. A composition has each stage's, named `<stage filter>.<metric>`.
+   */
+  readonly metrics?: Readonly<Record<string, number>>;
 }
 
 export interface FilterResult<T> {

@@ -99,6 +99,28 @@ describe('composeFilters', () => {
     expect(result.stats.stages).toHaveLength(3);
   });
 
+  it("names each stage's own metrics after the stage, and reads response lengths from responseIds", () => {
+    // A filter of one's own that reports a metric of the batch it saw: the mean response length.
+    const lengths: Filter = {
+      name: 'short-only',
+      apply(batch, positions) {
+        const result = trajectoryFilter('short-only', (item) =>
+          (item.responseIds?.length ?? 0) <= 3 ? null : { action: 'drop', reason: 'too-long' },
+        ).apply(batch, positions);
+        const total = batch.reduce((sum, item) => sum + (item.responseIds?.length ?? 0), 0);
+        return { ...result, stats: { ...result.stats, metrics: { meanLength: total / batch.length } } };
+      },
+    };
+    const batch = [
+      t(1, 1, { responseIds: Int32Array.from([5, 6]) }),
+      t(1, 0, { responseIds: Int32Array.from([5, 6, 7, 8]) }),
+    ];
+    const result = composeFilters(executionValidity(), lengths).apply(batch);
+    expect(result.keptIndices).toEqual([0]);
+    expect(result.stats.metrics).toEqual({ 'short-only.meanLength': 3 });
+    expect(composeFilters(executionValidity()).apply(batch).stats.metrics).toBeUndefined();
+  });
+
   it('with no filters keeps everything', () => {
     const batch = [t(1, 1)];
     const result = composeFilters().apply(batch);

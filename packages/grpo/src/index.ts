@@ -27,6 +27,8 @@ export {
 } from './loss/aggregation';
 export { cispoLoss } from './loss/cispo';
 export { type KlPenalty, type KlPenaltyKind, klPenalty } from './loss/kl-penalty';
+export { clampedLogRatio } from './loss/log-ratio';
+export { maskedFraction, maskedMean } from './loss/masked-mean';
 export { type PolicyLossInput, type PolicyLossResult, policyLoss } from './loss/policy-loss';
 export {
   type PolicyLossConfig,

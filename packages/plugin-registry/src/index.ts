@@ -146,11 +146,61 @@ function isStandardSchema<O>(schema: OptionsSchema<O>): schema is StandardSchema
   return typeof schema === 'object' && schema !== null && '~standard' in schema;
 }
 
-function issuePath(issue: StandardSchemaIssue): string {
-  const keys = (issue.path ?? []).map((part) =>
+function issueKeys(issue: StandardSchemaIssue): string[] {
+  return (issue.path ?? []).map((part) =>
     typeof part === 'object' && part !== null ? String(part.key) : String(part),
   );
+}
+
+function issuePath(issue: StandardSchemaIssue): string {
+  const keys = issueKeys(issue);
   return keys.length === 0 ? '' : `option '${keys.join('.')}': `;
+}
+
+/**
+ * The field names of the object schema at `path` inside `schema`, read from a zod object's `shape` (or a valibot
+ * object's `entries`); [] when the schema does not show them. Standard Schema has no way to list fields.
+ */
+function knownOptions(schema: unknown, path: readonly string[]): string[] {
+  let fields = fieldsOf(schema);
+  for (const key of path) fields = fieldsOf(fields?.[key]);
+  return Object.keys(fields ?? {});
+}
+
+/** The fields of an object schema, looking through optional, nullable and default wrappers (zod, valibot). */
+function fieldsOf(schema: unknown): Record<string, unknown> | undefined {
+  let current = schema;
+  for (let depth = 0; depth < 8 && typeof current === 'object' && current !== null; depth++) {
+    const { shape, entries, unwrap, wrapped } = current as {
+      shape?: unknown;
+      entries?: unknown;
+      unwrap?: unknown;
+      wrapped?: unknown;
+    };
+    const fields = shape ?? entries;
+    if (typeof fields === 'object' && fields !== null) return fields as Record<string, unknown>;
+    current = typeof unwrap === 'function' ? (unwrap as () => unknown).call(current) : wrapped;
+  }
+  return undefined;
+}
+
+/**
+ * One problem of a schema's check, in the registry's words. A strict object's unknown key (zod's
+ * `unrecognized_keys` issue) reads as the built-ins' own checks do: the option, the closest known one when it is
+ * a likely typo, and the known ones.
+ */
+function describeIssue(issue: StandardSchemaIssue, schema: StandardSchemaV1<unknown, unknown>): string {
+  const { code, keys } = issue as { code?: unknown; keys?: unknown };
+  if (code !== 'unrecognized_keys' || !Array.isArray(keys)) return `${issuePath(issue)}${issue.message}`;
+  const parent = issueKeys(issue);
+  const known = knownOptions(schema, parent);
+  return keys
+    .map((key) => {
+      const option = [...parent, String(key)].join('.');
+      const listed = known.length === 0 ? '' : `; known: ${known.join(', ')}`;
+      return `unknown option '${option}'${didYouMean(String(key), known)}${listed}`;
+    })
+    .join('; ');
 }
 
 /**
@@ -186,7 +236,7 @@ export function createRegistry<T>(packageName: string, kind: string): Registry<T
       );
     }
     if (result.issues !== undefined) {
-      const problems = result.issues.map((issue) => `${issuePath(issue)}${issue.message}`);
+      const problems = result.issues.map((issue) => describeIssue(issue, schema));
       throw new Error(`${kind} ${JSON.stringify(name)}: ${problems.join('; ')}`);
     }
     return result.value;

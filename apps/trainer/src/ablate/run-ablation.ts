@@ -23,6 +23,8 @@ export interface AblationOptions {
   configPath?: string;
   /** Base `--set` assignments for every run. */
   overrides: readonly string[];
+  /** Plug-in module files every run imports (`--plugin`), beyond the config file's `plugins`. */
+  pluginFiles?: readonly string[];
   /** The starting policy (a saved policy folder); when absent an SFT run with seed `seeds[0]` makes it first. */
   from?: string;
   seeds: readonly number[];
@@ -39,8 +41,10 @@ export interface AblationResult {
 }
 
 const sets = (assignments: readonly string[]) => assignments.flatMap((a) => ['--set', a]);
-const configArgs = (options: Pick<AblationOptions, 'configPath'>) =>
-  options.configPath === undefined ? [] : ['--config', options.configPath];
+const configArgs = (options: Pick<AblationOptions, 'configPath' | 'pluginFiles'>) => [
+  ...(options.configPath === undefined ? [] : ['--config', options.configPath]),
+  ...(options.pluginFiles ?? []).flatMap((file) => ['--plugin', file]),
+];
 
 /** Where each child run lives under the ablation's folder. */
 export const ablationDirs = (outDir: string) => ({
@@ -65,7 +69,7 @@ export function startingPolicy(source: TrainerConfig['model']['source'], from: s
 
 /** The SFT run that makes the starting policy: the config's own model (e.g. the pretrained base), seed `seeds[0]`. */
 export function sftRun(
-  options: Pick<AblationOptions, 'configPath' | 'overrides' | 'seeds'>,
+  options: Pick<AblationOptions, 'configPath' | 'pluginFiles' | 'overrides' | 'seeds'>,
   outDir: string,
 ): QueuedRun {
   const dir = ablationDirs(outDir).sft;
@@ -90,7 +94,10 @@ export function sftRun(
  * model.source (see startingPolicy).
  */
 export function ablationRuns(
-  options: Pick<AblationOptions, 'configPath' | 'overrides' | 'seeds' | 'variants' | 'parallel'>,
+  options: Pick<
+    AblationOptions,
+    'configPath' | 'pluginFiles' | 'overrides' | 'seeds' | 'variants' | 'parallel'
+  >,
   outDir: string,
   from: string,
   source: TrainerConfig['model']['source'],

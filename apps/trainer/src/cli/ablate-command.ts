@@ -27,7 +27,7 @@ function positiveIntegers(flag: string, raw: string): number[] {
 export const ablateCommand: CliCommand = {
   summary,
   async run(args, io) {
-    const parsed = parseCommand(args, flags, presetPath('ablate'));
+    const parsed = await parseCommand(args, flags, presetPath('ablate'));
     if (parsed.help) {
       io.out(commandUsage('ablate', summary, flags));
       return 0;
@@ -47,6 +47,7 @@ export const ablateCommand: CliCommand = {
       outDir: parsed.config.outDir,
       ...(parsed.source === '(defaults)' ? {} : { configPath: parsed.source }),
       overrides: parsed.overrides,
+      pluginFiles: parsed.pluginFiles,
       ...(typeof from === 'string' ? { from } : {}),
       seeds,
       variants,

@@ -1,6 +1,8 @@
+import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config/load-config.js';
 import type { TrainerConfig } from '../config/trainer-config.js';
+import { loadPluginModules, type PluginRequest } from '../plugins/plugin-modules.js';
 
 /** A usage error: the CLI prints it with the command's usage and exits 2. */
 export class UsageError extends Error {
@@ -23,6 +25,8 @@ export interface ParsedCommand {
   flags: Record<string, string | boolean | undefined>;
   /** The `--set` assignments, then `outDir` from --out, as applied (to hand on to child runs). */
   overrides: string[];
+  /** The files the `--plugin` flags resolved to (to hand on to child runs; `plugins:` travels in the config). */
+  pluginFiles: string[];
   help: boolean;
 }
 
@@ -33,6 +37,10 @@ const commonFlags: Record<string, FlagSpec> = {
     doc: 'YAML config (see apps/trainer/configs/); defaults when omitted',
   },
   set: { type: 'string', doc: 'override one field, e.g. --set rl.learningRate=1e-4 (repeatable)' },
+  plugin: {
+    type: 'string',
+    doc: 'import a plug-in module first, a path or a package name from the working directory (repeatable)',
+  },
   out: { type: 'string', short: 'o', doc: 'output folder (overrides outDir)' },
   help: { type: 'boolean', short: 'h', doc: 'show this help' },
 };
@@ -47,23 +55,47 @@ export function commandUsage(name: string, summary: string, flags: Record<string
   return [`Usage: taorl ${name} [options]`, '', summary, '', 'Options:', ...rows, ''].join('\n');
 }
 
+/** Repeatable flags: every value is kept, in order. */
+const repeatable = new Set(['set', 'plugin']);
+
+/**
+ * The plug-in modules of a command: the config's `plugins` (from the config file's folder; the working directory
+ * without one), then the `--plugin` flags (from the working directory).
+ */
+function pluginRequests(config: TrainerConfig, configPath: string | undefined, flags: readonly string[]) {
+  const cwd = process.cwd();
+  const fromConfig = config.plugins.map(
+    (module, i): PluginRequest => ({
+      module,
+      from: configPath === undefined ? cwd : dirname(resolve(configPath)),
+      source: configPath ?? '(defaults)',
+      field: `plugins[${i}]`,
+    }),
+  );
+  const fromFlags = flags.map(
+    (module): PluginRequest => ({ module, from: cwd, source: `--plugin ${module}`, field: 'plugin' }),
+  );
+  return { fromConfig, fromFlags };
+}
+
 /**
  * Parses a command's argv: unknown flags and stray positionals are usage errors; --config/--set/--out build the
- * validated TrainerConfig (a bad field is a ConfigError naming it). `defaultConfig` is the preset a command uses
+ * validated TrainerConfig (a bad field is a ConfigError naming it), and the plug-in modules it names (`plugins`,
+ * --plugin) are imported, so that every plug-in name in it resolves. `defaultConfig` is the preset a command uses
  * when --config is omitted.
  */
-export function parseCommand(
+export async function parseCommand(
   args: readonly string[],
   flags: Record<string, FlagSpec>,
   defaultConfig?: string,
-): ParsedCommand {
+): Promise<ParsedCommand> {
   const options = Object.fromEntries(
     Object.entries({ ...commonFlags, ...flags }).map(([name, spec]) => [
       name,
       {
         type: spec.type,
         ...(spec.short === undefined ? {} : { short: spec.short }),
-        multiple: name === 'set',
+        multiple: repeatable.has(name),
       },
     ]),
   );
@@ -73,13 +105,19 @@ export function parseCommand(
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
-  if (values.help === true)
-    return { config: loadConfig(undefined), source: '(defaults)', flags: {}, overrides: [], help: true };
+  if (values.help === true) {
+    const config = loadConfig(undefined);
+    return { config, source: '(defaults)', flags: {}, overrides: [], pluginFiles: [], help: true };
+  }
   const overrides = [...((values.set as string[] | undefined) ?? [])];
   if (typeof values.out === 'string') overrides.push(`outDir=${JSON.stringify(values.out)}`);
   const configPath = typeof values.config === 'string' ? values.config : defaultConfig;
   const config = loadConfig(configPath, overrides);
+  const warn = (notice: string) => process.stderr.write(`warning: ${notice}\n`);
+  const { fromConfig, fromFlags } = pluginRequests(config, configPath, (values.plugin as string[]) ?? []);
+  await loadPluginModules(fromConfig, warn);
+  const pluginFiles = (await loadPluginModules(fromFlags, warn)).map((plugin) => plugin.path);
   const own: Record<string, string | boolean | undefined> = {};
   for (const name of Object.keys(flags)) own[name] = values[name] as string | boolean | undefined;
-  return { config, source: configPath ?? '(defaults)', flags: own, overrides, help: false };
+  return { config, source: configPath ?? '(defaults)', flags: own, overrides, pluginFiles, help: false };
 }

@@ -1,5 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { ConfigError } from '../config/config-error.js';
+import { blameOverride } from '../config/load-config.js';
 import type { TrainerConfig } from '../config/trainer-config.js';
 import { openSession, type Session } from '../run/session.js';
 import { presetPath } from '../util/shipped.js';
@@ -51,7 +52,7 @@ export function define(spec: CommandSpec): CliCommand {
     summary: spec.summary,
     async run(args, io) {
       const usage = commandUsage(spec.name, spec.summary, spec.flags);
-      const parsed = parseCommand(
+      const parsed = await parseCommand(
         args,
         spec.flags,
         spec.preset === undefined ? undefined : presetPath(spec.preset),
@@ -60,11 +61,17 @@ export function define(spec: CommandSpec): CliCommand {
         io.out(usage);
         return 0;
       }
-      checkOutDir(parsed.config, parsed.source);
-      spec.checkFlags?.(parsed.flags, parsed.config, parsed.source);
-      const session = await openSession(parsed.config, parsed.source, {
-        localPolicy: spec.localPolicy?.(parsed.flags) ?? true,
-      });
+      let session: Session;
+      try {
+        checkOutDir(parsed.config, parsed.source);
+        spec.checkFlags?.(parsed.flags, parsed.config, parsed.source);
+        session = await openSession(parsed.config, parsed.source, {
+          localPolicy: spec.localPolicy?.(parsed.flags) ?? true,
+        });
+      } catch (error) {
+        // A plug-in name or option a --set gave, refused when the run is assembled, is named by that --set.
+        throw blameOverride(error, parsed.source, parsed.overrides);
+      }
       try {
         await spec.run(session, parsed.flags, io);
       } finally {

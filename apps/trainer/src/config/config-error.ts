@@ -3,7 +3,8 @@ export class ConfigError extends Error {
   constructor(
     readonly source: string,
     readonly field: string,
-    problem: string,
+    /** The problem alone, without source and field. */
+    readonly problem: string,
   ) {
     super(`${source}: ${field === '' ? '(root)' : field}: ${problem}`);
     this.name = 'ConfigError';

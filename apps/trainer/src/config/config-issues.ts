@@ -9,6 +9,7 @@ import { ConfigError } from './config-error.js';
 /** How a value reads in a message: its kind for lists and mappings, else its type and value. */
 export function describe(value: unknown): string {
   if (value === null) return 'null';
+  if (value === undefined) return 'nothing';
   if (Array.isArray(value)) return 'a list';
   if (typeof value === 'object') return 'a mapping';
   return `${typeof value} ${JSON.stringify(value)}`;

@@ -90,6 +90,19 @@ export const httpUrlList = (doc: string) =>
     )
     .describe(doc);
 
+/** Modules to import (paths or package names); in YAML a sequence, or one string for a list of one. */
+export const moduleList = (doc: string) =>
+  z
+    .preprocess(
+      (value) => (typeof value === 'string' ? [value] : value),
+      z
+        .array(z.string().min(1, { error: 'must not be empty' }), {
+          error: listError('module paths or package names'),
+        })
+        .default([]),
+    )
+    .describe(doc);
+
 /**
  * A plug-in: in YAML either a bare name (`grpo`) or a mapping with `name` and the plug-in's options
  * (`{ name: tao, alpha: 0.2 }`). The plug-in checks its options when the run is assembled (docs/plug-ins.md).

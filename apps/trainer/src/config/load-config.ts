@@ -37,6 +37,12 @@ const toStderr = (notice: string): void => {
   process.stderr.write(`warning: ${notice}\n`);
 };
 
+/** The field a `path=value` override sets, under its current name. */
+function overridePath(assignment: string): string {
+  const given = assignment.slice(0, assignment.indexOf('=')).trim();
+  return renamedFields[given] ?? given;
+}
+
 /**
  * Applies one `path=value` override (the value parsed as a YAML scalar or flow list) to a raw config object; an
  * old field name (renamedFields) sets the new one, with a warning.
@@ -50,7 +56,7 @@ function applyOverride(
   const equals = assignment.indexOf('=');
   if (equals <= 0) throw new ConfigError(source, '', "expected 'field.path=value'");
   const given = assignment.slice(0, equals).trim();
-  const path = renamedFields[given] ?? given;
+  const path = overridePath(assignment);
   if (path !== given) warn(`${source}: ${renamedNotice(given)}`);
   if (!isField(path)) throw new ConfigError(source, path, 'unknown field');
   const value = parseYaml(assignment.slice(equals + 1), source);
@@ -64,6 +70,21 @@ function applyOverride(
     target = target[part] as Record<string, unknown>;
   }
   target[parts.at(-1)!] = value;
+}
+
+/** True when the dotted `field` is `path` or lies inside it (`rl.loss.name` inside `rl.loss`, `rl.filters[0]`). */
+const within = (field: string, path: string) =>
+  field === path || field.startsWith(`${path}.`) || field.startsWith(`${path}[`);
+
+/**
+ * A config error that names the config `source` for a value an override set, as the override's error: a bad value
+ * given with `--set` is the `--set`'s fault, not the file's (the last override of the field, or of a mapping or
+ * list holding it, is named). Other errors are returned as they are.
+ */
+export function blameOverride(error: unknown, source: string, overrides: readonly string[]): unknown {
+  if (!(error instanceof ConfigError) || error.source !== source) return error;
+  const culprit = overrides.findLast((assignment) => within(error.field, overridePath(assignment)));
+  return culprit === undefined ? error : new ConfigError(`--set ${culprit}`, error.field, error.problem);
 }
 
 /**
@@ -84,7 +105,11 @@ export function parseConfig(
   const merged = structuredClone(raw) as Record<string, unknown>;
   renameOldFields(merged, source, (notice) => warn(`${source}: ${notice}`));
   for (const assignment of overrides) applyOverride(merged, assignment, warn);
-  return parseWith(trainerSchema, merged, source);
+  try {
+    return parseWith(trainerSchema, merged, source);
+  } catch (error) {
+    throw blameOverride(error, source, overrides);
+  }
 }
 
 /** Reads and validates a YAML config file (see parseConfig). */

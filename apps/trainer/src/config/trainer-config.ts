@@ -5,6 +5,7 @@ import {
   bool,
   httpUrlList,
   int,
+  moduleList,
   nonEmptyStr,
   num,
   oneOf,
@@ -23,6 +24,11 @@ export const trainerSchema = z.strictObject({
   seed: int('seed for data order, sampling and initialisation', 1, { min: 0 }),
   backend: oneOf('TensorFlow.js backend', 'wasm', ['wasm', 'cpu', 'tensorflow'] as const),
   outDir: nonEmptyStr('folder for metrics.jsonl, report.html and checkpoints', 'runs/taorl'),
+  plugins: moduleList(
+    'plug-in modules imported before the run is assembled (in every worker thread too), so that the plug-ins ' +
+      "they register are selectable by name: paths or package names, resolved from the config file's folder " +
+      '(docs/plug-ins.md); --plugin adds more',
+  ),
   model: section('the policy', {
     source: oneOf(
       'embedded: the tiny model, fresh (or a saved one from model.path); base: the tiny model pretrained on the ' +

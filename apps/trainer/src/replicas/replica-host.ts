@@ -2,6 +2,7 @@ import { type MessagePort, parentPort } from 'node:worker_threads';
 import { initBackend } from '@taorl/grpo';
 import * as tf from '@tensorflow/tfjs';
 import { TransformerPolicy } from '../model/transformer-policy.js';
+import { importPluginFiles } from '../plugins/plugin-modules.js';
 import {
   type FaultMode,
   INJECTED_EXIT_CODE,
@@ -39,6 +40,7 @@ export function serveReplica<Setup, Job, Result>(
 
   async function handle(request: ReplicaRequest<Setup, Job>): Promise<void> {
     if (request.kind === 'start') {
+      await importPluginFiles(request.plugins);
       await initBackend({ prefer: request.backend });
       const replica = new TransformerPolicy({ config: request.config, tensors: request.tensors });
       variables = replica.trainableVariables();

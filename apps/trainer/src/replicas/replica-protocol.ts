@@ -11,6 +11,8 @@ export interface StartReplica<Setup> {
   config: ModelConfig;
   /** Hugging Face tensors of the main policy (its `toCheckpoint()`). */
   tensors: Map<string, Float32Array>;
+  /** The plug-in module files the main thread loaded (plugin-modules.ts), imported first so their names resolve. */
+  plugins: readonly string[];
   setup: Setup;
 }
 

@@ -5,6 +5,7 @@ import { Worker } from 'node:worker_threads';
 import type { BackendChoice } from '@taorl/grpo';
 import * as tf from '@tensorflow/tfjs';
 import type { TransformerPolicy } from '../model/transformer-policy.js';
+import { loadedPluginModules } from '../plugins/plugin-modules.js';
 import type { FaultMode, ReplicaReply, ReplicaRequest } from './replica-protocol.js';
 
 /** A worker thread's script: its TypeScript source and its bundle in dist/ (see tsup.config.ts). */
@@ -49,6 +50,8 @@ function workerBackend(label: string): BackendChoice | readonly BackendChoice[] 
  * shards, rollout generation; the worker side is replica-host.ts). `syncWeights` starts them from the policy's
  * weights at that moment, and every later call sends the policy's current weights, so the replicas compute on
  * exactly the main policy's weights whatever changed them (an optimizer, or a caller restoring other weights).
+ * Each thread first imports the plug-in modules this process loaded (loadPluginModules), so that a plug-in
+ * registered there is found by name on the thread too.
  *
  * A worker that fails or exits rejects every pending job of every thread with its number and reason, and takes
  * the others down with it: its replica may be out of step, so jobs are refused until the next `syncWeights`
@@ -138,8 +141,9 @@ export class ReplicaWorkers<Setup, Job, Result> {
     this.threads = threads;
     this.stopped = null;
     const backend = workerBackend(label);
+    const plugins = loadedPluginModules().map((plugin) => plugin.path);
     threads.forEach((thread, i) => {
-      this.post(thread, { kind: 'start', backend, config, tensors, setup });
+      this.post(thread, { kind: 'start', backend, config, tensors, plugins, setup });
       const fault = this.faults.get(i);
       if (fault !== undefined) this.post(thread, { kind: 'fault', mode: fault });
     });

@@ -39,12 +39,35 @@ function stackedBars(title: string, rows: Row[], y: string): TopLevelSpec {
   };
 }
 
+/** Rows of the picked values; a line without a value (undefined) leaves a gap. */
 function series(
   lines: readonly RlStepMetrics[],
-  pick: Record<string, (line: RlStepMetrics) => number>,
+  pick: Record<string, (line: RlStepMetrics) => number | undefined>,
 ): Row[] {
   return lines.flatMap((line) =>
-    Object.entries(pick).map(([name, get]) => ({ step: line.step, series: name, value: get(line) })),
+    Object.entries(pick).flatMap(([name, get]) => {
+      const value = get(line);
+      return value === undefined ? [] : [{ step: line.step, series: name, value }];
+    }),
+  );
+}
+
+/** The metrics the loss, the filters and the shaper report of their own, one series each (`loss.pgLoss`, ...). */
+function pluginMetricRows(lines: readonly RlStepMetrics[]): Row[] {
+  return lines.flatMap((line) =>
+    (
+      [
+        ['loss', line.lossMetrics],
+        ['filters', line.filterMetrics],
+        ['shaper', line.shaperMetrics],
+      ] as const
+    ).flatMap(([part, metrics]) =>
+      Object.entries(metrics ?? {}).map(([name, value]) => ({
+        step: line.step,
+        series: `${part}.${name}`,
+        value,
+      })),
+    ),
   );
 }
 
@@ -111,6 +134,8 @@ export function reportSpecs(lines: readonly MetricsLine[]): TopLevelSpec[] {
         'trajectories',
       ),
     );
+    const own = pluginMetricRows(rl);
+    if (own.length > 0) specs.push(lineChart("The loss's, filters' and shaper's own metrics", own, 'value'));
   }
   return specs;
 }

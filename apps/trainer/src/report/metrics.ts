@@ -55,10 +55,22 @@ export interface RlStepMetrics extends Omit<RolloutStats, 'policyTokens'>, Updat
   step: number;
   /** Dropped trajectories per filter reason, summed over refill batches. */
   filterDrops: Record<string, number>;
+  /**
+   * The filters' own metrics (FilterStats.metrics, named `<filter>.<metric>`), each averaged over the step's
+   * rollout batches; absent when no filter reports any.
+   */
+  filterMetrics?: Record<string, number>;
   trajectoriesKept: number;
   groupsKept: number;
   genBatches: number;
+  /** The advantage estimator's name, and the mean |advantage| over the trained batch. */
+  estimator?: string;
+  meanAbsAdvantage?: number;
+  /** The entropy shaper's name. */
+  shaper?: string;
   bonus: { tokens: number; mean: number; max: number };
+  /** The entropy shaper's own metrics (ShapingDiagnostics.metrics); absent when it reports none. */
+  shaperMetrics?: Record<string, number>;
   /** The first policy tokens after successful tool calls in the trained batch, and the bonus they received. */
   decisionPoints?: DecisionPointStats;
   /** Embedded task: share of generated trajectories per strategy (arithStrategyOf). */

@@ -22,6 +22,14 @@ export interface GrpoUpdateOptions {
 const mean = (values: readonly number[]) =>
   values.reduce((sum, v) => sum + v, 0) / Math.max(1, values.length);
 
+/** The loss metrics a metrics line has as fields of their own (under these names); the rest go to lossMetrics. */
+const lineFields: Record<string, keyof UpdateStats> = {
+  loss: 'loss',
+  clipFractionLow: 'clipFracLow',
+  clipFractionHigh: 'clipFracHigh',
+  approxKl: 'approxKl',
+};
+
 /**
  * The RL step's update stage: @taorl/grpo's GrpoUpdater on the padded batch, its metrics averaged over the steps it
  * took, and the reasons of the steps it refused.
@@ -48,11 +56,20 @@ export function grpoUpdate(
     const steps = report.steps.filter((step) => !step.skipped);
     const skippedUpdates = report.steps.flatMap((step) => (step.skipped ? [step.skipReason ?? ''] : []));
     const metric = (name: string) => mean(steps.map((step) => step.losses[name] ?? 0));
+    const reported = [...new Set(steps.flatMap((step) => Object.keys(step.losses)))];
+    const own = reported.filter((name) => lineFields[name] === undefined);
     return {
       loss: metric('loss'),
-      clipFracLow: metric('clipFractionLow'),
-      clipFracHigh: metric('clipFractionHigh'),
       approxKl: metric('approxKl'),
+      ...Object.fromEntries(
+        reported.flatMap((name) => {
+          const field = lineFields[name];
+          return field === undefined ? [] : [[field, metric(name)]];
+        }),
+      ),
+      ...(own.length === 0
+        ? {}
+        : { lossMetrics: Object.fromEntries(own.map((name) => [name, metric(name)])) }),
       gradNorm: mean(steps.map((step) => step.gradNorm)),
       ...(skippedUpdates.length === 0 ? {} : { skippedUpdates }),
     };

@@ -55,6 +55,17 @@ export interface RlStepContext {
 
 const elapsed = (since: number) => performance.now() - since;
 
+/** Each named metric's mean over the records that have it (a filter's metrics over a step's rollout batches). */
+function meanByName(records: readonly Record<string, number>[]): Record<string, number> {
+  const names = [...new Set(records.flatMap((record) => Object.keys(record)))];
+  return Object.fromEntries(
+    names.map((name) => {
+      const values = records.flatMap((record) => (name in record ? [record[name]!] : []));
+      return [name, values.reduce((sum, value) => sum + value, 0) / values.length];
+    }),
+  );
+}
+
 /**
  * One TAO-RL step, stage by stage as in ARCHITECTURE.md: roll out groups, grade, shape rewards, filter (C1, C2),
  * refill while too few groups survive (bounded), compute advantages with the entropy shaper, update the policy,
@@ -67,6 +78,7 @@ export async function rlStep(ctx: RlStepContext, step: number): Promise<RlStepMe
   const generated: Trajectory[] = [];
   const kept: Trajectory[] = [];
   const filterDrops: Record<string, number> = {};
+  const filterMetrics: Record<string, number>[] = [];
   const problemsById = new Map<string, Problem>();
   let genBatches = 0;
 
@@ -97,6 +109,7 @@ export async function rlStep(ctx: RlStepContext, step: number): Promise<RlStepMe
     const filtered = ctx.filter?.apply(rewarded);
     for (const drop of filtered?.dropped ?? [])
       filterDrops[drop.reason] = (filterDrops[drop.reason] ?? 0) + 1;
+    if (filtered?.stats.metrics !== undefined) filterMetrics.push({ ...filtered.stats.metrics });
     kept.push(...(filtered?.kept ?? rewarded));
     genBatches++;
     time.scoringMs += rolled.gradingMs + elapsed(scoring);
@@ -128,17 +141,22 @@ export async function rlStep(ctx: RlStepContext, step: number): Promise<RlStepMe
   time.totalMs = elapsed(started);
 
   const { policyTokens, ...stats } = rolloutStats(generated);
-  const shaping = advantages.diagnostics.shaping;
+  const { sequence, shaping } = advantages.diagnostics;
   const breakdown = taskBreakdown(generated, problemsById);
   return {
     phase: 'rl',
     step,
     ...stats,
     filterDrops,
+    ...(filterMetrics.length === 0 ? {} : { filterMetrics: meanByName(filterMetrics) }),
     trajectoriesKept: batch.length,
     groupsKept: batchGroups.length,
     genBatches,
+    estimator: sequence.estimator,
+    meanAbsAdvantage: sequence.meanAbsAdvantage,
+    shaper: shaping.shaper,
     bonus: { tokens: shaping.selectedTokens, mean: shaping.meanBonus, max: shaping.maxBonus },
+    ...(shaping.metrics === undefined ? {} : { shaperMetrics: { ...shaping.metrics } }),
     decisionPoints: decisionPointStats(batch, shaping.entropyThreshold),
     ...(breakdown === null ? {} : { strategies: breakdown.strategies }),
     ...update,

@@ -1,9 +1,15 @@
 /** What the RL step's policy update reports (a subset of @taorl/grpo's update metrics), as its metrics line has it. */
 export interface UpdateStats {
   loss: number;
-  clipFracLow: number;
-  clipFracHigh: number;
+  /** The loss's clipFractionLow and clipFractionHigh, when it reports them (vanilla and cispo do). */
+  clipFracLow?: number;
+  clipFracHigh?: number;
   approxKl: number;
+  /**
+   * Every other metric the policy loss reported (pgLoss, meanRatio, entropy, dualClipFraction, kl, and a
+   * plug-in loss's own), averaged over the optimizer steps taken.
+   */
+  lossMetrics?: Record<string, number>;
   gradNorm: number;
   /** The optimizer steps the learner refused, by reason (a non-finite loss or gradient norm: weights unchanged). */
   skippedUpdates?: string[];

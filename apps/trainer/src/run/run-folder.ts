@@ -11,6 +11,7 @@ import {
 import { ConfigError } from '../config/config-error.js';
 import { renameOldFields } from '../config/renamed-fields.js';
 import type { TrainerConfig } from '../config/trainer-config.js';
+import { loadedPluginModules, type PluginModule } from '../plugins/plugin-modules.js';
 import { type MetricsLine, MetricsWriter } from '../report/metrics.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import type { Session } from './session.js';
@@ -33,9 +34,14 @@ export interface ConfigFieldChange {
   after: unknown;
 }
 
-/** `<outDir>/run-config.json`: the config the run trains with, and each change made when resuming it. */
+/**
+ * `<outDir>/run-config.json`: the config the run trains with, the plug-in modules it loaded, and each change made
+ * when resuming it.
+ */
 export interface RunRecord {
   config: TrainerConfig;
+  /** The plug-in modules loaded (`plugins`, `--plugin`) and the files they resolved to; absent in older records. */
+  plugins?: PluginModule[];
   changes: { phase: TrainState['phase']; afterStep: number; fields: ConfigFieldChange[] }[];
 }
 
@@ -162,6 +168,8 @@ export function planRun(
     );
   }
   const record = readRecord(outDir, source);
+  if (record !== null && !flags.allowConfigChange)
+    checkRecordedPlugins(record, join(outDir, RUN_RECORD), source);
   const changes = record === null ? [] : configChanges(record.config, config);
   const guarded = changes.filter((change) => !operational(change.field));
   if (guarded.length > 0 && !flags.allowConfigChange) {
@@ -174,6 +182,30 @@ export function planRun(
     );
   }
   return { latest, changes, record };
+}
+
+/**
+ * A resumed run needs the plug-ins it trained with: every module its record names must still be there and be
+ * loaded now (from `plugins` or `--plugin`), else the run is refused, naming the module and its file
+ * (--allow-config-change continues with the modules loaded now, e.g. a module that moved, and records them).
+ */
+function checkRecordedPlugins(record: RunRecord, recordPath: string, source: string): void {
+  const loaded = new Set(loadedPluginModules().map((plugin) => plugin.path));
+  for (const { module, path } of record.plugins ?? []) {
+    const recorded = `the run being resumed loaded plug-in module '${module}' (${path}; recorded in ${recordPath})`;
+    const problem = !existsSync(path)
+      ? 'which is missing now'
+      : !loaded.has(path)
+        ? `which is not loaded now: name it in plugins or pass --plugin ${path}`
+        : null;
+    if (problem !== null) {
+      throw new ConfigError(
+        source,
+        'plugins',
+        `${recorded}, ${problem} (or pass --allow-config-change to continue with the modules loaded now)`,
+      );
+    }
+  }
 }
 
 /** Where a run's notices go: `out` for progress (resuming, the rollout mode), `err` for warnings. */
@@ -193,7 +225,7 @@ export interface OpenedRun {
  * Opens the run folder of `taorl sft` / `taorl rl` as `planRun` decided: --overwrite deletes the old run's
  * checkpoints, metrics and record; a new run records its config in run-config.json; a resumed run restores the
  * checkpoint's weights, keeps the metrics lines up to its step that `kept` accepts (dropping a line cut off by a
- * full disk, with a warning) and records any config change.
+ * full disk, with a warning) and records any config change, and the plug-in modules when they changed.
  */
 export async function openRun(
   session: Session,
@@ -215,7 +247,7 @@ export async function openRun(
   const { latest } = plan;
   if (latest === null) {
     writer.truncateAfter(() => false, warn);
-    writeRecord(outDir, { config, changes: [] });
+    writeRecord(outDir, { config, plugins: [...loadedPluginModules()], changes: [] });
     return { writer, completed: 0, optimizerState: null };
   }
   const optimizerState = await restoreTrainCheckpoint(latest, session.policy);
@@ -224,13 +256,20 @@ export async function openRun(
     warn(
       `${join(outDir, RUN_RECORD)} is missing (a run from before it was kept): recording the current config`,
     );
-    writeRecord(outDir, { config, changes: [] });
-  } else if (plan.changes.length > 0) {
+    writeRecord(outDir, { config, plugins: [...loadedPluginModules()], changes: [] });
+  } else if (
+    plan.changes.length > 0 ||
+    JSON.stringify(plan.record.plugins ?? []) !== JSON.stringify(loadedPluginModules())
+  ) {
     const guarded = plan.changes.filter((change) => !operational(change.field));
     if (guarded.length > 0) warn(`resuming with a changed config: ${guarded.map(describeChange).join('; ')}`);
     writeRecord(outDir, {
       config,
-      changes: [...plan.record.changes, { phase, afterStep: latest.step, fields: plan.changes }],
+      plugins: [...loadedPluginModules()],
+      changes:
+        plan.changes.length === 0
+          ? plan.record.changes
+          : [...plan.record.changes, { phase, afterStep: latest.step, fields: plan.changes }],
     });
   }
   io.out(`Resuming after ${phase.toUpperCase()} step ${latest.step} from ${latest.path}\n`);

@@ -177,6 +177,24 @@ describe('taorl ablate', () => {
     ]);
   });
 
+  it('hands the --plugin modules on to every child, SFT included', () => {
+    const options = {
+      configPath: presetPath('ablate'),
+      pluginFiles: ['/plugins/a.js', '/plugins/b.js'],
+      overrides: [],
+      seeds: [1],
+      variants: selectVariants('grpo'),
+      parallel: 1,
+    };
+    const plugins = ['--plugin', '/plugins/a.js', '--plugin', '/plugins/b.js'];
+    const children = [sftRun(options, '/out'), ...ablationRuns(options, '/out', '/start', 'base')];
+    expect(children).toHaveLength(4);
+    for (const child of children) {
+      const at = child.cliArgs.indexOf('--plugin');
+      expect(child.cliArgs.slice(at, at + plugins.length)).toEqual(plugins);
+    }
+  });
+
   it("runs the demo's task, model, SFT and RL with one rollout batch per step (equal budget)", () => {
     const ablate = loadConfig(presetPath('ablate'), [], () => undefined);
     const demo = loadConfig(presetPath('demo'), [], () => undefined);

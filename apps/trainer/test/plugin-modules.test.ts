@@ -1,0 +1,196 @@
+import { spawn } from 'node:child_process';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runCli } from '../src/index.js';
+import { resolvePluginModule } from '../src/plugins/plugin-modules.js';
+import { secondTfjsCopy } from '../src/plugins/tfjs-copy.js';
+import type { RlStepMetrics } from '../src/report/metrics.js';
+import type { RunRecord } from '../src/run/run-folder.js';
+import { capture } from './support/capture-io.js';
+import { tinyRunOverrides } from './support/tiny-run.js';
+
+const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
+const cli = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
+const examplePackage = join(repoRoot, 'examples', 'my-plugins');
+const root = mkdtempSync(join(tmpdir(), 'taorl-plugins-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+/** The `taorl` command from the sources, as a user runs it: its own process, the repository as working folder. */
+function taorl(args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, ['--conditions=@taorl/source', '--import', 'tsx', cli, ...args], {
+    cwd: repoRoot,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  return new Promise((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr })));
+}
+
+const sets = (assignments: readonly string[]) => assignments.flatMap((assignment) => ['--set', assignment]);
+
+/**
+ * A project folder as a user has it: the example plug-in package installed in its node_modules (a link, as npm
+ * link or a workspace makes it) and a config that names it by package name and selects its three plug-ins.
+ */
+function project(): { config: string; outDir: string } {
+  const dir = join(root, 'project');
+  mkdirSync(join(dir, 'node_modules'), { recursive: true });
+  symlinkSync(examplePackage, join(dir, 'node_modules', 'my-taorl-plugins'), 'dir');
+  const config = join(dir, 'run.yaml');
+  writeFileSync(
+    config,
+    [
+      'plugins: [my-taorl-plugins]',
+      'rl:',
+      '  estimator: sign',
+      // Masking keeps every trajectory (and its reward in the group), so the loss has tokens to train on.
+      '  filters: [{name: max-response-tokens, maxTokens: 31, mode: mask}]',
+      '  loss: {name: capped-reinforce, maxWeight: 1.5, clipHigh: 0.28}',
+      'rollout:',
+      '  workers: 2',
+      '',
+    ].join('\n'),
+  );
+  return { config, outDir: join(dir, 'out') };
+}
+
+describe('plug-in modules through the taorl CLI', () => {
+  const { config, outDir } = project();
+  const runArgs = ['rl', '--config', config, '--out', outDir, ...sets(tinyRunOverrides)];
+
+  it('runs two RL steps with an estimator, a filter and a loss of its own on 2 rollout worker threads', async () => {
+    const run = await taorl(runArgs);
+    expect(run.stderr).not.toContain('warning');
+    expect(run.code, run.stderr).toBe(0);
+    const lines = readFileSync(join(outDir, 'metrics.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as RlStepMetrics);
+    expect(lines.map((line) => line.step)).toEqual([1, 2]);
+    for (const line of lines) {
+      expect(line.estimator).toBe('sign');
+      // The filter's own metrics, named after it: it saw every trajectory of the step (2 groups x 2).
+      expect(line.filterMetrics?.['max-response-tokens.meanResponseTokens']).toBe(line.responseTokens);
+      expect(line.filterMetrics?.['max-response-tokens.removedShare']).toBe(line.truncatedRate);
+      // A loss that reports no clip fractions gets none written, rather than zeros.
+      expect(line).not.toHaveProperty('clipFracLow');
+    }
+    // The sign estimator's advantages are +-1 or 0; the loss ran on the worker threads (rollout.workers 2 computes
+    // the update's micro-batch gradients there) and reported its own metric.
+    const trained = lines.filter((line) => line.lossMetrics !== undefined);
+    expect(trained.length).toBeGreaterThan(0);
+    for (const line of trained) {
+      expect([0.5, 1]).toContain(line.meanAbsAdvantage);
+      expect(line.lossMetrics?.cappedFraction).toBeGreaterThanOrEqual(0);
+      expect(line.lossMetrics?.cappedFraction).toBeLessThanOrEqual(1);
+    }
+    const record = JSON.parse(readFileSync(join(outDir, 'run-config.json'), 'utf8')) as RunRecord;
+    expect(record.config.plugins).toEqual(['my-taorl-plugins']);
+    expect(record.plugins).toEqual([
+      { module: 'my-taorl-plugins', path: join(realpathSync(examplePackage), 'index.js') },
+    ]);
+  }, 240_000);
+
+  it('refuses to resume a run whose recorded plug-in module is missing or not loaded', async () => {
+    const recordPath = join(outDir, 'run-config.json');
+    const record = JSON.parse(readFileSync(recordPath, 'utf8')) as RunRecord;
+    const gone = join(root, 'moved', 'index.js');
+    writeFileSync(recordPath, JSON.stringify({ ...record, plugins: [{ module: './moved', path: gone }] }));
+    const missing = capture();
+    expect(await runCli([...runArgs, '--resume'], missing.io)).toBe(2);
+    expect(missing.err.join('')).toContain(
+      `config error: ${config}: plugins: the run being resumed loaded plug-in module './moved' (${gone}; ` +
+        `recorded in ${recordPath}), which is missing now (or pass --allow-config-change`,
+    );
+    const elsewhere = join(root, 'other-plugins.js');
+    writeFileSync(elsewhere, '');
+    writeFileSync(recordPath, JSON.stringify({ ...record, plugins: [{ module: 'other', path: elsewhere }] }));
+    const unloaded = capture();
+    expect(await runCli([...runArgs, '--resume'], unloaded.io)).toBe(2);
+    expect(unloaded.err.join('')).toContain(
+      `which is not loaded now: name it in plugins or pass --plugin ${elsewhere}`,
+    );
+  });
+});
+
+describe('plug-in module errors', () => {
+  const configWith = (name: string, plugins: string) => {
+    const file = join(root, name);
+    writeFileSync(file, `plugins: ${plugins}\n`);
+    return file;
+  };
+
+  it('names the field and the module of a module that is missing or throws while loading', async () => {
+    const absent = configWith('absent.yaml', '[no-such-plugin-package]');
+    const byName = capture();
+    expect(await runCli(['rl', '--config', absent], byName.io)).toBe(2);
+    expect(byName.err.join('')).toBe(
+      `taorl rl: config error: ${absent}: plugins[0]: cannot find plug-in package 'no-such-plugin-package' ` +
+        `from ${root} (is it installed there?)\n`,
+    );
+    writeFileSync(join(root, 'throws.js'), "throw new Error('bad plug-in');\n");
+    const throwing = configWith('throwing.yaml', '[./throws.js]');
+    const thrown = capture();
+    expect(await runCli(['rl', '--config', throwing], thrown.io)).toBe(2);
+    expect(thrown.err.join('')).toBe(
+      `taorl rl: config error: ${throwing}: plugins[0]: plug-in module './throws.js' ` +
+        `(${join(root, 'throws.js')}) failed to load: bad plug-in\n`,
+    );
+    const flag = capture();
+    expect(await runCli(['rl', '--plugin', './no-such-file.js'], flag.io)).toBe(2);
+    expect(flag.err.join('')).toContain(
+      "config error: --plugin ./no-such-file.js: plugin: cannot find plug-in module './no-such-file.js'",
+    );
+  });
+
+  it('resolves a path from the given folder and a package, ESM-only ones included, from its node_modules', () => {
+    const dir = join(root, 'resolve');
+    const esmOnly = join(dir, 'node_modules', 'esm-only');
+    mkdirSync(esmOnly, { recursive: true });
+    writeFileSync(
+      join(esmOnly, 'package.json'),
+      '{"type": "module", "exports": {".": {"import": "./main.js"}}}',
+    );
+    writeFileSync(join(esmOnly, 'main.js'), '');
+    writeFileSync(join(dir, 'mine.js'), '');
+    const nested = join(dir, 'configs', 'deeper');
+    mkdirSync(nested, { recursive: true });
+    expect(resolvePluginModule('esm-only', nested)).toBe(join(esmOnly, 'main.js'));
+    expect(resolvePluginModule('../../mine.js', nested)).toBe(join(dir, 'mine.js'));
+    expect(resolvePluginModule(join(dir, 'mine.js'), tmpdir())).toBe(join(dir, 'mine.js'));
+    expect(() => resolvePluginModule('./mine.js', nested)).toThrow(
+      `cannot find plug-in module './mine.js' (looked for ${join(nested, 'mine.js')})`,
+    );
+  });
+
+  it('warns about a plug-in package that brings its own TensorFlow.js, naming both copies', () => {
+    const pkg = join(root, 'own-tfjs');
+    const core = join(pkg, 'node_modules', '@tensorflow', 'tfjs-core');
+    mkdirSync(core, { recursive: true });
+    writeFileSync(join(core, 'package.json'), '{"name": "@tensorflow/tfjs-core", "main": "index.js"}');
+    writeFileSync(join(core, 'index.js'), '');
+    writeFileSync(join(pkg, 'index.js'), '');
+    const warning = secondTfjsCopy(join(pkg, 'index.js'));
+    expect(warning).toContain(`it would load its own copy of TensorFlow.js (${core}; the trainer's is `);
+    expect(warning).toContain('Declare @tensorflow/tfjs as a peerDependency');
+    // The example package declares tfjs as a peer dependency: it gets the trainer's copy.
+    expect(secondTfjsCopy(join(examplePackage, 'index.js'))).toBeNull();
+  });
+});
