@@ -205,7 +205,7 @@ describe('taorl-sandbox serve: back-pressure and shutdown', () => {
     while (!condition()) await new Promise((resolve) => setTimeout(resolve, 10));
   }
 
-  it('runs one, queues one, refuses the next with 429 and Retry-After; a queue wait past its limit gets 503', async () => {
+  it('runs one, queues one, refuses the next with 504 and Retry-After; a queue wait past its limit gets 504', async () => {
     const sandbox = await createSandbox({ workers: 1, preload: [] });
     const small = await startSandboxServer({ sandbox, port: 0, maxQueue: 1, queueTimeoutMs: 60_000 });
     try {
@@ -214,7 +214,7 @@ describe('taorl-sandbox serve: back-pressure and shutdown', () => {
       const second = http(small.url, '/run_code', { body: slow(0) });
       await until(() => small.queued === 1);
       const third = await http(small.url, '/run_code', { body: slow(0) });
-      expect(third.status).toBe(429);
+      expect(third.status).toBe(504);
       expect(third.headers['retry-after']).toBe('1');
       expect((third.json() as { detail: string }).detail).toMatch(
         /all 1 workers are busy and 1 requests wait/,
@@ -232,7 +232,7 @@ describe('taorl-sandbox serve: back-pressure and shutdown', () => {
       const first = http(impatient.url, '/run_code', { body: slow(1.5) });
       await until(() => impatient.running === 1);
       const waited = await http(impatient.url, '/run_code', { body: slow(0) });
-      expect(waited.status).toBe(503);
+      expect(waited.status).toBe(504);
       expect(waited.headers['retry-after']).toBe('1');
       expect((waited.json() as { detail: string }).detail).toMatch(/no worker was free within 200 ms/);
       expect((await first).status).toBe(200);

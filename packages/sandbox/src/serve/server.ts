@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Sandbox } from '../types';
+import type { ExecRequest, Sandbox } from '../types';
 import { rejectUnknownFields } from '../unknown-fields';
 import { Admission, NotAdmitted, QueueShare } from './admission';
 import { defaultMaxConnections } from './descriptors';
@@ -96,12 +96,13 @@ function count(value: number | undefined, fallback: number, field: string, min: 
 }
 
 /**
- * What a request not yet running costs the server, as measured (docs/benchmarks/sandbox.md): about this much for
- * its connection, request and response objects, plus its body about this many times over (the raw bytes, the
- * parsed JSON and the decoded files).
+ * What a request not yet running is charged of the queue's memory: its connection, request and response objects,
+ * plus its body this many times over. Measured (docs/benchmarks/sandbox.md): a waiting request adds 20 KiB of
+ * resident memory plus 2.0 to 2.3 times its body (the decoded files it keeps, buffers V8 frees lazily), and the
+ * body is held three times over for a moment while parsed (bytes, text, JSON).
  */
-export const QUEUE_REQUEST_BYTES = 16 * 1024;
-export const QUEUE_BODY_FACTOR = 2;
+export const QUEUE_REQUEST_BYTES = 24 * 1024;
+export const QUEUE_BODY_FACTOR = 3;
 
 type Answer = { statusCode: number; body: string; contentType: string; headers?: Record<string, string> };
 
@@ -144,7 +145,11 @@ function readBody(
       }
       chunks.push(chunk);
     });
-    request.on('end', () => resolve(Buffer.concat(chunks)));
+    request.on('end', () => {
+      // The listeners live as long as the request: they must not keep the chunks of a request that waits.
+      request.removeAllListeners('data');
+      resolve(Buffer.concat(chunks.splice(0)));
+    });
     request.on('error', reject);
   });
 }
@@ -175,10 +180,19 @@ export async function startSandboxServer(options: SandboxServerOptions): Promise
   }
   const workers = (sandbox as { workers?: unknown }).workers;
   const concurrency = count(options.concurrency, typeof workers === 'number' ? workers : 8, 'concurrency', 1);
+  const maxBodyBytes = count(options.maxBodyBytes, 16 * 1024 * 1024, 'maxBodyBytes', 1);
+  const largestRequest = QUEUE_REQUEST_BYTES + QUEUE_BODY_FACTOR * maxBodyBytes;
+  const maxQueueBytes = count(options.maxQueueBytes, 1024 * 1024 * 1024, 'maxQueueBytes', 1);
+  if (maxQueueBytes < largestRequest) {
+    throw new TypeError(
+      `startSandboxServer: maxQueueBytes ${maxQueueBytes} cannot hold one request of maxBodyBytes ` +
+        `${maxBodyBytes} (it is charged ${largestRequest}); raise maxQueueBytes or lower maxBodyBytes`,
+    );
+  }
   const admission = new Admission(
     concurrency,
     options.maxQueue === undefined ? Number.POSITIVE_INFINITY : count(options.maxQueue, 0, 'maxQueue', 0),
-    count(options.maxQueueBytes, 1024 * 1024 * 1024, 'maxQueueBytes', 1),
+    maxQueueBytes,
   );
   const queueTimeoutMs = count(options.queueTimeoutMs, 15_000, 'queueTimeoutMs', 1);
   const maxConnections =
@@ -189,7 +203,6 @@ export async function startSandboxServer(options: SandboxServerOptions): Promise
     maxRunTimeoutMs: count(options.maxRunTimeoutMs, 60_000, 'maxRunTimeoutMs', 1),
     maxMemoryMb: count(options.maxMemoryMb, 4096, 'maxMemoryMb', 1),
   };
-  const maxBodyBytes = count(options.maxBodyBytes, 16 * 1024 * 1024, 'maxBodyBytes', 1);
   const receiveTimeoutMs = count(options.receiveTimeoutMs, 30_000, 'receiveTimeoutMs', 1);
   const retryAfter = { 'retry-after': String(count(options.retryAfterS, 1, 'retryAfterS', 0)) };
   const guard = new RequestGuard(isLoopback(host), options.token, new Set(['/health', '/v1/ping']));
@@ -200,12 +213,8 @@ export async function startSandboxServer(options: SandboxServerOptions): Promise
   const notAdmitted = (error: NotAdmitted): Answer =>
     json(error.reason === 'shutting_down' ? 503 : 504, { detail: error.message }, retryAfter);
 
-  const runCode = async (
-    request: IncomingMessage,
-    arrived: number,
-    gone: AbortSignal,
-    share: QueueShare,
-  ): Promise<Answer> => {
+  /** The request's body as an ExecRequest, or the answer refusing it. Nothing of the raw body outlives it. */
+  const receive = async (request: IncomingMessage, share: QueueShare): Promise<ExecRequest | Answer> => {
     let body: unknown;
     try {
       admission.charge(share, QUEUE_REQUEST_BYTES);
@@ -220,13 +229,22 @@ export async function startSandboxServer(options: SandboxServerOptions): Promise
       }
       return json(422, { detail: `the body is not JSON: ${(error as Error).message}` });
     }
-    let execRequest: ReturnType<typeof toExecRequest>;
     try {
-      execRequest = toExecRequest(body, bounds);
+      return toExecRequest(body, bounds);
     } catch (error) {
       if (error instanceof RunCodeRequestError) return json(422, { detail: error.message });
       throw error;
     }
+  };
+
+  const runCode = async (
+    request: IncomingMessage,
+    arrived: number,
+    gone: AbortSignal,
+    share: QueueShare,
+  ): Promise<Answer> => {
+    const execRequest = await receive(request, share);
+    if ('statusCode' in execRequest) return execRequest;
     try {
       await admission.enter(share, queueTimeoutMs, gone);
     } catch (error) {
