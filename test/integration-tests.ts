@@ -16,6 +16,7 @@ export const integrationTests: readonly string[] = [
   'packages/sandbox/test/sandboxfusion.test.ts',
   'packages/sandbox/test/security-runs.test.ts',
   'packages/sandbox/test/security.test.ts',
+  'packages/sandbox/test/serve-hardening.test.ts',
   'packages/sandbox/test/serve-verl.test.ts',
   'packages/sandbox/test/serve.test.ts',
   'packages/sandbox/test/unprivileged.test.ts',

@@ -58,7 +58,7 @@ export class PythonWorker {
       });
     });
     // Node leaves the pipes unset when it could not create them (EMFILE); the 'error' above follows.
-    if ((this.child.stdout as unknown) === null) return;
+    if (!(this.child.stdout as unknown)) return;
     this.child.stdout.on('data', (chunk: Buffer) => this.onData(chunk));
     this.child.stderr.setEncoding('utf8');
     this.child.stderr.on('data', (chunk: string) => {
