@@ -124,6 +124,8 @@ await sandbox.close();
       );
       for (const socket of held) socket.destroy();
       await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(output.text()).not.toMatch(/Unhandled 'error' event/);
+      expect(server.exitCode).toBeNull();
       const answers = await Promise.all(
         Array.from({ length: 4 }, (_, index) =>
           http(url, '/run_code', { body: runCodeBody(`print(${index})`) }),
@@ -142,8 +144,11 @@ await sandbox.close();
       expect(output.text()).not.toMatch(/Unhandled 'error' event/);
     } finally {
       for (const socket of held) socket.destroy();
-      server.kill('SIGTERM');
-      await new Promise((resolve) => server.once('close', resolve));
+      const closed = new Promise((resolve) => server.once('close', resolve));
+      if (server.exitCode === null && server.signalCode === null) {
+        server.kill('SIGTERM');
+        await closed;
+      }
     }
   }, 180_000);
 });
