@@ -144,7 +144,9 @@ export function resolveRequest(request: ExecRequest, defaults: ExecLimits): Reso
     checkFilePath(path, `ExecRequest.fetchFiles[${index}]`);
     const first = firstAt.get(path);
     if (first !== undefined) {
-      throw new TypeError(`ExecRequest.fetchFiles[${index}] ${JSON.stringify(path)} repeats fetchFiles[${first}]`);
+      throw new TypeError(
+        `ExecRequest.fetchFiles[${index}] ${JSON.stringify(path)} repeats fetchFiles[${first}]`,
+      );
     }
     firstAt.set(path, index);
   });

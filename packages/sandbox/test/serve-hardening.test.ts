@@ -199,7 +199,9 @@ describe('taorl-sandbox serve: no request holds the event loop (issue 39.2)', ()
     const { slowestMs, answer } = await slowestHealthDuring(http(server.url, '/run_code', { body }));
     expect(answer.status).toBe(200);
     expect(answer.json()).toMatchObject({ status: 'Success', files: {} });
-    console.log(`fetch_files x 160k: /health held ${slowestMs.toFixed(0)} ms; one JSON pass ${pass.toFixed(1)} ms`);
+    console.log(
+      `fetch_files x 160k: /health held ${slowestMs.toFixed(0)} ms; one JSON pass ${pass.toFixed(1)} ms`,
+    );
     expect(slowestMs / pass).toBeLessThan(50);
   }, 120_000);
 
@@ -214,7 +216,9 @@ describe('taorl-sandbox serve: no request holds the event loop (issue 39.2)', ()
     );
     const files = (answer.json() as { files: Record<string, string> }).files;
     expect(Buffer.from(files['big.bin'] as string, 'base64').length).toBe(size);
-    console.log(`16 MiB fetched: /health held ${slowestMs.toFixed(0)} ms; one JSON pass ${pass.toFixed(1)} ms`);
+    console.log(
+      `16 MiB fetched: /health held ${slowestMs.toFixed(0)} ms; one JSON pass ${pass.toFixed(1)} ms`,
+    );
     expect(slowestMs / pass).toBeLessThan(20);
   }, 120_000);
 });

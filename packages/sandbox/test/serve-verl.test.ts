@@ -41,7 +41,11 @@ async function verl(job: Record<string, unknown>): Promise<VerlOutput> {
   const { stdout } = await promisify(execFile)(
     PYTHON,
     [DRIVER, JSON.stringify({ url: `${server.url}/run_code`, ...job })],
-    { timeout: 300_000, maxBuffer: 64 * 1024 * 1024, env: { PATH: '/usr/bin:/bin', LANG: 'C.UTF-8', PYTHONDONTWRITEBYTECODE: '1' } },
+    {
+      timeout: 300_000,
+      maxBuffer: 64 * 1024 * 1024,
+      env: { PATH: '/usr/bin:/bin', LANG: 'C.UTF-8', PYTHONDONTWRITEBYTECODE: '1' },
+    },
   );
   return JSON.parse(stdout) as VerlOutput;
 }
@@ -128,4 +132,3 @@ describe("verl's SandboxFusion client against taorl-sandbox serve", () => {
     expect(output.tool).toHaveLength(calls);
   }, 300_000);
 });
-
