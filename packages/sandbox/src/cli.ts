@@ -40,7 +40,7 @@ Options of serve:
   --max-queue-mb N    memory requests not yet running may hold (default 1024); past it a
                       request gets 504 with Retry-After, which SandboxFusion clients retry
   --max-queue N       also at most N requests waiting for a worker (default: no count)
-  --queue-timeout-ms N  longest wait for a worker before a 504 (default 15000)
+  --queue-timeout-ms N  longest wait for a worker before a 504 (default 18000)
   --max-connections N connections held open at once (default: what the descriptor limit
                       leaves beside the workers, at most 16384)
   --max-run-timeout-ms N  largest run_timeout a request may ask for (default 60000)

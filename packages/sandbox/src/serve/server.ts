@@ -33,8 +33,9 @@ export interface SandboxServerOptions {
   /** At most this many requests wait for a worker; one more is answered 504 with Retry-After. Default: no count. */
   maxQueue?: number;
   /**
-   * The longest a request waits for a worker before it is answered 504 with Retry-After. Default 15 000: under
-   * verl's own request timeout (compile_timeout + run_timeout + 10 s) less a run of run_timeout.
+   * The longest a request waits for a worker before it is answered 504 with Retry-After. Default 18 000: verl's
+   * client gives up on a try after compile_timeout + run_timeout + 10 s (30 s at its default of 10 s), so a wait
+   * of 18 s leaves a run of run_timeout 2 s to spare, and each of its three tries uses most of its 30 s.
    */
   queueTimeoutMs?: number;
   /**
@@ -194,7 +195,7 @@ export async function startSandboxServer(options: SandboxServerOptions): Promise
     options.maxQueue === undefined ? Number.POSITIVE_INFINITY : count(options.maxQueue, 0, 'maxQueue', 0),
     maxQueueBytes,
   );
-  const queueTimeoutMs = count(options.queueTimeoutMs, 15_000, 'queueTimeoutMs', 1);
+  const queueTimeoutMs = count(options.queueTimeoutMs, 18_000, 'queueTimeoutMs', 1);
   const maxConnections =
     options.maxConnections === undefined
       ? defaultMaxConnections(concurrency)
