@@ -192,14 +192,22 @@ try {
   ]);
   await new Promise((resolve) => setTimeout(resolve, 1000));
   const atRest = serverMemory(serverPid);
-  let peak = { nodeRssMb: 0, treePssMb: 0 };
-  const sampler = setInterval(() => {
-    const now = serverMemory(serverPid);
-    peak = {
-      nodeRssMb: Math.max(peak.nodeRssMb, now.nodeRssMb),
-      treePssMb: Math.max(peak.treePssMb, now.treePssMb),
-    };
-  }, 250);
+  // Sampled only while the server is loaded: a sample walks /proc in this process, which runs the in-process pool.
+  const peakDuring = async <T>(work: () => Promise<T>) => {
+    let peak = { nodeRssMb: 0, treePssMb: 0 };
+    const sampler = setInterval(() => {
+      const now = serverMemory(serverPid);
+      peak = {
+        nodeRssMb: Math.max(peak.nodeRssMb, now.nodeRssMb),
+        treePssMb: Math.max(peak.treePssMb, now.treePssMb),
+      };
+    }, 250);
+    try {
+      return { result: await work(), peak };
+    } finally {
+      clearInterval(sampler);
+    }
+  };
 
   const loadRows: string[] = [];
   for (const clients of CONCURRENCY) {
@@ -209,8 +217,7 @@ try {
       clients,
       async (id) => (await pool.run({ code: snippet(id) })).stdout,
     );
-    peak = { nodeRssMb: 0, treePssMb: 0 };
-    const verl = await measureVerl(url, calls, clients);
+    const { result: verl, peak } = await peakDuring(() => measureVerl(url, calls, clients));
     loadRows.push(
       `| ${clients} | ${WORKERS} | ${calls} | ${row(inProcess)} | ${row(verl)} | ` +
         `**${fmt(verl.perSecond / inProcess.perSecond, 2)}** | ${inProcess.lost} / ${verl.lost} | ` +
@@ -218,7 +225,6 @@ try {
     );
     console.error(loadRows.at(-1));
   }
-  clearInterval(sampler);
 
   const overheadRows: string[] = [];
   if (baseline) {
