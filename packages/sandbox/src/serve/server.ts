@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { ExecRequest, Sandbox } from '../types';
+import type { Sandbox } from '../types';
 import { rejectUnknownFields } from '../unknown-fields';
 import { Admission, NotAdmitted, QueueShare } from './admission';
 import { defaultMaxConnections } from './descriptors';
@@ -215,7 +215,10 @@ export async function startSandboxServer(options: SandboxServerOptions): Promise
     json(error.reason === 'shutting_down' ? 503 : 504, { detail: error.message }, retryAfter);
 
   /** The request's body as an ExecRequest, or the answer refusing it. Nothing of the raw body outlives it. */
-  const receive = async (request: IncomingMessage, share: QueueShare): Promise<ExecRequest | Answer> => {
+  const receive = async (
+    request: IncomingMessage,
+    share: QueueShare,
+  ): Promise<ReturnType<typeof toExecRequest> | Answer> => {
     let body: unknown;
     try {
       admission.charge(share, QUEUE_REQUEST_BYTES);
@@ -244,8 +247,8 @@ export async function startSandboxServer(options: SandboxServerOptions): Promise
     gone: AbortSignal,
     share: QueueShare,
   ): Promise<Answer> => {
-    const execRequest = await receive(request, share);
-    if ('statusCode' in execRequest) return execRequest;
+    const served = await receive(request, share);
+    if ('statusCode' in served) return served;
     try {
       await admission.enter(share, queueTimeoutMs, gone);
     } catch (error) {
@@ -253,7 +256,7 @@ export async function startSandboxServer(options: SandboxServerOptions): Promise
       return notAdmitted(error);
     }
     try {
-      const result = await sandbox.run(execRequest);
+      const result = await sandbox.run(served);
       metrics.run(result.status, performance.now() - arrived);
       return json(200, toRunCodeResponse(result));
     } catch (error) {
