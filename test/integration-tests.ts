@@ -20,6 +20,7 @@ export const integrationTests: readonly string[] = [
   'packages/sandbox/test/sandboxfusion.test.ts',
   'packages/sandbox/test/security-runs.test.ts',
   'packages/sandbox/test/security.test.ts',
+  'packages/sandbox/test/serve-hardening.test.ts',
   'packages/sandbox/test/serve-sandboxfusion-suite.test.ts',
   'packages/sandbox/test/serve-semantics.test.ts',
   'packages/sandbox/test/serve-verl.test.ts',

@@ -1,25 +1,31 @@
-// taorl-sandbox serve under load on loopback, side by side with the in-process pool in one run: the same snippet,
-// the same worker count and the same number of concurrent clients, calling the pool's run() directly or POSTing
-// /run_code to a server process (the built CLI). Every request carries its own number and must come back exactly
-// once with its own output. Then the security suite's hostile cases (test/security.test.ts) go over HTTP, and the
-// server must still answer. Server memory (the server process and its workers) at rest and at the peak under load.
+// taorl-sandbox serve under load on loopback, side by side with the in-process pool in one run.
+// 1. Load, as a verl user meets it: verl's own unmodified client (test/fixtures/verl, Debian python3 with
+//    python3-requests), N calls at once each from its own thread, against a server process with default options
+//    (the built CLI), and the same N concurrent calls to the pool's run() in process, interleaved. Every call
+//    carries its own number and must come back exactly once with its own output ("lost" counts the others).
+// 2. Per-request overhead of the server, before and after a change: the same Node clients against this build's
+//    server and against another build's (SERVE_BENCH_BASELINE_CLI, e.g. main's dist/cli.js), interleaved.
+// 3. The security suite's hostile cases (test/security.test.ts) over HTTP; the server must still answer.
+// Server memory: the server process's RSS and the PSS of it with its workers, at rest and at the peak under load.
 // Run from the repository root after `pnpm build`:
 //   pnpm bench packages/sandbox/bench/serve.ts
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { promisify } from 'node:util';
 import { createSandbox, type ExecStatus } from '@taorl/sandbox';
-
-const WORKERS = Number(process.env.SERVE_BENCH_WORKERS ?? 2);
-const CONCURRENCY = (process.env.SERVE_BENCH_CONCURRENCY ?? '16,64').split(',').map(Number);
-const CALLS = Number(process.env.SERVE_BENCH_CALLS ?? 400);
-const ROUNDS = 2;
-
 import { HOSTILE_CASES } from '../test/hostile-code';
 
-const CLI = resolve(import.meta.dirname, '../dist/cli.js');
+const WORKERS = Number(process.env.SERVE_BENCH_WORKERS ?? 2);
+const CONCURRENCY = (process.env.SERVE_BENCH_CONCURRENCY ?? '16,64,256').split(',').map(Number);
+const CALLS = Number(process.env.SERVE_BENCH_CALLS ?? 512);
+const OVERHEAD_CALLS = Number(process.env.SERVE_BENCH_OVERHEAD_CALLS ?? 256);
+const BASELINE_CLI = process.env.SERVE_BENCH_BASELINE_CLI;
 
-/** The snippet of request `id`: a 2 000-step integer loop (as bench/throughput.ts), plus the id. */
+const CLI = resolve(import.meta.dirname, '../dist/cli.js');
+const VERL_DRIVER = resolve(import.meta.dirname, '../test/fixtures/verl/run_verl_client.py');
+
+/** The snippet of call `id`: a 2 000-step integer loop (as bench/throughput.ts), plus the id. */
 const snippet = (id: number) =>
   `total = 0\nfor i in range(1, 2001):\n    total += i * i % 7\nprint(total + ${id})`;
 let loopTotal = 0;
@@ -37,36 +43,72 @@ function quantile(sorted: number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] as number;
 }
 
-/**
- * `calls` requests from `clients` concurrent clients; each answer is checked against its id, and an id answered
- * twice, wrongly or never counts as lost. Latency is per request, from sending to the answer.
- */
+function summary(calls: number, seconds: number, latenciesMs: number[], lost: number): Measurement {
+  latenciesMs.sort((a, b) => a - b);
+  return {
+    perSecond: calls / seconds,
+    p50: quantile(latenciesMs, 0.5),
+    p95: quantile(latenciesMs, 0.95),
+    lost,
+  };
+}
+
+/** `calls` calls from `clients` concurrent clients in this process; an id answered wrongly or never is lost. */
 async function measure(
   calls: number,
   clients: number,
   call: (id: number) => Promise<string>,
 ): Promise<Measurement> {
-  const answered = new Array<number>(calls).fill(0);
   const latencies: number[] = [];
   let next = 0;
-  let wrong = 0;
+  let lost = 0;
   const started = performance.now();
   await Promise.all(
     Array.from({ length: clients }, async () => {
       while (next < calls) {
         const id = next++;
         const t0 = performance.now();
-        const stdout = await call(id);
+        const stdout = await call(id).catch(() => null);
         latencies.push(performance.now() - t0);
-        answered[id] = (answered[id] as number) + 1;
-        if (stdout !== expected(id)) wrong++;
+        if (stdout !== expected(id)) lost++;
       }
     }),
   );
-  const seconds = (performance.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
-  const lost = answered.filter((count) => count !== 1).length + wrong;
-  return { perSecond: calls / seconds, p50: quantile(latencies, 0.5), p95: quantile(latencies, 0.95), lost };
+  return summary(calls, (performance.now() - started) / 1000, latencies, lost);
+}
+
+interface VerlToolResult {
+  status: boolean | number;
+  metadata: { stdout: string | null; api_request_error: string | null };
+  seconds: number;
+}
+
+/** `calls` calls through verl's client, `clients` at once (each call its own thread while it runs). */
+async function measureVerl(url: string, calls: number, clients: number): Promise<Measurement> {
+  const job = {
+    url: `${url}/run_code`,
+    threads: clients,
+    // verl's reward path: timeout 10 s, so its client gives each try 30 s and retries a 504 twice.
+    tool: Array.from({ length: calls }, (_, id) => ({ code: snippet(id), timeout: 10 })),
+  };
+  const { stdout } = await promisify(execFile)('/usr/bin/python3', [VERL_DRIVER, JSON.stringify(job)], {
+    maxBuffer: 256 * 1024 * 1024,
+    env: { PATH: '/usr/bin:/bin', LANG: 'C.UTF-8', PYTHONDONTWRITEBYTECODE: '1' },
+  });
+  // The calls' own wall time: Python's start and its imports are not the server's.
+  const { tool: results, tool_seconds: seconds } = JSON.parse(stdout) as {
+    tool: VerlToolResult[];
+    tool_seconds: number;
+  };
+  const lost = results.filter(
+    (result, id) => result.status !== true || result.metadata.stdout !== expected(id),
+  ).length;
+  return summary(
+    calls,
+    seconds,
+    results.map((result) => result.seconds * 1000),
+    lost,
+  );
 }
 
 function children(): Map<number, number[]> {
@@ -103,20 +145,11 @@ function serverMemory(pid: number): { nodeRssMb: number; treePssMb: number } {
   return { nodeRssMb: field(pid, 'Rss') / 1024, treePssMb: pss / 1024 };
 }
 
-async function startServer(): Promise<{ child: ChildProcess; url: string }> {
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run pnpm build first`);
+async function startServer(cli: string, extra: string[] = []): Promise<{ child: ChildProcess; url: string }> {
+  if (!existsSync(cli)) throw new Error(`${cli} is missing: run pnpm build first`);
   const child = spawn(
     process.execPath,
-    [
-      CLI,
-      'serve',
-      '--port',
-      '0',
-      '--workers',
-      String(WORKERS),
-      '--max-queue',
-      String(Math.max(...CONCURRENCY)),
-    ],
+    [cli, 'serve', '--port', '0', '--workers', String(WORKERS), ...extra],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
   let output = '';
@@ -147,51 +180,86 @@ async function post(url: string, code: string, runTimeout = 30): Promise<Answer>
 }
 
 const fmt = (value: number, digits = 1) => value.toFixed(digits);
+const row = (m: Measurement) => `${fmt(m.perSecond)} | ${fmt(m.p50)} / ${fmt(m.p95)}`;
 const pool = await createSandbox({ workers: WORKERS, limits: { timeoutMs: 30_000 } });
-const { child: server, url } = await startServer();
+const { child: server, url } = await startServer(CLI);
 const serverPid = server.pid as number;
+const baseline = BASELINE_CLI ? await startServer(BASELINE_CLI, ['--max-queue', '64']) : null;
 try {
-  // Both paths warm, then memory at rest.
-  await Promise.all([pool.run({ code: snippet(0) }), post(url, snippet(0))]);
+  // Every path warm, then memory at rest.
+  await Promise.all([
+    pool.run({ code: snippet(0) }),
+    post(url, snippet(0)),
+    ...(baseline ? [post(baseline.url, snippet(0))] : []),
+  ]);
   await new Promise((resolve) => setTimeout(resolve, 1000));
   const atRest = serverMemory(serverPid);
-  let peak = { nodeRssMb: 0, treePssMb: 0 };
-  const sampler = setInterval(() => {
-    const now = serverMemory(serverPid);
-    peak = {
-      nodeRssMb: Math.max(peak.nodeRssMb, now.nodeRssMb),
-      treePssMb: Math.max(peak.treePssMb, now.treePssMb),
-    };
-  }, 250);
-
-  const rows: string[] = [];
-  for (const clients of CONCURRENCY) {
-    // Interleaved rounds, so that a change in the machine's load falls on both paths alike.
-    const inProcess: Measurement[] = [];
-    const overHttp: Measurement[] = [];
-    for (let round = 0; round < ROUNDS; round++) {
-      inProcess.push(
-        await measure(CALLS, clients, async (id) => (await pool.run({ code: snippet(id) })).stdout),
-      );
-      overHttp.push(
-        await measure(CALLS, clients, async (id) => (await post(url, snippet(id))).run_result.stdout),
-      );
+  // Sampled only while the server is loaded: a sample walks /proc in this process, which runs the in-process pool.
+  const peakDuring = async <T>(work: () => Promise<T>) => {
+    let peak = { nodeRssMb: 0, treePssMb: 0 };
+    const sampler = setInterval(() => {
+      const now = serverMemory(serverPid);
+      peak = {
+        nodeRssMb: Math.max(peak.nodeRssMb, now.nodeRssMb),
+        treePssMb: Math.max(peak.treePssMb, now.treePssMb),
+      };
+    }, 250);
+    try {
+      return { result: await work(), peak };
+    } finally {
+      clearInterval(sampler);
     }
-    const total = (runs: Measurement[]) => ({
+  };
+
+  const loadRows: string[] = [];
+  for (const clients of CONCURRENCY) {
+    const calls = Math.max(CALLS, clients);
+    const inProcess = await measure(
+      calls,
+      clients,
+      async (id) => (await pool.run({ code: snippet(id) })).stdout,
+    );
+    const { result: verl, peak } = await peakDuring(() => measureVerl(url, calls, clients));
+    loadRows.push(
+      `| ${clients} | ${WORKERS} | ${calls} | ${row(inProcess)} | ${row(verl)} | ` +
+        `**${fmt(verl.perSecond / inProcess.perSecond, 2)}** | ${inProcess.lost} / ${verl.lost} | ` +
+        `${fmt(peak.nodeRssMb)} / ${fmt(peak.treePssMb)} |`,
+    );
+    console.error(loadRows.at(-1));
+  }
+
+  const overheadRows: string[] = [];
+  if (baseline) {
+    // Two interleaved rounds per build at 16 clients (both servers have room to queue them all).
+    const rounds: Record<'this' | 'baseline', Measurement[]> = { this: [], baseline: [] };
+    for (let round = 0; round < 2; round++) {
+      for (const [name, target] of [
+        ['baseline', baseline.url],
+        ['this', url],
+      ] as const) {
+        rounds[name].push(
+          await measure(
+            OVERHEAD_CALLS,
+            16,
+            async (id) => (await post(target, snippet(id))).run_result.stdout,
+          ),
+        );
+      }
+    }
+    // Throughput over both rounds (the harmonic mean: total calls over total time); the worse round's p50.
+    const total = (runs: Measurement[]): Measurement => ({
       perSecond: runs.length / runs.reduce((sum, run) => sum + 1 / run.perSecond, 0),
       p50: Math.max(...runs.map((run) => run.p50)),
       p95: Math.max(...runs.map((run) => run.p95)),
       lost: runs.reduce((sum, run) => sum + run.lost, 0),
     });
-    const a = total(inProcess);
-    const b = total(overHttp);
-    rows.push(
-      `| ${clients} | ${WORKERS} | ${ROUNDS} x ${CALLS} | ${fmt(a.perSecond)} | ${fmt(a.p50)} / ${fmt(a.p95)} | ` +
-        `${fmt(b.perSecond)} | ${fmt(b.p50)} / ${fmt(b.p95)} | **${fmt(b.perSecond / a.perSecond, 2)}** | ${a.lost} / ${b.lost} |`,
+    const [a, b] = [total(rounds.baseline), total(rounds.this)];
+    overheadRows.push(
+      `| 16 | 2 x ${OVERHEAD_CALLS} | ${fmt(a.perSecond)} | ${fmt(a.p50)} | ${fmt(b.perSecond)} | ${fmt(b.p50)} | ` +
+        `**${fmt(b.perSecond / a.perSecond, 2)}** | ${a.lost} / ${b.lost} |`,
     );
-    console.error(rows.at(-1));
+    console.error(overheadRows.at(-1));
   }
-  clearInterval(sampler);
 
   const hostile: string[] = [];
   for (const [name, code, status] of HOSTILE_CASES) {
@@ -204,13 +272,20 @@ try {
   const health = (await (await fetch(`${url}/health`)).json()) as { status: string };
   console.log(
     [
-      '| clients | workers | requests | in-process exec/s | in-process p50 / p95 ms | HTTP exec/s | HTTP p50 / p95 ms | HTTP / in-process | lost (in-process / HTTP) |',
-      '|---|---|---|---|---|---|---|---|---|',
-      ...rows,
+      '| calls at once | workers | calls | in-process exec/s | in-process p50 / p95 ms | verl client exec/s | verl client p50 / p95 ms (per call, retries included) | verl / in-process | lost (in-process / verl) | server peak MB (RSS / PSS with workers) |',
+      '|---|---|---|---|---|---|---|---|---|---|',
+      ...loadRows,
       '',
-      `Server memory (the server process RSS; PSS of it and its ${WORKERS} workers with their processes): at rest ` +
-        `${fmt(atRest.nodeRssMb)} MB / ${fmt(atRest.treePssMb)} MB, peak under load ${fmt(peak.nodeRssMb)} MB / ` +
-        `${fmt(peak.treePssMb)} MB.`,
+      `Server memory at rest (RSS; PSS with its ${WORKERS} workers): ${fmt(atRest.nodeRssMb)} MB / ` +
+        `${fmt(atRest.treePssMb)} MB.`,
+      ...(overheadRows.length > 0
+        ? [
+            '',
+            '| clients | requests | baseline exec/s | baseline p50 ms | this build exec/s | this build p50 ms | this / baseline | lost (baseline / this) |',
+            '|---|---|---|---|---|---|---|---|',
+            ...overheadRows,
+          ]
+        : []),
       '',
       `Hostile cases over HTTP (status per case): ${hostile.join('; ')}.`,
       `Afterwards: /run_code ${after.run_result.stdout === expected(7) ? 'answers right' : 'WRONG'}, /health ${health.status}.`,
@@ -218,5 +293,6 @@ try {
   );
 } finally {
   server.kill('SIGTERM');
+  baseline?.child.kill('SIGTERM');
   await pool.close();
 }

@@ -37,8 +37,12 @@ Options of serve:
                       out of the process list); at least 16 characters
   --insecure-no-token serve a non-loopback --host without a token (a private network whose
                       clients cannot send one, as verl's): anyone reaching the port runs code
-  --max-queue N       requests that may wait for a worker; more get 429 (default 4 x workers)
-  --queue-timeout-ms N  longest wait for a worker before a 503 (default 60000)
+  --max-queue-mb N    memory requests not yet running may hold (default 1024); past it a
+                      request gets 504 with Retry-After, which SandboxFusion clients retry
+  --max-queue N       also at most N requests waiting for a worker (default: no count)
+  --queue-timeout-ms N  longest wait for a worker before a 504 (default 18000)
+  --max-connections N connections held open at once (default: what the descriptor limit
+                      leaves beside the workers, at most 16384)
   --max-run-timeout-ms N  the longest run_timeout a run gets; more, or none, is this (default 60000)
   --max-memory-mb N   the largest memory_limit_MB a run gets; more, or none, is this (default 4096)
   --max-output-bytes N  stdout and stderr kept per run, each (default 1048576)
@@ -65,6 +69,8 @@ function integerOption(value: string | undefined, name: string, min = 1): number
   return parsed;
 }
 
+const megabytes = (value: number | undefined) => (value === undefined ? undefined : value * 1024 * 1024);
+
 type Values = ReturnType<typeof parseCommandLine>['values'];
 
 const RUN_ONLY = ['timeout-ms', 'cpu-time-ms', 'stdin'] as const;
@@ -74,8 +80,10 @@ const SERVE_ONLY = [
   'workers',
   'token',
   'insecure-no-token',
+  'max-queue-mb',
   'max-queue',
   'queue-timeout-ms',
+  'max-connections',
   'max-run-timeout-ms',
   'max-memory-mb',
   'max-output-bytes',
@@ -112,7 +120,9 @@ async function serve(values: Values): Promise<number> {
       port: integerOption(values.port, 'port', 0) ?? 8080,
       ...(token ? { token } : {}),
       ...(values['insecure-no-token'] ? { insecureNoToken: true } : {}),
+      ...optional('maxQueueBytes', megabytes(integerOption(values['max-queue-mb'], 'max-queue-mb'))),
       ...optional('maxQueue', integerOption(values['max-queue'], 'max-queue', 0)),
+      ...optional('maxConnections', integerOption(values['max-connections'], 'max-connections')),
       ...optional('queueTimeoutMs', integerOption(values['queue-timeout-ms'], 'queue-timeout-ms')),
       ...optional('maxRunTimeoutMs', integerOption(values['max-run-timeout-ms'], 'max-run-timeout-ms')),
       ...optional('maxMemoryMb', integerOption(values['max-memory-mb'], 'max-memory-mb')),
@@ -202,8 +212,10 @@ function parseCommandLine(argv: string[]) {
       port: { type: 'string' },
       workers: { type: 'string' },
       token: { type: 'string' },
+      'max-queue-mb': { type: 'string' },
       'max-queue': { type: 'string' },
       'queue-timeout-ms': { type: 'string' },
+      'max-connections': { type: 'string' },
       'max-run-timeout-ms': { type: 'string' },
       'max-memory-mb': { type: 'string' },
       'max-output-bytes': { type: 'string' },

@@ -177,13 +177,17 @@ export function resolveRequest(request: ExecRequest, defaults: ExecLimits): Reso
   checkFileLayout(paths);
   const fetchFiles = request.fetchFiles ?? [];
   if (!Array.isArray(fetchFiles)) throw new TypeError('ExecRequest.fetchFiles must be an array of paths');
+  // A map, not indexOf per name: 160,000 names blocked the event loop for 13.5 s that way.
+  const firstAt = new Map<string, number>();
   fetchFiles.forEach((path, index) => {
     checkFilePath(path, `ExecRequest.fetchFiles[${index}]`);
-    if (fetchFiles.indexOf(path) !== index) {
+    const first = firstAt.get(path);
+    if (first !== undefined) {
       throw new TypeError(
-        `ExecRequest.fetchFiles[${index}] ${JSON.stringify(path)} repeats fetchFiles[${fetchFiles.indexOf(path)}]`,
+        `ExecRequest.fetchFiles[${index}] ${JSON.stringify(path)} repeats fetchFiles[${first}]`,
       );
     }
+    firstAt.set(path, index);
   });
   const session = request.session ?? [];
   if (!Array.isArray(session) || session.some((cell) => typeof cell !== 'string')) {

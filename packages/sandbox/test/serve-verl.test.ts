@@ -30,6 +30,7 @@ interface VerlOutput {
 let server: SandboxServer;
 
 beforeAll(async () => {
+  // Default options, as a user of verl would start it.
   server = await startSandboxServer({ sandbox: await createSandbox({ workers: 2 }), port: 0 });
 });
 afterAll(async () => {
@@ -40,7 +41,11 @@ async function verl(job: Record<string, unknown>): Promise<VerlOutput> {
   const { stdout } = await promisify(execFile)(
     PYTHON,
     [DRIVER, JSON.stringify({ url: `${server.url}/run_code`, ...job })],
-    { timeout: 120_000, env: { PATH: '/usr/bin:/bin', LANG: 'C.UTF-8', PYTHONDONTWRITEBYTECODE: '1' } },
+    {
+      timeout: 300_000,
+      maxBuffer: 64 * 1024 * 1024,
+      env: { PATH: '/usr/bin:/bin', LANG: 'C.UTF-8', PYTHONDONTWRITEBYTECODE: '1' },
+    },
   );
   return JSON.parse(stdout) as VerlOutput;
 }
@@ -108,4 +113,22 @@ describe("verl's SandboxFusion client against taorl-sandbox serve", () => {
     expect(output.reward[0]?.metadata[0]).toMatchObject({ status: 'api_error' });
     expect(output.reward[0]?.metadata[0]?.api_request_error).toMatch(/422 Client Error/);
   });
+
+  it('256 calls at once on 2 workers: every one answered right, none lost to back-pressure', async () => {
+    // The issue's case: before the queue was bounded by memory, 256 at once got 16 answers and 240 API errors
+    // (429, which verl does not retry). verl's reward path times a call out at compile_timeout + run_timeout + 10 s
+    // (here 30 s) and retries only a 504, twice.
+    const calls = 256;
+    const output = await verl({
+      threads: calls,
+      tool: Array.from({ length: calls }, (_, index) => ({ code: `print(${index})`, timeout: 10 })),
+    });
+    const wrong = output.tool.flatMap((call, index) =>
+      call.status === true && call.metadata.stdout === `${index}\n`
+        ? []
+        : [`${index}: ${call.metadata.status} ${call.metadata.api_request_error ?? call.metadata.stderr}`],
+    );
+    expect(wrong).toEqual([]);
+    expect(output.tool).toHaveLength(calls);
+  }, 300_000);
 });

@@ -2,6 +2,7 @@ import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox, type ExecRequest, type LocalSandbox, type Sandbox } from '../src/index';
 import { type SandboxServer, startSandboxServer } from '../src/node';
+import { QUEUE_BODY_FACTOR, QUEUE_REQUEST_BYTES } from '../src/serve/server';
 import { http, runCodeBody } from './serve-http';
 
 // taorl-sandbox serve end to end: a real local pool behind the real server on 127.0.0.1, asked over real HTTP by
@@ -202,7 +203,7 @@ describe('taorl-sandbox serve: back-pressure and shutdown', () => {
     while (!condition()) await new Promise((resolve) => setTimeout(resolve, 10));
   }
 
-  it('runs one, queues one, refuses the next with 429 and Retry-After; a queue wait past its limit gets 503', async () => {
+  it('runs one, queues one, refuses the next with 504 and Retry-After; a queue wait past its limit gets 504', async () => {
     const sandbox = await createSandbox({ workers: 1, preload: [] });
     const small = await startSandboxServer({ sandbox, port: 0, maxQueue: 1, queueTimeoutMs: 60_000 });
     try {
@@ -211,7 +212,7 @@ describe('taorl-sandbox serve: back-pressure and shutdown', () => {
       const second = http(small.url, '/run_code', { body: slow(0) });
       await until(() => small.queued === 1);
       const third = await http(small.url, '/run_code', { body: slow(0) });
-      expect(third.status).toBe(429);
+      expect(third.status).toBe(504);
       expect(third.headers['retry-after']).toBe('1');
       expect((third.json() as { detail: string }).detail).toMatch(
         /all 1 workers are busy and 1 requests wait/,
@@ -229,12 +230,40 @@ describe('taorl-sandbox serve: back-pressure and shutdown', () => {
       const first = http(impatient.url, '/run_code', { body: slow(1.5) });
       await until(() => impatient.running === 1);
       const waited = await http(impatient.url, '/run_code', { body: slow(0) });
-      expect(waited.status).toBe(503);
+      expect(waited.status).toBe(504);
       expect(waited.headers['retry-after']).toBe('1');
       expect((waited.json() as { detail: string }).detail).toMatch(/no worker was free within 200 ms/);
       expect((await first).status).toBe(200);
     } finally {
       await impatient.close();
+    }
+  });
+
+  it('bounds the queue by memory: a body that would take it past maxQueueBytes gets 504 with Retry-After', async () => {
+    const maxBodyBytes = 64 * 1024;
+    const oneLargest = QUEUE_REQUEST_BYTES + QUEUE_BODY_FACTOR * maxBodyBytes;
+    const sandbox = await createSandbox({ workers: 1, preload: [] });
+    await expect(
+      startSandboxServer({ sandbox, port: 0, maxBodyBytes, maxQueueBytes: oneLargest - 1 }),
+    ).rejects.toThrow(/maxQueueBytes \d+ cannot hold one request of maxBodyBytes 65536/);
+    const bounded = await startSandboxServer({ sandbox, port: 0, maxBodyBytes, maxQueueBytes: oneLargest });
+    try {
+      const first = http(bounded.url, '/run_code', { body: slow(1.5) });
+      await until(() => bounded.running === 1);
+      const second = http(bounded.url, '/run_code', { body: slow(0) });
+      await until(() => bounded.queued === 1);
+      // About 60 KB of body: with the waiting request's share, past the bound.
+      const files = { 'data.txt': Buffer.alloc(45_000, 1).toString('base64') };
+      const third = await http(bounded.url, '/run_code', { body: runCodeBody('print(1)', { files }) });
+      expect(third.status).toBe(504);
+      expect(third.headers['retry-after']).toBe('1');
+      expect((third.json() as { detail: string }).detail).toMatch(/queue past its limit of 0.2 MB/);
+      for (const answer of await Promise.all([first, second])) expect(answer.status).toBe(200);
+      // Once nothing waits, the same request fits.
+      const again = await http(bounded.url, '/run_code', { body: runCodeBody('print(1)', { files }) });
+      expect(again.json()).toMatchObject({ status: 'Success', run_result: { stdout: '1\n' } });
+    } finally {
+      await bounded.close();
     }
   });
 

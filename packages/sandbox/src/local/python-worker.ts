@@ -1,6 +1,7 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import type { ExecLimits } from '../limits';
 import type { WorkerReply } from './classify';
+import { LineReader } from './line-reader';
 
 /** How to start one worker process: the full command line and its environment. */
 export interface WorkerCommand {
@@ -37,7 +38,7 @@ const DIAGNOSTIC_CHARS = 2000;
 /** One pre-started Python worker, driven one request at a time over JSON lines. */
 export class PythonWorker {
   private readonly child: ChildProcessWithoutNullStreams;
-  private buffered = '';
+  private readonly replies = new LineReader();
   private diagnostics = '';
   private pending: Pending | null = null;
   private failure: WorkerFailure | null = null;
@@ -46,15 +47,8 @@ export class PythonWorker {
 
   private constructor(command: WorkerCommand) {
     this.child = spawn(command.command, command.args, { stdio: ['pipe', 'pipe', 'pipe'], env: command.env });
-    this.child.stdout.setEncoding('utf8');
-    this.child.stdout.on('data', (chunk: string) => this.onData(chunk));
-    this.child.stderr.setEncoding('utf8');
-    this.child.stderr.on('data', (chunk: string) => {
-      this.diagnostics = (this.diagnostics + chunk).slice(-DIAGNOSTIC_CHARS);
-    });
-    this.child.stdin.on('error', () => {
-      // A dead worker's stdin fails with EPIPE; the exit handler reports the failure.
-    });
+    // Listened to first: a spawn that fails (ENOENT, or EMFILE when the host is out of file descriptors) is
+    // reported here on the next tick, and an 'error' without a listener would end the host process.
     this.child.on('error', (error) => this.fail(`cannot start ${command.command}: ${error.message}`));
     // 'close' rather than 'exit': a reply written just before exiting is still read.
     this.exited = new Promise((resolve) => {
@@ -62,6 +56,16 @@ export class PythonWorker {
         this.fail(`worker exited (code ${code}, signal ${signal})`);
         resolve();
       });
+    });
+    // Node leaves the pipes unset when it could not create them (EMFILE); the 'error' above follows.
+    if (!(this.child.stdout as unknown)) return;
+    this.child.stdout.on('data', (chunk: Buffer) => this.onData(chunk));
+    this.child.stderr.setEncoding('utf8');
+    this.child.stderr.on('data', (chunk: string) => {
+      this.diagnostics = (this.diagnostics + chunk).slice(-DIAGNOSTIC_CHARS);
+    });
+    this.child.stdin.on('error', () => {
+      // A dead worker's stdin fails with EPIPE; the exit handler reports the failure.
     });
     // An idle worker must not keep the host process alive; a pending call holds its own timer.
     this.holdEventLoop(false);
@@ -141,7 +145,7 @@ export class PythonWorker {
     const method = hold ? 'ref' : 'unref';
     this.child[method]();
     for (const stream of [this.child.stdin, this.child.stdout, this.child.stderr]) {
-      (stream as unknown as Partial<Record<'ref' | 'unref', () => void>>)[method]?.();
+      (stream as unknown as Partial<Record<'ref' | 'unref', () => void>> | null)?.[method]?.();
     }
   }
 
@@ -169,16 +173,21 @@ export class PythonWorker {
     });
   }
 
-  private onData(chunk: string): void {
-    this.buffered += chunk;
+  private onData(chunk: Buffer): void {
+    try {
+      this.replies.push(chunk);
+    } catch (error) {
+      this.fail(`unreadable worker reply: ${(error as Error).message}`);
+      this.child.kill('SIGKILL');
+      return;
+    }
     this.deliver();
   }
 
   private deliver(): void {
-    const end = this.buffered.indexOf('\n');
-    if (end < 0 || this.pending === null) return;
-    const line = this.buffered.slice(0, end);
-    this.buffered = this.buffered.slice(end + 1);
+    if (this.pending === null) return;
+    const line = this.replies.take();
+    if (line === undefined) return;
     const pending = this.pending;
     this.pending = null;
     pending.resolve(line);

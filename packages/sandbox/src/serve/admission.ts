@@ -14,18 +14,30 @@ interface Waiter {
   refuse: (error: NotAdmitted) => void;
 }
 
+/** What a request not yet running holds of the queue's memory; given back when it runs or is answered. */
+export class QueueShare {
+  bytes = 0;
+}
+
+const MB = 1024 * 1024;
+
 /**
- * At most `concurrency` runs at once, at most `maxQueue` waiting for one; a request beyond that is refused at once
- * (back-pressure) rather than queued without bound. Waiters are served first come first served.
+ * At most `concurrency` runs at once. Requests not yet running (their bodies still arriving, or waiting for a
+ * worker) share a memory budget of `maxQueueBytes`, each charged as it grows; one that would go past it is refused
+ * at once (back-pressure) rather than held without bound, and so is one more than `maxQueue` waiting. Waiters are
+ * served first come first served.
  */
 export class Admission {
   private active = 0;
-  private readonly waiting: Waiter[] = [];
+  // A Set keeps the arrival order and forgets any member in constant time (a request that gives up mid-queue).
+  private readonly waiting = new Set<Waiter>();
+  private heldBytes = 0;
   private closed = false;
 
   constructor(
     readonly concurrency: number,
     readonly maxQueue: number,
+    readonly maxQueueBytes: number,
   ) {}
 
   get running(): number {
@@ -33,20 +45,46 @@ export class Admission {
   }
 
   get queued(): number {
-    return this.waiting.length;
+    return this.waiting.size;
+  }
+
+  /** Bytes held by requests not yet running. */
+  get queuedBytes(): number {
+    return this.heldBytes;
+  }
+
+  /** Adds `bytes` to a request's share; throws NotAdmitted (queue_full) when the budget cannot take them. */
+  charge(share: QueueShare, bytes: number): void {
+    if (this.heldBytes + bytes > this.maxQueueBytes) {
+      throw new NotAdmitted(
+        'queue_full',
+        `requests waiting for a worker hold ${(this.heldBytes / MB).toFixed(1)} MB, and this one would take the ` +
+          `queue past its limit of ${(this.maxQueueBytes / MB).toFixed(1)} MB`,
+      );
+    }
+    this.heldBytes += bytes;
+    share.bytes += bytes;
+  }
+
+  /** Gives a request's share back (idempotent). */
+  release(share: QueueShare): void {
+    this.heldBytes -= share.bytes;
+    share.bytes = 0;
   }
 
   /**
-   * Resolves when the request may run (then `leave()` must follow); rejects with NotAdmitted when the queue is
-   * full, after `timeoutMs` in the queue, when `abandon` fires (the client went away) or on `close()`.
+   * Resolves when the request may run (its share is given back; `leave()` must follow); rejects with NotAdmitted
+   * when the queue is full, after `timeoutMs` in the queue, when `abandon` fires (the client went away) or on
+   * `close()`.
    */
-  enter(timeoutMs: number, abandon: AbortSignal): Promise<void> {
+  enter(share: QueueShare, timeoutMs: number, abandon: AbortSignal): Promise<void> {
     if (this.closed) return Promise.reject(new NotAdmitted('shutting_down', 'the server is shutting down'));
     if (this.active < this.concurrency) {
       this.active++;
+      this.release(share);
       return Promise.resolve();
     }
-    if (this.waiting.length >= this.maxQueue) {
+    if (this.waiting.size >= this.maxQueue) {
       return Promise.reject(
         new NotAdmitted(
           'queue_full',
@@ -58,12 +96,12 @@ export class Admission {
       const settle = () => {
         clearTimeout(timer);
         abandon.removeEventListener('abort', onAbort);
-        const index = this.waiting.indexOf(waiter);
-        if (index >= 0) this.waiting.splice(index, 1);
+        this.waiting.delete(waiter);
       };
       const waiter: Waiter = {
         admit: () => {
           settle();
+          this.release(share);
           resolve();
         },
         refuse: (error) => {
@@ -77,15 +115,15 @@ export class Admission {
       );
       const onAbort = () => waiter.refuse(new NotAdmitted('abandoned', 'the client went away'));
       abandon.addEventListener('abort', onAbort);
-      this.waiting.push(waiter);
+      this.waiting.add(waiter);
     });
   }
 
   /** Ends a run; its seat passes to the first waiter. */
   leave(): void {
-    const next = this.waiting[0];
-    if (next) next.admit();
-    else this.active--;
+    const next = this.waiting.values().next();
+    if (next.done) this.active--;
+    else next.value.admit();
   }
 
   /** Refuses every waiting request and every later one; runs already admitted go on. */

@@ -18,10 +18,22 @@ export class ServerMetrics {
   private nextLatency = 0;
   private latencySum = 0;
   private latencyCount = 0;
+  private dropped = 0;
+  private acceptErrors = 0;
 
   /** One answered HTTP request, any route. */
   response(statusCode: number): void {
     this.responses.set(statusCode, (this.responses.get(statusCode) ?? 0) + 1);
+  }
+
+  /** A connection closed as it arrived, the server holding its most. */
+  connectionDropped(): void {
+    this.dropped++;
+  }
+
+  /** A connection the server could not accept (out of file descriptors, say). */
+  acceptFailed(): void {
+    this.acceptErrors++;
   }
 
   /** One run answered by /run_code, with the time from the request's arrival to its answer. */
@@ -39,7 +51,10 @@ export class ServerMetrics {
     queued: number;
     running: number;
     concurrency: number;
-    maxQueue: number;
+    queuedBytes: number;
+    maxQueueBytes: number;
+    connections: number;
+    maxConnections: number;
     residentBytes: number;
   }): string {
     const lines: string[] = [
@@ -54,9 +69,24 @@ export class ServerMetrics {
       '# HELP taorl_sandbox_queue_length Requests waiting for a worker.',
       '# TYPE taorl_sandbox_queue_length gauge',
       `taorl_sandbox_queue_length ${gauges.queued}`,
-      '# HELP taorl_sandbox_queue_capacity Requests that may wait before new ones are refused with 429.',
-      '# TYPE taorl_sandbox_queue_capacity gauge',
-      `taorl_sandbox_queue_capacity ${gauges.maxQueue}`,
+      '# HELP taorl_sandbox_queue_bytes Memory charged to requests not yet running (bodies arriving or waiting).',
+      '# TYPE taorl_sandbox_queue_bytes gauge',
+      `taorl_sandbox_queue_bytes ${gauges.queuedBytes}`,
+      '# HELP taorl_sandbox_queue_capacity_bytes The queue memory past which new requests are refused with 504.',
+      '# TYPE taorl_sandbox_queue_capacity_bytes gauge',
+      `taorl_sandbox_queue_capacity_bytes ${gauges.maxQueueBytes}`,
+      '# HELP taorl_sandbox_connections Connections open now.',
+      '# TYPE taorl_sandbox_connections gauge',
+      `taorl_sandbox_connections ${gauges.connections}`,
+      '# HELP taorl_sandbox_connections_capacity Connections held at most; more are closed as they arrive.',
+      '# TYPE taorl_sandbox_connections_capacity gauge',
+      `taorl_sandbox_connections_capacity ${gauges.maxConnections}`,
+      '# HELP taorl_sandbox_connections_dropped_total Connections closed as they arrived, at the cap.',
+      '# TYPE taorl_sandbox_connections_dropped_total counter',
+      `taorl_sandbox_connections_dropped_total ${this.dropped}`,
+      '# HELP taorl_sandbox_accept_errors_total Connections that could not be accepted (descriptors ran out).',
+      '# TYPE taorl_sandbox_accept_errors_total counter',
+      `taorl_sandbox_accept_errors_total ${this.acceptErrors}`,
       '# HELP taorl_sandbox_running Runs in the sandbox now.',
       '# TYPE taorl_sandbox_running gauge',
       `taorl_sandbox_running ${gauges.running}`,

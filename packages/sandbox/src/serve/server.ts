@@ -2,7 +2,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Sandbox } from '../types';
 import { rejectUnknownFields } from '../unknown-fields';
-import { Admission, NotAdmitted } from './admission';
+import { Admission, NotAdmitted, QueueShare } from './admission';
+import { defaultMaxConnections } from './descriptors';
 import { isLoopback, Refused, RequestGuard } from './guard';
 import { ServerMetrics } from './metrics';
 import { RunCodeRequestError, toExecRequest, toRunCodeResponse } from './run-code-api';
@@ -23,10 +24,25 @@ export interface SandboxServerOptions {
   insecureNoToken?: boolean;
   /** Runs handed to the sandbox at once. Default: the sandbox's `workers` when it has them, else 8. */
   concurrency?: number;
-  /** Requests that may wait for a worker; one more is answered 429 with Retry-After. Default 4 x concurrency. */
+  /**
+   * Memory that requests not yet running may hold (bodies arriving or waiting for a worker), in bytes; each is
+   * charged QUEUE_REQUEST_BYTES plus QUEUE_BODY_FACTOR x its body. One that would go past it is answered 504 with
+   * Retry-After (the status SandboxFusion clients retry). Default 1 GiB.
+   */
+  maxQueueBytes?: number;
+  /** At most this many requests wait for a worker; one more is answered 504 with Retry-After. Default: no count. */
   maxQueue?: number;
-  /** The longest a request waits for a worker before it is answered 503 with Retry-After. Default 60 000. */
+  /**
+   * The longest a request waits for a worker before it is answered 504 with Retry-After. Default 18 000: verl's
+   * client gives up on a try after compile_timeout + run_timeout + 10 s (30 s at its default of 10 s), so a wait
+   * of 18 s leaves a run of run_timeout 2 s to spare, and each of its three tries uses most of its 30 s.
+   */
   queueTimeoutMs?: number;
+  /**
+   * Connections held open at once; more are closed as they arrive. Default: what the file descriptor limit leaves
+   * beside the workers' descriptors, at most 16 384.
+   */
+  maxConnections?: number;
   /** The longest run_timeout a run gets: one asking for more, or for none (0 or less), gets this. Default 60 000. */
   maxRunTimeoutMs?: number;
   /** The largest memory_limit_MB a run gets: one asking for more, or for none (0 or less), gets this. Default 4096. */
@@ -35,7 +51,7 @@ export interface SandboxServerOptions {
   maxBodyBytes?: number;
   /** Time a client has to send its headers and body. Default 30 000. */
   receiveTimeoutMs?: number;
-  /** Seconds suggested in Retry-After of 429 and 503 answers. Default 1. */
+  /** Seconds suggested in Retry-After of 503 and 504 answers. Default 1. */
   retryAfterS?: number;
 }
 
@@ -61,8 +77,10 @@ const OPTIONS: readonly (keyof SandboxServerOptions)[] = [
   'token',
   'insecureNoToken',
   'concurrency',
+  'maxQueueBytes',
   'maxQueue',
   'queueTimeoutMs',
+  'maxConnections',
   'maxRunTimeoutMs',
   'maxMemoryMb',
   'maxBodyBytes',
@@ -78,6 +96,15 @@ function count(value: number | undefined, fallback: number, field: string, min: 
   return resolved;
 }
 
+/**
+ * What a request not yet running is charged of the queue's memory: its connection, request and response objects,
+ * plus its body this many times over. Measured (docs/benchmarks/sandbox.md): a waiting request adds 20 KiB of
+ * resident memory plus 2.0 to 2.3 times its body (the decoded files it keeps, buffers V8 frees lazily), and the
+ * body is held three times over for a moment while parsed (bytes, text, JSON).
+ */
+export const QUEUE_REQUEST_BYTES = 24 * 1024;
+export const QUEUE_BODY_FACTOR = 3;
+
 type Answer = { statusCode: number; body: string; contentType: string; headers?: Record<string, string> };
 
 const json = (statusCode: number, value: unknown, headers?: Record<string, string>): Answer => ({
@@ -89,8 +116,15 @@ const json = (statusCode: number, value: unknown, headers?: Record<string, strin
 
 class BodyTooLarge extends Error {}
 
-/** Reads the body up to `limit` bytes; past it, rejects at once without buffering more. */
-function readBody(request: IncomingMessage, limit: number): Promise<Buffer> {
+/**
+ * Reads the body up to `limit` bytes, passing each chunk's size to `received` first (which may throw to refuse
+ * it); past the limit, or on a refusal, rejects at once without buffering more.
+ */
+function readBody(
+  request: IncomingMessage,
+  limit: number,
+  received: (bytes: number) => void,
+): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const declared = Number(request.headers['content-length']);
     if (Number.isFinite(declared) && declared > limit) {
@@ -101,15 +135,22 @@ function readBody(request: IncomingMessage, limit: number): Promise<Buffer> {
     let size = 0;
     request.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size > limit) {
+      try {
+        if (size > limit) throw new BodyTooLarge();
+        received(chunk.length);
+      } catch (error) {
         request.removeAllListeners('data');
         request.pause();
-        reject(new BodyTooLarge());
+        reject(error);
         return;
       }
       chunks.push(chunk);
     });
-    request.on('end', () => resolve(Buffer.concat(chunks)));
+    request.on('end', () => {
+      // The listeners live as long as the request: they must not keep the chunks of a request that waits.
+      request.removeAllListeners('data');
+      resolve(Buffer.concat(chunks.splice(0)));
+    });
     request.on('error', reject);
   });
 }
@@ -140,42 +181,79 @@ export async function startSandboxServer(options: SandboxServerOptions): Promise
   }
   const workers = (sandbox as { workers?: unknown }).workers;
   const concurrency = count(options.concurrency, typeof workers === 'number' ? workers : 8, 'concurrency', 1);
-  const admission = new Admission(concurrency, count(options.maxQueue, 4 * concurrency, 'maxQueue', 0));
-  const queueTimeoutMs = count(options.queueTimeoutMs, 60_000, 'queueTimeoutMs', 1);
+  const maxBodyBytes = count(options.maxBodyBytes, 16 * 1024 * 1024, 'maxBodyBytes', 1);
+  const largestRequest = QUEUE_REQUEST_BYTES + QUEUE_BODY_FACTOR * maxBodyBytes;
+  const maxQueueBytes = count(options.maxQueueBytes, 1024 * 1024 * 1024, 'maxQueueBytes', 1);
+  if (maxQueueBytes < largestRequest) {
+    throw new TypeError(
+      `startSandboxServer: maxQueueBytes ${maxQueueBytes} cannot hold one request of maxBodyBytes ` +
+        `${maxBodyBytes} (it is charged ${largestRequest}); raise maxQueueBytes or lower maxBodyBytes`,
+    );
+  }
+  const admission = new Admission(
+    concurrency,
+    options.maxQueue === undefined ? Number.POSITIVE_INFINITY : count(options.maxQueue, 0, 'maxQueue', 0),
+    maxQueueBytes,
+  );
+  const queueTimeoutMs = count(options.queueTimeoutMs, 18_000, 'queueTimeoutMs', 1);
+  const maxConnections =
+    options.maxConnections === undefined
+      ? defaultMaxConnections(concurrency)
+      : count(options.maxConnections, 0, 'maxConnections', 1);
   const bounds = {
     maxRunTimeoutMs: count(options.maxRunTimeoutMs, 60_000, 'maxRunTimeoutMs', 1),
     maxMemoryMb: count(options.maxMemoryMb, 4096, 'maxMemoryMb', 1),
   };
-  const maxBodyBytes = count(options.maxBodyBytes, 16 * 1024 * 1024, 'maxBodyBytes', 1);
   const receiveTimeoutMs = count(options.receiveTimeoutMs, 30_000, 'receiveTimeoutMs', 1);
   const retryAfter = { 'retry-after': String(count(options.retryAfterS, 1, 'retryAfterS', 0)) };
   const guard = new RequestGuard(isLoopback(host), options.token, new Set(['/health', '/v1/ping']));
   const metrics = new ServerMetrics();
   let closing: Promise<void> | null = null;
 
-  const runCode = async (request: IncomingMessage, arrived: number, gone: AbortSignal): Promise<Answer> => {
+  // Past the queue's bounds: 504, the one status verl's client retries (it waits 1 s, then 2 s, three tries).
+  const notAdmitted = (error: NotAdmitted): Answer =>
+    json(error.reason === 'shutting_down' ? 503 : 504, { detail: error.message }, retryAfter);
+
+  /** The request's body as an ExecRequest, or the answer refusing it. Nothing of the raw body outlives it. */
+  const receive = async (
+    request: IncomingMessage,
+    share: QueueShare,
+  ): Promise<ReturnType<typeof toExecRequest> | Answer> => {
     let body: unknown;
     try {
-      const raw = await readBody(request, maxBodyBytes);
+      admission.charge(share, QUEUE_REQUEST_BYTES);
+      const raw = await readBody(request, maxBodyBytes, (bytes) =>
+        admission.charge(share, QUEUE_BODY_FACTOR * bytes),
+      );
       body = JSON.parse(raw.toString('utf8'));
     } catch (error) {
+      if (error instanceof NotAdmitted) return notAdmitted(error);
       if (error instanceof BodyTooLarge) {
         return json(413, { detail: `the request body is over this server's limit of ${maxBodyBytes} bytes` });
       }
       return json(422, { detail: `the body is not JSON: ${(error as Error).message}` });
     }
-    let served: ReturnType<typeof toExecRequest>;
     try {
-      served = toExecRequest(body, bounds);
+      return toExecRequest(body, bounds);
     } catch (error) {
       if (error instanceof RunCodeRequestError) return json(422, { detail: error.message });
       throw error;
     }
+  };
+
+  const runCode = async (
+    request: IncomingMessage,
+    arrived: number,
+    gone: AbortSignal,
+    share: QueueShare,
+  ): Promise<Answer> => {
+    const served = await receive(request, share);
+    if ('statusCode' in served) return served;
     try {
-      await admission.enter(queueTimeoutMs, gone);
+      await admission.enter(share, queueTimeoutMs, gone);
     } catch (error) {
       if (!(error instanceof NotAdmitted)) throw error;
-      return json(error.reason === 'queue_full' ? 429 : 503, { detail: error.message }, retryAfter);
+      return notAdmitted(error);
     }
     try {
       const result = await sandbox.run(served.request);
@@ -190,7 +268,7 @@ export async function startSandboxServer(options: SandboxServerOptions): Promise
     }
   };
 
-  const route = async (request: IncomingMessage, gone: AbortSignal): Promise<Answer> => {
+  const route = async (request: IncomingMessage, gone: AbortSignal, share: QueueShare): Promise<Answer> => {
     const arrived = performance.now();
     const path = new URL(request.url ?? '/', 'http://localhost').pathname;
     try {
@@ -205,7 +283,7 @@ export async function startSandboxServer(options: SandboxServerOptions): Promise
     switch (path) {
       case '/run_code':
         if (closing) return json(503, { detail: 'the server is shutting down' }, retryAfter);
-        return allow('POST') ?? (await runCode(request, arrived, gone));
+        return allow('POST') ?? (await runCode(request, arrived, gone, share));
       case '/health':
         return (
           allow('GET') ??
@@ -228,7 +306,10 @@ export async function startSandboxServer(options: SandboxServerOptions): Promise
               queued: admission.queued,
               running: admission.running,
               concurrency,
-              maxQueue: admission.maxQueue,
+              queuedBytes: admission.queuedBytes,
+              maxQueueBytes: admission.maxQueueBytes,
+              connections,
+              maxConnections,
               residentBytes: process.memoryUsage.rss(),
             }),
           }
@@ -245,9 +326,11 @@ export async function startSandboxServer(options: SandboxServerOptions): Promise
     response.on('close', () => {
       if (!response.writableFinished) gone.abort();
     });
-    route(request, gone.signal)
+    const share = new QueueShare();
+    route(request, gone.signal, share)
       .catch((error: Error): Answer => json(500, { detail: `internal error: ${error.message}` }))
       .then((answer) => {
+        admission.release(share);
         metrics.response(answer.statusCode);
         if (response.destroyed) return;
         // A body left unread (refused before reading, or too large) is not drained: the connection is closed.
@@ -266,10 +349,21 @@ export async function startSandboxServer(options: SandboxServerOptions): Promise
     { requestTimeout: receiveTimeoutMs, headersTimeout: receiveTimeoutMs },
     handle,
   );
+  // Past the cap a new connection is closed at once, so that the descriptors the workers need stay free.
+  server.maxConnections = maxConnections;
+  let connections = 0;
+  server.on('connection', (socket) => {
+    connections++;
+    socket.once('close', () => connections--);
+  });
+  server.on('drop', () => metrics.connectionDropped());
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(count(options.port, 8080, 'port', 0), host, () => {
+    const port = count(options.port, 8080, 'port', 0);
+    server.listen({ port, host, backlog: Math.min(maxConnections, 4096) }, () => {
       server.off('error', reject);
+      // From now on an error is one connection's (accept failing with EMFILE, say): counted, never fatal.
+      server.on('error', () => metrics.acceptFailed());
       resolve();
     });
   });
