@@ -102,18 +102,17 @@ describe.each(TEST_BACKENDS)('gspo policy loss on %s', (backend) => {
       )(tensor(logProbs))
       .data();
 
-  it.each([
-    { clipLow: 0.05, clipHigh: 0.05 },
-    { clipLow: 0.2, clipHigh: 0.28 },
-    {},
-  ])('matches the float64 sequence-level objective in value and gradient for %o', async (clip) => {
-    const settings = { clipLow: 3e-4, clipHigh: 4e-4, ...clip };
-    const { loss } = run(logProbs, clip);
-    expectAllClose(await loss.data(), [gspo64(logProbs, settings)]);
-    const gradient = await gradientOf(clip);
-    const expected = finiteDifferences((lp) => gspo64(lp, settings), logProbs);
-    expectAllClose(gradient, expected, { atol: 1e-4, rtol: 1e-3 });
-  });
+  it.each([{ clipLow: 0.05, clipHigh: 0.05 }, { clipLow: 0.2, clipHigh: 0.28 }, {}])(
+    'matches the float64 sequence-level objective in value and gradient for %o',
+    async (clip) => {
+      const settings = { clipLow: 3e-4, clipHigh: 4e-4, ...clip };
+      const { loss } = run(logProbs, clip);
+      expectAllClose(await loss.data(), [gspo64(logProbs, settings)]);
+      const gradient = await gradientOf(clip);
+      const expected = finiteDifferences((lp) => gspo64(lp, settings), logProbs);
+      expectAllClose(gradient, expected, { atol: 1e-4, rtol: 1e-3 });
+    },
+  );
 
   it('differs from the token-mean mistake in value and gradient', async () => {
     const clip = { clipLow: 0.05, clipHigh: 0.05 };
@@ -158,11 +157,15 @@ describe.each(TEST_BACKENDS)('gspo policy loss on %s', (backend) => {
 
   it('gives packed rows the value of the same sequences padded', async () => {
     // Rows 0 and 2 of the padded batch packed into one row of 12: [row 0 | row 2], sequences 0 and 1.
-    const pick = (values: readonly number[], rows: number[]) => rows.flatMap((r) => values.slice(r * T, r * T + T));
+    const pick = (values: readonly number[], rows: number[]) =>
+      rows.flatMap((r) => values.slice(r * T, r * T + T));
     const packed = (values: readonly number[]) => tf.tensor2d(pick(values, [0, 2]), [1, 2 * T]);
     const sequenceIds = [...new Array<number>(T).fill(0), ...new Array<number>(T).fill(1)];
     const mask = pick(lossMask, [0, 2]);
-    const weights = aggregationWeights({ rows: 1, columns: 2 * T, lossMask: mask, sequenceIds }, 'seq-mean-token-mean');
+    const weights = aggregationWeights(
+      { rows: 1, columns: 2 * T, lossMask: mask, sequenceIds },
+      'seq-mean-token-mean',
+    );
     const clip = { clipLow: 0.05, clipHigh: 0.05 };
     const { loss } = policyLoss(
       {

@@ -91,7 +91,13 @@ describe('rolloutCorrection', () => {
   it('takes the ratio trainer over engine, not the wrong way round', () => {
     // The engine gave this token probability e^-1.5, the trainer e^-1: r = pi_old / pi_rollout = e^0.5 > 1.
     const { weights, metrics } = rolloutCorrection(
-      { rows: 1, columns: 3, lossMask: [0, 1, 1], oldLogProbs: [0, -1, -2], rolloutLogProbs: [0, -1.5, -1.8] },
+      {
+        rows: 1,
+        columns: 3,
+        lossMask: [0, 1, 1],
+        oldLogProbs: [0, -1, -2],
+        rolloutLogProbs: [0, -1.5, -1.8],
+      },
       { weights: 'token', threshold: 10 },
     );
     expectAllClose(weights, [0, Math.exp(0.5), Math.exp(-0.2)]);
@@ -101,7 +107,11 @@ describe('rolloutCorrection', () => {
   });
 
   it('gives weights of 1 and no mismatch when engine and trainer agree', () => {
-    const { weights, lossMask: kept, metrics } = rolloutCorrection(
+    const {
+      weights,
+      lossMask: kept,
+      metrics,
+    } = rolloutCorrection(
       { rows: B, columns: T, lossMask, oldLogProbs, rolloutLogProbs: oldLogProbs },
       { weights: 'sequence', rejection: 'geometric', upper: 1.001 },
     );
@@ -111,18 +121,28 @@ describe('rolloutCorrection', () => {
   });
 
   it('names the option or field of bad input', () => {
-    expect(() => resolveRolloutCorrection({ threshold: 0 })).toThrow(/option 'threshold' must be a finite number > 0/);
+    expect(() => resolveRolloutCorrection({ threshold: 0 })).toThrow(
+      /option 'threshold' must be a finite number > 0/,
+    );
     expect(() => resolveRolloutCorrection({ weights: 'seq' as never })).toThrow(/option 'weights'/);
-    expect(() => resolveRolloutCorrection({ upper: 2, lower: 3 })).toThrow(/option 'lower' must be a number in \(0, upper = 2\)/);
+    expect(() => resolveRolloutCorrection({ upper: 2, lower: 3 })).toThrow(
+      /option 'lower' must be a number in \(0, upper = 2\)/,
+    );
     expect(() => resolveRolloutCorrection({ treshold: 2 } as never)).toThrow(/unknown option 'treshold'/);
     expect(() =>
-      rolloutCorrection({ rows: B, columns: T, lossMask, oldLogProbs, rolloutLogProbs: rolloutLogProbs.slice(1) }),
+      rolloutCorrection({
+        rows: B,
+        columns: T,
+        lossMask,
+        oldLogProbs,
+        rolloutLogProbs: rolloutLogProbs.slice(1),
+      }),
     ).toThrow(/rolloutLogProbs has 19 entries, expected rows x columns = 20/);
     const nan = [...rolloutLogProbs];
     nan[6] = Number.NaN;
-    expect(() => rolloutCorrection({ rows: B, columns: T, lossMask, oldLogProbs, rolloutLogProbs: nan })).toThrow(
-      /rolloutLogProbs\[6\] \(row 1, column 1\) is NaN on a loss token/,
-    );
+    expect(() =>
+      rolloutCorrection({ rows: B, columns: T, lossMask, oldLogProbs, rolloutLogProbs: nan }),
+    ).toThrow(/rolloutLogProbs\[6\] \(row 1, column 1\) is NaN on a loss token/);
   });
 });
 

@@ -96,7 +96,9 @@ export function resolveRolloutCorrection(options: RolloutCorrectionOptions = {})
   };
   if (!WEIGHTS.includes(resolved.weights)) fail('weights', WEIGHTS.join(' | '), resolved.weights);
   if (!REJECTIONS.includes(resolved.rejection)) fail('rejection', REJECTIONS.join(' | '), resolved.rejection);
-  if (!(typeof resolved.threshold === 'number' && resolved.threshold > 0 && Number.isFinite(resolved.threshold)))
+  if (
+    !(typeof resolved.threshold === 'number' && resolved.threshold > 0 && Number.isFinite(resolved.threshold))
+  )
     fail('threshold', 'a finite number > 0', resolved.threshold);
   if (!(typeof upper === 'number' && upper > 0 && Number.isFinite(upper)))
     fail('upper', 'a finite number > 0', upper);
