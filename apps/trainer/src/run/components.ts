@@ -11,6 +11,7 @@ import { checkSandboxOptions, getToolFormat, type ToolFormat } from '@taorl/sand
 import { ConfigError } from '../config/config-error.js';
 import type { PluginSpec } from '../config/fields.js';
 import type { TrainerConfig } from '../config/trainer-config.js';
+import { type LearnerSettings, learnerSettings } from '../rl/learner-settings.js';
 
 /** Builds a plug-in from its registry; a registry's complaint (unknown name, bad option) names the config field. */
 export function fromRegistry<T>(source: string, field: string, build: () => T): T {
@@ -28,6 +29,8 @@ export interface RlComponents {
   /** The filters composed in order; null when the list is empty. */
   filter: Filter | null;
   loss: PolicyLossConfig;
+  /** rl.oldLogProbs and rl.correction. */
+  learner: LearnerSettings;
   format: ToolFormat;
 }
 
@@ -60,7 +63,6 @@ function policyLossConfigOf(spec: PluginSpec): PolicyLossConfig {
     (sharedLossFields.includes(field) ? shared : own)[field] = value;
   }
   const config: PolicyLossConfig = { ...shared, name: spec.name, options: own };
-  resolvePolicyLossConfig(config);
   try {
     getPolicyLoss(spec.name, own);
   } catch (error) {
@@ -73,6 +75,7 @@ function policyLossConfigOf(spec: PluginSpec): PolicyLossConfig {
       `${(error as Error).message}${hint}; fields every loss takes: ${sharedLossFields.join(', ')}`,
     );
   }
+  resolvePolicyLossConfig(config);
   return config;
 }
 
@@ -82,6 +85,18 @@ export function rlComponents(config: TrainerConfig, source: string): RlComponent
   const filters = rl.filters.map((spec, i) =>
     fromRegistry(source, `rl.filters[${i}]`, withOptions(spec, getFilter)),
   );
+  rl.filters.forEach((spec, i) => {
+    // A down-sampler keeping as many as a group has would never act: the group must be rolled out larger.
+    const size = spec.options.size;
+    if (spec.name === 'resample-on-correct' && typeof size === 'number' && size >= rl.groupSize) {
+      throw new ConfigError(
+        source,
+        `rl.filters[${i}].size`,
+        `resample-on-correct keeps ${size} of each group of rl.groupSize ${rl.groupSize} rollouts, so it would ` +
+          'never resample; roll out more (rl.groupSize, e.g. twice size, as rStar2-Agent) or keep fewer',
+      );
+    }
+  });
   const loss = fromRegistry(source, 'rl.loss', () => policyLossConfigOf(rl.loss));
   const { sandbox } = config.tool;
   fromRegistry(source, 'tool.sandbox', () =>
@@ -92,6 +107,7 @@ export function rlComponents(config: TrainerConfig, source: string): RlComponent
     shaper: fromRegistry(source, 'rl.shaper', withOptions(rl.shaper, getEntropyShaper)),
     filter: filters.length === 0 ? null : composeFilters(...filters),
     loss,
+    learner: learnerSettings(config, source),
     format: toolFormatOf(config, source),
   };
 }
