@@ -31,6 +31,7 @@ export const integrationTests: readonly string[] = [
   'apps/trainer/test/remote/eval-endpoint-settings.test.ts',
   'apps/trainer/test/remote/eval-endpoint.test.ts',
   'apps/trainer/test/remote/remote-token-shift.test.ts',
+  'apps/trainer/test/remote/remote-rollout-correction.test.ts',
   'apps/trainer/test/remote/remote-training-failover.test.ts',
   'apps/trainer/test/remote/remote-training-lanes.test.ts',
   'apps/trainer/test/remote/remote-training.test.ts',
