@@ -38,6 +38,7 @@ export const integrationTests: readonly string[] = [
   'apps/trainer/test/remote/serve-cli.test.ts',
   'apps/trainer/test/remote/serve-security.test.ts',
   'apps/trainer/test/report-browser.test.ts',
+  'apps/trainer/test/rl-algorithms.test.ts',
   'apps/trainer/test/rl-loop.test.ts',
   'apps/trainer/test/rollout-padded-vocab.test.ts',
   'apps/trainer/test/rollout-workers.test.ts',
