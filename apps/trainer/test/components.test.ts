@@ -1,6 +1,8 @@
+import { readFileSync } from 'node:fs';
 import { registerPolicyLoss, vanillaPolicyLoss } from '@taorl/grpo';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { selectVariants } from '../src/ablate/variants.js';
 import { ConfigError, parseConfig } from '../src/index.js';
 import { rlComponents } from '../src/run/components.js';
 
@@ -96,5 +98,22 @@ describe('issue 34 plug-ins and learner settings named by the config', () => {
     ).toThrow(
       /^run\.yaml: rl\.filters\[0\]: resample-on-correct: options 'minWrong' \+ 'minCorrect' \(2 \+ 2\) must not exceed 'size' \(3\)/,
     );
+  });
+});
+
+describe('the ablation arms of issue 34 on configs/ablate.yaml', () => {
+  const ablate = readFileSync(new URL('../configs/ablate.yaml', import.meta.url), 'utf8');
+  const armed = (name: string) =>
+    rlComponents(parseConfig(ablate, 'ablate.yaml', selectVariants(name)[0]!.overrides), 'ablate.yaml');
+
+  it('gives each arm the setting it names and nothing of the base loss', () => {
+    expect(armed('gspo').loss).toEqual({ name: 'gspo', options: {} });
+    expect(armed('void-turn').filter?.name).toBe('void-turn');
+    expect(armed('roc').filter?.name).toBe('resample-on-correct');
+    expect(parseConfig(ablate, 'ablate.yaml', selectVariants('roc')[0]!.overrides).rl.groupSize).toBe(16);
+    expect(armed('correction').learner).toEqual({
+      oldLogProbs: 'trainer',
+      rolloutCorrection: { weights: 'token', threshold: 2, rejection: 'none', upper: 2 },
+    });
   });
 });
