@@ -91,7 +91,14 @@ describe('issue 34 plug-ins and learner settings named by the config', () => {
     expect(() =>
       componentsOf('rl: {groupSize: 8, filters: [{name: resample-on-correct, size: 8}]}\n'),
     ).toThrow(
-      /^run\.yaml: rl\.filters\[0\]\.size: resample-on-correct keeps 8 of each group of rl\.groupSize 8 rollouts/,
+      /^run\.yaml: rl\.filters\[0\]\.size: resample-on-correct keeps 8 of each group of 8 rollouts \(rl\.groupSize 8\)/,
+    );
+    expect(() =>
+      componentsOf(
+        'rl: {groupSize: 8, filters: [{name: resample-on-correct, size: 4}, {name: tool-aware, minGroupSize: 5}]}\n',
+      ),
+    ).toThrow(
+      /^run\.yaml: rl\.filters\[1\]\.minGroupSize: 5 is more than the 4 members a group has when it reaches tool-aware, so every group would be dropped/,
     );
     expect(() =>
       componentsOf('rl: {groupSize: 8, filters: [{name: resample-on-correct, size: 3}]}\n'),

@@ -79,24 +79,48 @@ function policyLossConfigOf(spec: PluginSpec): PolicyLossConfig {
   return config;
 }
 
+/**
+ * Filters that would act on every group, found before any step: resample-on-correct keeping as many as a group
+ * has (it would never resample), and a minimum group size above what reaches the filter (every group emptied).
+ * A group reaches each filter with rl.groupSize members, or resample-on-correct's `size` after it.
+ */
+function checkGroupSizes(filters: readonly PluginSpec[], groupSize: number, source: string): void {
+  let members = groupSize;
+  filters.forEach((spec, i) => {
+    const { size, minGroupSize } = spec.options;
+    if (spec.name === 'resample-on-correct' && typeof size === 'number') {
+      if (size >= members) {
+        throw new ConfigError(
+          source,
+          `rl.filters[${i}].size`,
+          `resample-on-correct keeps ${size} of each group of ${members} rollouts (rl.groupSize ${groupSize}), so ` +
+            'it would never resample; roll out more (rl.groupSize, e.g. twice size, as rStar2-Agent) or keep fewer',
+        );
+      }
+      members = size;
+    }
+    if (
+      (spec.name === 'answer-discriminability' || spec.name === 'tool-aware') &&
+      typeof minGroupSize === 'number' &&
+      minGroupSize > members
+    ) {
+      throw new ConfigError(
+        source,
+        `rl.filters[${i}].minGroupSize`,
+        `${minGroupSize} is more than the ${members} members a group has when it reaches ${spec.name}, so every ` +
+          'group would be dropped and no step would train',
+      );
+    }
+  });
+}
+
 /** Resolves every named plug-in up front, so a typo fails before any model or sandbox starts. */
 export function rlComponents(config: TrainerConfig, source: string): RlComponents {
   const { rl } = config;
   const filters = rl.filters.map((spec, i) =>
     fromRegistry(source, `rl.filters[${i}]`, withOptions(spec, getFilter)),
   );
-  rl.filters.forEach((spec, i) => {
-    // A down-sampler keeping as many as a group has would never act: the group must be rolled out larger.
-    const size = spec.options.size;
-    if (spec.name === 'resample-on-correct' && typeof size === 'number' && size >= rl.groupSize) {
-      throw new ConfigError(
-        source,
-        `rl.filters[${i}].size`,
-        `resample-on-correct keeps ${size} of each group of rl.groupSize ${rl.groupSize} rollouts, so it would ` +
-          'never resample; roll out more (rl.groupSize, e.g. twice size, as rStar2-Agent) or keep fewer',
-      );
-    }
-  });
+  checkGroupSizes(rl.filters, rl.groupSize, source);
   const loss = fromRegistry(source, 'rl.loss', () => policyLossConfigOf(rl.loss));
   const { sandbox } = config.tool;
   fromRegistry(source, 'tool.sandbox', () =>
