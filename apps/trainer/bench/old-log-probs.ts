@@ -13,7 +13,7 @@ import { problemSource } from '../src/run/problems.js';
 import { rlContext } from '../src/run/rl-run.js';
 import { openSession } from '../src/run/session.js';
 
-const steps = Number(process.env.STEPS ?? 6);
+const steps = Number(process.env.STEPS ?? 4);
 const config = parseConfig(
   [
     'seed: 1',
@@ -22,7 +22,7 @@ const config = parseConfig(
     'model: {source: base}',
     'tool: {sandbox: {name: local, workers: 1, preload: []}, observationChars: 256}',
     'rollout: {maxTurns: 3, maxResponseTokens: 160, temperature: 0.7, lanes: 2, workers: 1}',
-    'rl: {groups: 8, groupSize: 8, maxGenBatches: 1, filters: [], microBatchRows: 32}',
+    'rl: {groups: 4, groupSize: 8, maxGenBatches: 1, filters: [], microBatchRows: 32}',
   ].join('\n'),
   'bench',
 );
