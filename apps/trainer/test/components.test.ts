@@ -57,7 +57,17 @@ describe('issue 34 plug-ins and learner settings named by the config', () => {
 
   it('takes pi_old from the trainer in remote mode and from the rollout locally, unless set', () => {
     expect(componentsOf('seed: 1\n').learner).toEqual({ oldLogProbs: 'rollout', rolloutCorrection: null });
-    expect(componentsOf('remote: {endpoints: [http://10.0.0.5:8000]}\n').learner.oldLogProbs).toBe('trainer');
+    expect(componentsOf('remote: {endpoints: [http://10.0.0.5:8000]}\n').learner).toEqual({
+      oldLogProbs: 'trainer',
+      rolloutCorrection: { weights: 'sequence', threshold: 2, rejection: 'none', upper: 2 },
+    });
+    expect(
+      componentsOf('remote: {endpoints: [http://10.0.0.5:8000]}\nrl: {correction: {enabled: false}}\n')
+        .learner,
+    ).toEqual({ oldLogProbs: 'trainer', rolloutCorrection: null });
+    expect(
+      componentsOf('remote: {endpoints: [http://10.0.0.5:8000]}\nrl: {oldLogProbs: rollout}\n').learner,
+    ).toEqual({ oldLogProbs: 'rollout', rolloutCorrection: null });
     expect(componentsOf('rl: {oldLogProbs: trainer}\n').learner.oldLogProbs).toBe('trainer');
     expect(
       componentsOf('rl: {oldLogProbs: trainer, correction: {enabled: true, weights: token, threshold: 3}}\n')

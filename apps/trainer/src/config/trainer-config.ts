@@ -128,7 +128,14 @@ export const trainerSchema = z.strictObject({
       "rollout correction (verl's, Yao et al. 2025): weigh each token by the truncated pi_old / pi_rollout, reject " +
         'tokens or sequences whose ratio leaves [lower, upper]; needs rl.oldLogProbs trainer (docs/packages/grpo.md)',
       {
-        enabled: bool('apply the weights and the rejection (off: the mismatch is still measured)', false),
+        enabled: z
+          .boolean()
+          .optional()
+          .describe(
+            'apply the weights and the rejection (off: the mismatch is still measured); default on in remote mode ' +
+              "with the trainer's pi_old (an engine samples, possibly from weights remote.reloadEvery steps old), " +
+              'off otherwise',
+          ),
         weights: oneOf('importance weights per token (TIS) or sequence, or none', 'sequence', [
           'token',
           'sequence',

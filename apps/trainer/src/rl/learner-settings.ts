@@ -10,13 +10,17 @@ export interface LearnerSettings {
 
 /**
  * rl.oldLogProbs (default: trainer in remote mode, where an engine samples; rollout locally, where the trained
- * policy samples and both are the same model) and rl.correction, checked before any step: the correction needs
- * the trainer's pi_old, and its options are checked by @taorl/grpo, the error naming the config field.
+ * policy samples and both are the same model) and rl.correction (default: on exactly when an engine samples and pi_old
+ * is the trainer's), checked before any step: the correction needs the trainer's pi_old, and its options are checked
+ * by @taorl/grpo, the error naming the config field.
  */
 export function learnerSettings(config: TrainerConfig, source: string): LearnerSettings {
   const { rl, remote } = config;
   const oldLogProbs = rl.oldLogProbs ?? (remote.endpoints.length > 0 ? 'trainer' : 'rollout');
-  const { enabled, lower, ...options } = rl.correction;
+  const { enabled: asked, lower, ...options } = rl.correction;
+  // With an engine sampling, the trainer's pi_old alone would treat rollouts from weights reloadEvery steps old as
+  // on-policy; the correction's weights carry that lag as well as the numeric mismatch (verl's decoupled mode).
+  const enabled = asked ?? (remote.endpoints.length > 0 && oldLogProbs === 'trainer');
   if (!enabled) return { oldLogProbs, rolloutCorrection: null };
   if (oldLogProbs !== 'trainer') {
     throw new ConfigError(
