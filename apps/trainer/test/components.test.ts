@@ -1,6 +1,8 @@
+import { readFileSync } from 'node:fs';
 import { registerPolicyLoss, vanillaPolicyLoss } from '@taorl/grpo';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { selectVariants } from '../src/ablate/variants.js';
 import { ConfigError, parseConfig } from '../src/index.js';
 import { rlComponents } from '../src/run/components.js';
 
@@ -42,5 +44,93 @@ describe('plug-ins named by the config', () => {
     expect(() => componentsOf('tool:\n  format: hermess\n')).toThrow(
       'run.yaml: tool.format: unknown tool format "hermess" (did you mean "hermes"?)',
     );
+  });
+});
+
+describe('issue 34 plug-ins and learner settings named by the config', () => {
+  it('selects gspo with its own defaults and refuses another aggregation, naming rl.loss', () => {
+    expect(componentsOf('rl:\n  loss: gspo\n').loss).toEqual({ name: 'gspo', options: {} });
+    expect(() => componentsOf('rl:\n  loss: { name: gspo, aggregation: token-mean }\n')).toThrow(
+      /^run\.yaml: rl\.loss: policy loss config\.aggregation is 'token-mean', but policy loss 'gspo' is defined with 'seq-mean-token-mean'/,
+    );
+  });
+
+  it('takes pi_old from the trainer in remote mode and from the rollout locally, unless set', () => {
+    expect(componentsOf('seed: 1\n').learner).toEqual({ oldLogProbs: 'rollout', rolloutCorrection: null });
+    expect(componentsOf('remote: {endpoints: [http://10.0.0.5:8000]}\n').learner).toEqual({
+      oldLogProbs: 'trainer',
+      rolloutCorrection: { weights: 'sequence', threshold: 2, rejection: 'none', upper: 2 },
+    });
+    expect(
+      componentsOf('remote: {endpoints: [http://10.0.0.5:8000]}\nrl: {correction: {enabled: false}}\n')
+        .learner,
+    ).toEqual({ oldLogProbs: 'trainer', rolloutCorrection: null });
+    expect(
+      componentsOf('remote: {endpoints: [http://10.0.0.5:8000]}\nrl: {oldLogProbs: rollout}\n').learner,
+    ).toEqual({ oldLogProbs: 'rollout', rolloutCorrection: null });
+    expect(componentsOf('rl: {oldLogProbs: trainer}\n').learner.oldLogProbs).toBe('trainer');
+    expect(
+      componentsOf('rl: {oldLogProbs: trainer, correction: {enabled: true, weights: token, threshold: 3}}\n')
+        .learner,
+    ).toEqual({
+      oldLogProbs: 'trainer',
+      rolloutCorrection: { weights: 'token', threshold: 3, rejection: 'none', upper: 2 },
+    });
+  });
+
+  it('refuses a correction without the trainer pi_old, or with a band upside down, before anything runs', () => {
+    expect(() => componentsOf('rl: {correction: {enabled: true}}\n')).toThrow(
+      /^run\.yaml: rl\.correction\.enabled: .*set rl\.oldLogProbs: trainer/,
+    );
+    expect(() =>
+      componentsOf(
+        'rl: {oldLogProbs: trainer, correction: {enabled: true, rejection: sequence, upper: 2, lower: 3}}\n',
+      ),
+    ).toThrow(
+      /^run\.yaml: rl\.correction: rolloutCorrection: option 'lower' must be a number in \(0, upper = 2\)/,
+    );
+    expect(() => parseConfig('rl: {correction: {threshold: 0}}\n', 'run.yaml')).toThrow(
+      /rl\.correction\.threshold/,
+    );
+  });
+
+  it('refuses resample-on-correct keeping as many as a group has, naming the option', () => {
+    expect(
+      componentsOf('rl: {groupSize: 16, filters: [{name: resample-on-correct, size: 8}]}\n').filter,
+    ).not.toBeNull();
+    expect(() =>
+      componentsOf('rl: {groupSize: 8, filters: [{name: resample-on-correct, size: 8}]}\n'),
+    ).toThrow(
+      /^run\.yaml: rl\.filters\[0\]\.size: resample-on-correct keeps 8 of each group of 8 rollouts \(rl\.groupSize 8\)/,
+    );
+    expect(() =>
+      componentsOf(
+        'rl: {groupSize: 8, filters: [{name: resample-on-correct, size: 4}, {name: tool-aware, minGroupSize: 5}]}\n',
+      ),
+    ).toThrow(
+      /^run\.yaml: rl\.filters\[1\]\.minGroupSize: 5 is more than the 4 members a group has when it reaches tool-aware, so every group would be dropped/,
+    );
+    expect(() =>
+      componentsOf('rl: {groupSize: 8, filters: [{name: resample-on-correct, size: 3}]}\n'),
+    ).toThrow(
+      /^run\.yaml: rl\.filters\[0\]: resample-on-correct: options 'minWrong' \+ 'minCorrect' \(2 \+ 2\) must not exceed 'size' \(3\)/,
+    );
+  });
+});
+
+describe('the ablation arms of issue 34 on configs/ablate.yaml', () => {
+  const ablate = readFileSync(new URL('../configs/ablate.yaml', import.meta.url), 'utf8');
+  const armed = (name: string) =>
+    rlComponents(parseConfig(ablate, 'ablate.yaml', selectVariants(name)[0]!.overrides), 'ablate.yaml');
+
+  it('gives each arm the setting it names and nothing of the base loss', () => {
+    expect(armed('gspo').loss).toEqual({ name: 'gspo', options: {} });
+    expect(armed('void-turn').filter?.name).toBe('void-turn');
+    expect(armed('roc').filter?.name).toBe('resample-on-correct');
+    expect(parseConfig(ablate, 'ablate.yaml', selectVariants('roc')[0]!.overrides).rl.groupSize).toBe(16);
+    expect(armed('correction').learner).toEqual({
+      oldLogProbs: 'trainer',
+      rolloutCorrection: { weights: 'token', threshold: 2, rejection: 'none', upper: 2 },
+    });
   });
 });

@@ -35,10 +35,12 @@ export function composeNamed(name: string, filters: readonly Filter[]): Filter {
       let keptIndices: number[] = [...at];
       const dropped: DroppedTrajectory<T>[] = [];
       const masked: MaskedTrajectory[] = [];
+      const resampled: DroppedTrajectory<T>[] = [];
       const stages: FilterStats[] = [];
       for (const filter of filters) {
         const stage = filter.apply(kept, keptIndices);
         for (const d of stage.dropped) dropped.push({ ...d, item: original.get(d.index)! });
+        for (const r of stage.resampled) resampled.push({ ...r, item: original.get(r.index)! });
         masked.push(...stage.masked);
         stages.push(stage.stats);
         kept = stage.kept;
@@ -47,10 +49,12 @@ export function composeNamed(name: string, filters: readonly Filter[]): Filter {
       const droppedCounts: Record<string, number> = {};
       const maskedCounts: Record<string, number> = {};
       const metrics: Record<string, number> = {};
+      const resampledCounts: Record<string, number> = {};
       let passRates: PassRateReport | undefined;
       for (const stage of stages) {
         addCounts(droppedCounts, stage.dropped);
         addCounts(maskedCounts, stage.masked);
+        addCounts(resampledCounts, stage.resampled);
         passRates = stage.passRates ?? passRates;
         for (const [metric, value] of Object.entries(stage.metrics ?? {}))
           metrics[`${stage.filter}.${metric}`] = value;
@@ -61,6 +65,7 @@ export function composeNamed(name: string, filters: readonly Filter[]): Filter {
         keptIndices,
         dropped: dropped.sort((a, b) => a.index - b.index),
         masked: masked.sort((a, b) => a.index - b.index),
+        resampled: resampled.sort((a, b) => a.index - b.index),
         stats: {
           filter: name,
           input: batch.length,
@@ -69,6 +74,7 @@ export function composeNamed(name: string, filters: readonly Filter[]): Filter {
           keptGroups: new Set(kept.map((t) => t.groupId)).size,
           dropped: droppedCounts,
           masked: maskedCounts,
+          resampled: resampledCounts,
           ...(passRates === undefined ? {} : { passRates }),
           stages,
           ...(Object.keys(metrics).length === 0 ? {} : { metrics }),

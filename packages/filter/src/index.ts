@@ -22,11 +22,20 @@ export {
 } from './execution-validity';
 export { type OverlongFilterOptions, overlongFilter, TRUNCATED } from './overlong';
 export { type FilterFactory, filterNames, getFilter, registerFilter } from './registry';
+export {
+  answerFormatPenalty,
+  type ResampleOnCorrectOptions,
+  resampleOnCorrect,
+  SURPLUS_CORRECT,
+  SURPLUS_WRONG,
+  toolErrorPenalty,
+} from './resample-on-correct';
 export { type ToolAwareFilterOptions, toolAwareFilter } from './tool-aware';
 export { trajectoryFilter, type Verdict } from './trajectory-filter';
 export type {
   DroppedTrajectory,
   Filter,
+  FilterAction,
   FilterableToolCall,
   FilterableTrajectory,
   FilterMode,
@@ -38,3 +47,4 @@ export type {
   PassRateReport,
 } from './types';
 export { VOID_TURN, type VoidTurnOptions, voidTurn } from './void-turn';
+export { type TurnFacts, type VoidTurnRule, voidTurns } from './void-turns';

@@ -19,8 +19,15 @@ export interface FilterableTrajectory {
   readonly toolCalls: readonly FilterableToolCall[];
   /** 1 = policy token, 0 = tool output or inserted text. Required by every filter in `mask` mode. */
   readonly lossMask?: Uint8Array;
-  /** SimpleTIR's void turn: a turn that produced neither a code block nor a final answer. */
+  /**
+   * SimpleTIR's void turn: a turn that produced neither a complete code block nor a final answer (`voidTurns`
+   * computes it from the assistant turns).
+   */
   readonly voidTurn?: boolean;
+  /** Final answers the response gave (`voidTurns` counts them); read by `resample-on-correct`'s format penalty. */
+  readonly answerCount?: number;
+  /** Assistant turns of the response (`voidTurns` counts them); read by `resample-on-correct`'s format penalty. */
+  readonly turnCount?: number;
   /** The response hit the length budget before a final answer or EOS. */
   readonly truncated?: boolean;
   /**
@@ -33,7 +40,14 @@ export interface FilterableTrajectory {
 /** `drop` removes a trajectory from the batch; `mask` keeps it (and its reward in the group) with a zero loss mask. */
 export type FilterMode = 'drop' | 'mask';
 
-/** A trajectory removed from the batch, with the filter and reason that removed it. */
+/**
+ * What a filter does to one trajectory: a FilterMode, or `resample`: a down-sampler (resample-on-correct) did not
+ * pick it from an oversampled group. A resampled trajectory leaves the batch like a dropped one, but it is
+ * surplus by design rather than rejected, and is counted apart.
+ */
+export type FilterAction = FilterMode | 'resample';
+
+/** A trajectory removed from the batch (dropped or resampled away), with the filter and reason that removed it. */
 export interface DroppedTrajectory<T> {
   readonly item: T;
   /** Position in the input batch (or the `positions` given to `apply`). */
@@ -80,6 +94,8 @@ export interface FilterStats {
   readonly dropped: Readonly<Record<string, number>>;
   /** Trajectories kept with a zeroed loss mask, per reason. */
   readonly masked: Readonly<Record<string, number>>;
+  /** Trajectories a down-sampler left out of an oversampled group, per reason. */
+  readonly resampled: Readonly<Record<string, number>>;
   /** Present when the filter computed pass rates (answer discriminability). */
   readonly passRates?: PassRateReport;
   /** The stages of a composition, in order; empty for a single filter. */
@@ -98,6 +114,8 @@ export interface FilterResult<T> {
   readonly keptIndices: number[];
   readonly dropped: DroppedTrajectory<T>[];
   readonly masked: MaskedTrajectory[];
+  /** Trajectories a down-sampler did not pick (action `resample`), in batch order. */
+  readonly resampled: DroppedTrajectory<T>[];
   readonly stats: FilterStats;
 }
 

@@ -1,5 +1,6 @@
 import type {
   DroppedTrajectory,
+  FilterAction,
   FilterableTrajectory,
   FilterResult,
   GroupId,
@@ -8,7 +9,7 @@ import type {
 } from './types';
 
 /** What a filter decided for one trajectory: `null` keeps it as it is. */
-export type Verdict = { readonly action: 'drop' | 'mask'; readonly reason: string } | null;
+export type Verdict = { readonly action: FilterAction; readonly reason: string } | null;
 
 export function defaultPositions(n: number, positions: readonly number[] | undefined): readonly number[] {
   if (positions === undefined) return Array.from({ length: n }, (_, i) => i);
@@ -46,8 +47,10 @@ export function applyVerdicts<T extends FilterableTrajectory>(
   const keptIndices: number[] = [];
   const dropped: DroppedTrajectory<T>[] = [];
   const masked: MaskedTrajectory[] = [];
+  const resampled: DroppedTrajectory<T>[] = [];
   const droppedCounts: Record<string, number> = {};
   const maskedCounts: Record<string, number> = {};
+  const resampledCounts: Record<string, number> = {};
   batch.forEach((item, i) => {
     const verdict = verdicts[i] ?? null;
     const index = positions[i]!;
@@ -57,6 +60,9 @@ export function applyVerdicts<T extends FilterableTrajectory>(
     } else if (verdict.action === 'drop') {
       dropped.push({ item, index, filter, reason: verdict.reason });
       increment(droppedCounts, verdict.reason);
+    } else if (verdict.action === 'resample') {
+      resampled.push({ item, index, filter, reason: verdict.reason });
+      increment(resampledCounts, verdict.reason);
     } else {
       kept.push(withZeroLossMask(item, index, filter));
       keptIndices.push(index);
@@ -69,6 +75,7 @@ export function applyVerdicts<T extends FilterableTrajectory>(
     keptIndices,
     dropped,
     masked,
+    resampled,
     stats: {
       filter,
       input: batch.length,
@@ -77,6 +84,7 @@ export function applyVerdicts<T extends FilterableTrajectory>(
       keptGroups: countGroups(kept),
       dropped: droppedCounts,
       masked: maskedCounts,
+      resampled: resampledCounts,
       ...(passRates === undefined ? {} : { passRates }),
       stages: [],
     },

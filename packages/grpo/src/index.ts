@@ -14,6 +14,17 @@ export {
   initBackend,
 } from './backend/init-backend';
 export {
+  type CorrectionInput,
+  type CorrectionMetrics,
+  type CorrectionRejection,
+  type CorrectionResult,
+  type CorrectionWeights,
+  type ResolvedRolloutCorrection,
+  type RolloutCorrectionOptions,
+  resolveRolloutCorrection,
+  rolloutCorrection,
+} from './correction/rollout-correction';
+export {
   type TokenLogProbsAndEntropy,
   type TokenLogProbsOptions,
   tokenLogProbsAndEntropy,
@@ -26,6 +37,7 @@ export {
   type TokenLayout,
 } from './loss/aggregation';
 export { cispoLoss } from './loss/cispo';
+export { gspoLoss } from './loss/gspo';
 export { type KlPenalty, type KlPenaltyKind, klPenalty } from './loss/kl-penalty';
 export { clampedLogRatio } from './loss/log-ratio';
 export { maskedFraction, maskedMean } from './loss/masked-mean';
@@ -41,6 +53,7 @@ export {
   type PolicyLossFactory,
   type PolicyLossFn,
   type PolicyLossTerms,
+  type PolicyLossTraits,
   policyLossNames,
   registerPolicyLoss,
 } from './loss/policy-loss-registry';

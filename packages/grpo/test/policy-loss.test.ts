@@ -257,7 +257,7 @@ describe.each(TEST_BACKENDS)('policyLoss on %s', (backend) => {
       'entropyCoef is non-zero but input.entropy is missing',
     );
     expect(() => policyLoss(input, { name: 'nope' })).toThrow(
-      'unknown policy loss "nope"; registered: cispo, vanilla',
+      'unknown policy loss "nope"; registered: cispo, gspo, vanilla',
     );
     expect(() => policyLoss({ ...input, lossMask: tf.zeros([B, T + 1]) as tf.Tensor2D })).toThrow(
       'input.lossMask has shape [3, 7], expected [3, 6]',

@@ -51,6 +51,7 @@ describe.each(TEST_BACKENDS)('policy loss registry and sftLoss on %s', (backend)
   it('runs a user-registered loss by name, with its metrics', async () => {
     expect(policyLossNames()).toEqual([
       'cispo',
+      'gspo',
       'vanilla',
       'test-policy-gradient',
       'test-scaled-policy-gradient',

@@ -119,12 +119,19 @@ export function summarizeRun(lines: readonly MetricsLine[], shape: RolloutShape,
   if (rl.length === 0) throw new Error(`${source}: no RL steps`);
   const after = heldOutLine(lines, AFTER_RL, false, source);
   const greedy = heldOutLine(lines, AFTER_RL_GREEDY, true, source);
-  const dropsOf = (line: RlStepMetrics) => sum(Object.values(line.filterDrops));
+  // Dropped and resampled ones left the batch; resample-on-correct's oversampling is in the generated count.
+  const dropsOf = (line: RlStepMetrics) =>
+    sum(Object.values(line.filterDrops)) + sum(Object.values(line.filterResamples ?? {}));
   const generated = rl.map((line) => line.genBatches * shape.groups * shape.groupSize);
   rl.forEach((line, i) => {
+    if (line.trajectoriesGenerated !== undefined && line.trajectoriesGenerated !== generated[i])
+      throw new Error(
+        `${source}: step ${line.step} generated ${line.trajectoriesGenerated} trajectories, not ` +
+          `${line.genBatches} x ${shape.groups} x ${shape.groupSize}: the shape is not this run's`,
+      );
     if (line.trajectoriesKept + dropsOf(line) > generated[i]!)
       throw new Error(
-        `${source}: step ${line.step} kept ${line.trajectoriesKept} and dropped ${dropsOf(line)} of ` +
+        `${source}: step ${line.step} kept ${line.trajectoriesKept} and dropped or resampled ${dropsOf(line)} of ` +
           `${line.genBatches} x ${shape.groups} x ${shape.groupSize} generated trajectories`,
       );
   });

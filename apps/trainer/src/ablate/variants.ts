@@ -1,7 +1,8 @@
 /**
- * One arm of the TAO-RL ablation: a name, what it tests, and the config overrides (`--set` assignments) that turn
- * the base config into it. Every arm keeps the base's estimator, loss, clip-higher and overlong shaping, so the arms
- * differ only in the filters and the entropy shaper.
+ * One arm of the ablation: a name, what it tests, and the config overrides (`--set` assignments) that turn the base
+ * config into it. The TAO-RL arms keep the base's estimator, loss, clip-higher and overlong shaping, so they differ
+ * only in the filters and the entropy shaper; the arms of issue 34 (gspo, roc, void-turn, correction) change one
+ * thing against grpo each.
  */
 export interface AblationVariant {
   name: string;
@@ -29,6 +30,34 @@ export const ablationVariants: readonly AblationVariant[] = [
   arm('tao-rl', 'full TAO-RL: both filters + post-tool bonus', '[tool-aware]', 'tao'),
   arm('aepo', 'both filters + AEPO entropy shaping', '[tool-aware]', 'aepo'),
   arm('cheng', 'both filters + Cheng et al. entropy advantage', '[tool-aware]', 'cheng'),
+  {
+    name: 'gspo',
+    description: 'GRPO with the GSPO loss (sequence-level ratio, clip 3e-4 / 4e-4, seq-mean aggregation)',
+    overrides: ['rl.filters=[]', 'rl.shaper=none', 'rl.loss=gspo'],
+  },
+  {
+    name: 'roc',
+    description:
+      'GRPO with resample-on-correct: 16 rollouts per question cut to 8 (twice the rollout budget, counted)',
+    overrides: ['rl.filters=[{name: resample-on-correct, size: 8}]', 'rl.groupSize=16', 'rl.shaper=none'],
+  },
+  arm(
+    'void-turn',
+    'GRPO with the void-turn filter (SimpleTIR: mask trajectories with a void turn)',
+    '[void-turn]',
+    'none',
+  ),
+  {
+    name: 'correction',
+    description: 'GRPO with pi_old from the trainer and token-level rollout correction (TIS, threshold 2)',
+    overrides: [
+      'rl.filters=[]',
+      'rl.shaper=none',
+      'rl.oldLogProbs=trainer',
+      'rl.correction.enabled=true',
+      'rl.correction.weights=token',
+    ],
+  },
 ];
 
 /** The arms named in a comma-separated list ('all' = every arm); an unknown name is an error listing the known. */

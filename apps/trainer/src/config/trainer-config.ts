@@ -130,6 +130,41 @@ export const trainerSchema = z.strictObject({
       'policy loss and its config: clipLow, clipHigh, dualClip, aggregation, klCoef, entropyCoef (@taorl/grpo)',
       'vanilla',
     ),
+    oldLogProbs: z
+      .enum(['trainer', 'rollout'])
+      .optional()
+      .describe(
+        'pi_old of the loss: trainer (the trained policy scores the batch before the update; the clip then acts on ' +
+          "policy change only, and the rollout's log-probs feed the correction's mismatch metrics) or rollout (the " +
+          'log-probs the rollout sampled with); default trainer in remote mode, rollout with local rollouts (the same model)',
+      ),
+    correction: section(
+      "rollout correction (verl's, Yao et al. 2025): weigh each token by the truncated pi_old / pi_rollout, reject " +
+        'tokens or sequences whose ratio leaves [lower, upper]; needs rl.oldLogProbs trainer (docs/packages/grpo.md)',
+      {
+        enabled: z
+          .boolean()
+          .optional()
+          .describe(
+            'apply the weights and the rejection (off: the mismatch is still measured); default on in remote mode ' +
+              "with the trainer's pi_old (an engine samples, possibly from weights remote.reloadEvery steps old), " +
+              'off otherwise',
+          ),
+        weights: oneOf('importance weights per token (TIS) or sequence, or none', 'sequence', [
+          'token',
+          'sequence',
+          'none',
+        ] as const),
+        threshold: num('weights are truncated at this value', 2, { above: 0 }),
+        rejection: oneOf(
+          'reject by the token ratio, the sequence product, its geometric mean, or not',
+          'none',
+          ['none', 'token', 'sequence', 'geometric'] as const,
+        ),
+        upper: num('upper end of the rejection band', 2, { above: 0 }),
+        lower: z.number().gt(0).optional().describe('lower end of the rejection band (default 1 / upper)'),
+      },
+    ),
     maxGradNorm: num('global grad-norm clip (SFT too)', 1.0, { above: 0 }),
     microBatchRows: int('most sequences per gradient micro-batch (split into equal parts)', 16, { min: 1 }),
     checkpointEvery: int('steps between checkpoints (0 = only at the end)', 10, { min: 0 }),

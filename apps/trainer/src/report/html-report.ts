@@ -1,6 +1,7 @@
 import * as vega from 'vega';
 import { compile, type TopLevelSpec } from 'vega-lite';
 import { writeFileAtomic } from '../util/atomic-write.js';
+import { filterTable } from './filter-table.js';
 import type { EvalMetrics, MetricsLine, RlStepMetrics, SftStepMetrics } from './metrics.js';
 
 type Row = Record<string, number | string>;
@@ -195,6 +196,7 @@ export async function renderReport(title: string, lines: readonly MetricsLine[])
   const evals = lines.filter((line): line is EvalMetrics => line.phase === 'eval');
   return htmlPage(title, [
     evalTable(evals),
+    filterTable(lines),
     '<h2>Training</h2>',
     ...svgs.map((svg) => `<figure>${svg}</figure>`),
   ]);

@@ -60,6 +60,16 @@ export interface RlStepMetrics extends Omit<RolloutStats, 'policyTokens'>, Updat
    * rollout batches; absent when no filter reports any.
    */
   filterMetrics?: Record<string, number>;
+  /** Masked trajectories (kept in their group, loss mask zeroed) per filter reason. */
+  filterMasks?: Record<string, number>;
+  /** Trajectories a down-sampler (resample-on-correct) left out of an oversampled group, per reason. */
+  filterResamples?: Record<string, number>;
+  /** Per configured filter (rl.filters), the trajectories it dropped, masked or resampled; 0 when it did nothing. */
+  filterActions?: Record<string, number>;
+  /** Trajectories rolled out this step (rollout batches x groups x rl.groupSize): the rollout budget spent. */
+  trajectoriesGenerated?: number;
+  /** Share of the generated trajectories with a void turn (SimpleTIR: neither a code block nor a final answer). */
+  voidTurnRate?: number;
   trajectoriesKept: number;
   groupsKept: number;
   genBatches: number;

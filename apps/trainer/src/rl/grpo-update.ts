@@ -1,5 +1,10 @@
 import type { Tokenizer } from '@taorl/data';
-import { GrpoUpdater, type MicroBatchGradients, type PolicyLossConfig } from '@taorl/grpo';
+import {
+  GrpoUpdater,
+  type MicroBatchGradients,
+  type PolicyLossConfig,
+  type RolloutCorrectionOptions,
+} from '@taorl/grpo';
 import type { Policy } from '../model/policy.js';
 import type { PolicyUpdate } from './rl-step.js';
 import { paddedBatch } from './update-batch.js';
@@ -17,6 +22,13 @@ export interface GrpoUpdateOptions {
    * rollout.workers > 1), or, when omitted, this thread. Same update either way, bit for bit.
    */
   microBatchGradients?: MicroBatchGradients;
+  /**
+   * Where pi_old comes from: `trainer` (the updater scores the batch before the update; the rollout's log-probs
+   * become its rolloutLogProbs, measured and, with `rolloutCorrection`, corrected for) or `rollout` (default).
+   */
+  oldLogProbs?: 'trainer' | 'rollout';
+  /** The rollout correction's options; default none (needs oldLogProbs `trainer`). */
+  rolloutCorrection?: RolloutCorrectionOptions | null;
 }
 
 const mean = (values: readonly number[]) =>
@@ -47,12 +59,18 @@ export function grpoUpdate(
     loss: options.loss,
     microBatchRows: options.microBatchRows,
     temperature: options.temperature,
+    rolloutCorrection: options.rolloutCorrection ?? null,
     ...(options.microBatchGradients === undefined
       ? {}
       : { microBatchGradients: options.microBatchGradients }),
   });
   const update: PolicyUpdate = async (batch, advantages): Promise<UpdateStats> => {
-    const report = await updater.update(paddedBatch(batch, advantages, tokenizer.padTokenId));
+    const { oldLogProbs, ...padded } = paddedBatch(batch, advantages, tokenizer.padTokenId);
+    const report = await updater.update(
+      options.oldLogProbs === 'trainer'
+        ? { ...padded, rolloutLogProbs: oldLogProbs }
+        : { ...padded, oldLogProbs },
+    );
     const steps = report.steps.filter((step) => !step.skipped);
     const skippedUpdates = report.steps.flatMap((step) => (step.skipped ? [step.skipReason ?? ''] : []));
     const metric = (name: string) => mean(steps.map((step) => step.losses[name] ?? 0));
@@ -72,6 +90,7 @@ export function grpoUpdate(
         : { lossMetrics: Object.fromEntries(own.map((name) => [name, metric(name)])) }),
       gradNorm: mean(steps.map((step) => step.gradNorm)),
       ...(skippedUpdates.length === 0 ? {} : { skippedUpdates }),
+      ...(report.correction === undefined ? {} : { correction: report.correction }),
     };
   };
   return { update, updater };

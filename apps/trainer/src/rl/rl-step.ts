@@ -19,6 +19,7 @@ import { rolloutAndGrade, samplesOf } from './graded-rollout.js';
 import type { PolicySync } from './policy-sync.js';
 import type { Problem } from './rewards.js';
 import { rolloutStats } from './rollout-stats.js';
+import { withTurnFacts } from './turn-facts.js';
 import type { UpdateStats } from './update-stats.js';
 
 /** One policy-gradient update on a batch with per-token advantages aligned to each trajectory's lossMask. */
@@ -79,6 +80,10 @@ export async function rlStep(ctx: RlStepContext, step: number): Promise<RlStepMe
   const kept: Trajectory[] = [];
   const filterDrops: Record<string, number> = {};
   const filterMetrics: Record<string, number>[] = [];
+  const filterMasks: Record<string, number> = {};
+  const filterResamples: Record<string, number> = {};
+  const filterActions: Record<string, number> = {};
+  let voidTurns = 0;
   const problemsById = new Map<string, Problem>();
   let genBatches = 0;
 
@@ -102,13 +107,28 @@ export async function rlStep(ctx: RlStepContext, step: number): Promise<RlStepMe
         : shapeRewards(graded, [
             overlongShaper({ maxLength: ctx.rollout.maxResponseTokens, ...ctx.overlong }),
           ]);
-    const rewarded = shaped === null ? graded : graded.map((t, i) => ({ ...t, reward: shaped.rewards[i]! }));
+    const decode = (ids: Int32Array) => ctx.tokenizer.decode(ids);
+    // SimpleTIR's void turns, and the answer and turn counts resample-on-correct's format penalty reads.
+    const rewarded = graded.map((t, i) =>
+      withTurnFacts(shaped === null ? t : { ...t, reward: shaped.rewards[i]! }, decode, (turn) =>
+        ctx.tools.parse(turn),
+      ),
+    );
+    voidTurns += rewarded.filter((t) => t.voidTurn).length;
     generated.push(...rewarded);
 
-    // 3. Tool-aware filtering (@taorl/filter): execution validity, then answer discriminability.
+    // 3. Filtering (@taorl/filter): the configured filters in order; each reason counted per action.
     const filtered = ctx.filter?.apply(rewarded);
-    for (const drop of filtered?.dropped ?? [])
-      filterDrops[drop.reason] = (filterDrops[drop.reason] ?? 0) + 1;
+    const count = (into: Record<string, number>, items: readonly { reason: string }[] | undefined) => {
+      for (const { reason } of items ?? []) into[reason] = (into[reason] ?? 0) + 1;
+    };
+    count(filterDrops, filtered?.dropped);
+    count(filterMasks, filtered?.masked);
+    count(filterResamples, filtered?.resampled);
+    for (const stage of filtered?.stats.stages ?? []) {
+      const acted = [stage.dropped, stage.masked, stage.resampled].flatMap(Object.values);
+      filterActions[stage.filter] = (filterActions[stage.filter] ?? 0) + acted.reduce((a, b) => a + b, 0);
+    }
     if (filtered?.stats.metrics !== undefined) filterMetrics.push({ ...filtered.stats.metrics });
     kept.push(...(filtered?.kept ?? rewarded));
     genBatches++;
@@ -149,6 +169,11 @@ export async function rlStep(ctx: RlStepContext, step: number): Promise<RlStepMe
     ...stats,
     filterDrops,
     ...(filterMetrics.length === 0 ? {} : { filterMetrics: meanByName(filterMetrics) }),
+    filterMasks,
+    filterResamples,
+    filterActions,
+    trajectoriesGenerated: generated.length,
+    voidTurnRate: voidTurns / Math.max(1, generated.length),
     trajectoriesKept: batch.length,
     groupsKept: batchGroups.length,
     genBatches,

@@ -25,6 +25,16 @@ export function paddedBatch(
       `paddedBatch: ${trajectories.length} trajectories but advantages for ${advantages.length}`,
     );
   }
+  trajectories.forEach((t, i) => {
+    for (const field of ['lossMask', 'oldLogProbs', 'entropies'] as const) {
+      if (t[field].length !== t.responseIds.length) {
+        throw new RangeError(
+          `paddedBatch: trajectory ${i} (group ${t.groupId}) has ${t[field].length} ${field} for ` +
+            `${t.responseIds.length} response tokens (the rollout engine's log-probs must cover every token)`,
+        );
+      }
+    }
+  });
   const sequences = trajectories.map(trainingSequence);
   const rows = sequences.length;
   const columns = Math.max(2, ...sequences.map((s) => s.inputIds.length));

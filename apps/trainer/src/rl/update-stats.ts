@@ -1,3 +1,5 @@
+import type { CorrectionMetrics } from '@taorl/grpo';
+
 /** What the RL step's policy update reports (a subset of @taorl/grpo's update metrics), as its metrics line has it. */
 export interface UpdateStats {
   loss: number;
@@ -13,4 +15,9 @@ export interface UpdateStats {
   gradNorm: number;
   /** The optimizer steps the learner refused, by reason (a non-finite loss or gradient norm: weights unchanged). */
   skippedUpdates?: string[];
+  /**
+   * rl.oldLogProbs trainer: the mismatch between the rollout's log-probs and the trainer's pi_old (k3 KL, ratio mean
+   * and maximum) and what rl.correction did with it (weight mean, shares truncated and masked).
+   */
+  correction?: CorrectionMetrics;
 }

@@ -11,6 +11,7 @@ import { checkSandboxOptions, getToolFormat, type ToolFormat } from '@taorl/sand
 import { ConfigError } from '../config/config-error.js';
 import type { PluginSpec } from '../config/fields.js';
 import type { TrainerConfig } from '../config/trainer-config.js';
+import { type LearnerSettings, learnerSettings } from '../rl/learner-settings.js';
 
 /** Builds a plug-in from its registry; a registry's complaint (unknown name, bad option) names the config field. */
 export function fromRegistry<T>(source: string, field: string, build: () => T): T {
@@ -28,6 +29,8 @@ export interface RlComponents {
   /** The filters composed in order; null when the list is empty. */
   filter: Filter | null;
   loss: PolicyLossConfig;
+  /** rl.oldLogProbs and rl.correction. */
+  learner: LearnerSettings;
   format: ToolFormat;
 }
 
@@ -60,7 +63,6 @@ function policyLossConfigOf(spec: PluginSpec): PolicyLossConfig {
     (sharedLossFields.includes(field) ? shared : own)[field] = value;
   }
   const config: PolicyLossConfig = { ...shared, name: spec.name, options: own };
-  resolvePolicyLossConfig(config);
   try {
     getPolicyLoss(spec.name, own);
   } catch (error) {
@@ -73,7 +75,43 @@ function policyLossConfigOf(spec: PluginSpec): PolicyLossConfig {
       `${(error as Error).message}${hint}; fields every loss takes: ${sharedLossFields.join(', ')}`,
     );
   }
+  resolvePolicyLossConfig(config);
   return config;
+}
+
+/**
+ * Filters that would act on every group, found before any step: resample-on-correct keeping as many as a group
+ * has (it would never resample), and a minimum group size above what reaches the filter (every group emptied).
+ * A group reaches each filter with rl.groupSize members, or resample-on-correct's `size` after it.
+ */
+function checkGroupSizes(filters: readonly PluginSpec[], groupSize: number, source: string): void {
+  let members = groupSize;
+  filters.forEach((spec, i) => {
+    const { size, minGroupSize } = spec.options;
+    if (spec.name === 'resample-on-correct' && typeof size === 'number') {
+      if (size >= members) {
+        throw new ConfigError(
+          source,
+          `rl.filters[${i}].size`,
+          `resample-on-correct keeps ${size} of each group of ${members} rollouts (rl.groupSize ${groupSize}), so ` +
+            'it would never resample; roll out more (rl.groupSize, e.g. twice size, as rStar2-Agent) or keep fewer',
+        );
+      }
+      members = size;
+    }
+    if (
+      (spec.name === 'answer-discriminability' || spec.name === 'tool-aware') &&
+      typeof minGroupSize === 'number' &&
+      minGroupSize > members
+    ) {
+      throw new ConfigError(
+        source,
+        `rl.filters[${i}].minGroupSize`,
+        `${minGroupSize} is more than the ${members} members a group has when it reaches ${spec.name}, so every ` +
+          'group would be dropped and no step would train',
+      );
+    }
+  });
 }
 
 /** Resolves every named plug-in up front, so a typo fails before any model or sandbox starts. */
@@ -82,6 +120,7 @@ export function rlComponents(config: TrainerConfig, source: string): RlComponent
   const filters = rl.filters.map((spec, i) =>
     fromRegistry(source, `rl.filters[${i}]`, withOptions(spec, getFilter)),
   );
+  checkGroupSizes(rl.filters, rl.groupSize, source);
   const loss = fromRegistry(source, 'rl.loss', () => policyLossConfigOf(rl.loss));
   const { sandbox } = config.tool;
   fromRegistry(source, 'tool.sandbox', () =>
@@ -92,6 +131,7 @@ export function rlComponents(config: TrainerConfig, source: string): RlComponent
     shaper: fromRegistry(source, 'rl.shaper', withOptions(rl.shaper, getEntropyShaper)),
     filter: filters.length === 0 ? null : composeFilters(...filters),
     loss,
+    learner: learnerSettings(config, source),
     format: toolFormatOf(config, source),
   };
 }

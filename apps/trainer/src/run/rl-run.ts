@@ -5,6 +5,7 @@ import { ConfigError } from '../config/config-error.js';
 import type { TrainerConfig } from '../config/trainer-config.js';
 import { apiKeyFromEnv } from '../remote/api-key.js';
 import { RemoteRollouts } from '../remote/remote-rollouts.js';
+import { idleFilters } from '../report/filter-table.js';
 import type { MetricsWriter, RlStepMetrics } from '../report/metrics.js';
 import { ProgressBar } from '../report/progress.js';
 import { grpoUpdate } from '../rl/grpo-update.js';
@@ -82,6 +83,7 @@ export function rlContext(
     loss: components.loss,
     microBatchRows: rl.microBatchRows,
     temperature: rollout.temperature,
+    ...components.learner,
     ...(rolloutWorkers === null
       ? {}
       : { microBatchGradients: (micros, settings) => rolloutWorkers.microBatchGradients(micros, settings) }),
@@ -164,5 +166,6 @@ export async function runRl(
     await context.sync.close();
   }
   bar?.finish();
+  for (const notice of idleFilters(lines)) (options.log ?? toStderr)(notice);
   return lines;
 }

@@ -114,9 +114,16 @@ describe('ablation run summary', () => {
     expect(s.trends.toolCallsPerTrajectory.early).toBe(0.5);
   });
 
+  it('counts the rollouts a step reports: resample-on-correct oversampling is in the budget', () => {
+    const oversampled = steps.map((line) => ({ ...line, trajectoriesGenerated: 16 }));
+    expect(() => summarizeRun(finished(oversampled), shape, 'm.jsonl')).toThrow(
+      /m\.jsonl: step 0 generated 16 trajectories, not 1 x 2 x 4: the shape is not this run's/,
+    );
+  });
+
   it('refuses a rollout shape that does not cover what the steps kept and dropped', () => {
     expect(() => summarizeRun(finished(steps), { groups: 2, groupSize: 3 }, 'm.jsonl')).toThrow(
-      /m\.jsonl: step 0 kept 6 and dropped 2 of 1 x 2 x 3 generated/,
+      /m\.jsonl: step 0 kept 6 and dropped or resampled 2 of 1 x 2 x 3 generated/,
     );
   });
 

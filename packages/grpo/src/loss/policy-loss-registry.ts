@@ -1,5 +1,6 @@
 import { createRegistry, type RawOptions, type Registry } from '@taorl/plugin-registry';
 import type * as tf from '@tensorflow/tfjs';
+import type { LossAggregation } from './aggregation';
 import type { ResolvedPolicyLossConfig } from './policy-loss-config';
 
 /** What a policy loss sees: all [B, T]; only logProbs carries a gradient. */
@@ -12,6 +13,11 @@ export interface PolicyLossContext {
   /** 1 where the token is trained on, as float32. */
   lossMask: tf.Tensor2D;
   config: ResolvedPolicyLossConfig;
+  /**
+   * x [B, T] -> at every token, the mean of x over the loss tokens of the token's sequence (a row, or a packed
+   * sequence of a row); 0 where a sequence has no loss token. Differentiable; for sequence-level losses (GSPO).
+   */
+  sequenceMean: (x: tf.Tensor2D) => tf.Tensor2D;
 }
 
 /** A policy loss's result before aggregation. */
@@ -22,8 +28,26 @@ export interface PolicyLossTerms {
   metrics: Record<string, tf.Scalar>;
 }
 
-/** A policy loss (verl's register_policy_loss): one function of the context, no hidden state. */
-export type PolicyLossFn = (context: PolicyLossContext) => PolicyLossTerms;
+/**
+ * What a loss defines about the shared config fields: its own defaults for the clip range, and the aggregation
+ * its definition requires (a config naming another aggregation is an error, not a silent override).
+ */
+export interface PolicyLossTraits {
+  /** Default eps_low when the config leaves clipLow out. */
+  readonly clipLow?: number;
+  /** Default eps_high when the config leaves clipHigh out. */
+  readonly clipHigh?: number;
+  /** The aggregation the loss is defined with; config.aggregation must be left out or equal it. */
+  readonly aggregation?: LossAggregation;
+}
+
+/**
+ * A policy loss (verl's register_policy_loss): one function of the context, no hidden state; optionally with
+ * `traits`, its defaults for the shared config fields.
+ */
+export type PolicyLossFn = ((context: PolicyLossContext) => PolicyLossTerms) & {
+  readonly traits?: PolicyLossTraits;
+};
 
 /**
  * The policy losses selectable by name, PolicyLossConfig.name (docs/plug-ins.md describes the contract every

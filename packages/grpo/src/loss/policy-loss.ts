@@ -6,6 +6,7 @@ import { clampedLogRatio } from './log-ratio';
 import { maskedMean } from './masked-mean';
 import { type PolicyLossConfig, resolvePolicyLossConfig } from './policy-loss-config';
 import { getPolicyLoss } from './policy-loss-registry';
+import { sequenceMeanOp } from './sequence-mean';
 
 /** Inputs of {@link policyLoss}, all [B, T] and aligned token by token. */
 export interface PolicyLossInput {
@@ -26,6 +27,17 @@ export interface PolicyLossInput {
    * config.aggregation so that micro-batch losses add up to the mini-batch loss.
    */
   tokenWeights?: tf.Tensor2D;
+  /**
+   * Per-token factors of the policy-gradient term, constant: the rollout correction's truncated importance
+   * weights (rolloutCorrection), as verl multiplies pg_losses by rollout_is_weights. The KL and entropy terms are
+   * not weighted. Default: 1 everywhere.
+   */
+  importanceWeights?: tf.Tensor2D;
+  /**
+   * Packed rows: the sequence index of every position, row-major [B, T] (negative = padding), for the losses that
+   * work per sequence (gspo). Omitted: each row is one sequence.
+   */
+  sequenceIds?: ArrayLike<number>;
 }
 
 export interface PolicyLossResult {
@@ -77,8 +89,13 @@ export function policyLoss(input: PolicyLossInput, config: PolicyLossConfig = {}
       advantages: input.advantages,
       lossMask,
       config: resolved,
+      sequenceMean: sequenceMeanOp(lossMask, input.sequenceIds),
     });
-    const pgLoss = aggregate(terms.perToken);
+    const pgLoss = aggregate(
+      input.importanceWeights === undefined
+        ? terms.perToken
+        : tf.mul(terms.perToken, input.importanceWeights),
+    );
     const logRatio = clampedLogRatio(input.logProbs, input.oldLogProbs, resolved.logRatioBound);
     const metrics: Record<string, tf.Scalar> = {
       pgLoss,
@@ -110,6 +127,7 @@ function checkShapes(input: PolicyLossInput, rows: number, columns: number): voi
     ['entropy', input.entropy],
     ['refLogProbs', input.refLogProbs],
     ['tokenWeights', input.tokenWeights],
+    ['importanceWeights', input.importanceWeights],
   ];
   for (const [name, tensor] of named) {
     if (

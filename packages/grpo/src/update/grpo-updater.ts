@@ -1,4 +1,11 @@
 import * as tf from '@tensorflow/tfjs';
+import {
+  type CorrectionMetrics,
+  type ResolvedRolloutCorrection,
+  type RolloutCorrectionOptions,
+  resolveRolloutCorrection,
+  rolloutCorrection,
+} from '../correction/rollout-correction';
 import { aggregationWeights } from '../loss/aggregation';
 import {
   type PolicyLossConfig,
@@ -67,6 +74,13 @@ export interface GrpoUpdaterOptions {
    * computes them one after the other.
    */
   microBatchGradients?: MicroBatchGradients;
+  /**
+   * Rollout correction (rolloutCorrection): every batch must carry rolloutLogProbs, the engine's log-probs; pi_old
+   * is the batch's oldLogProbs or, when left out, the trainer's own before the first epoch, and each token's
+   * policy-gradient term is weighted by the truncated pi_old / pi_rollout, rejected tokens leaving the loss.
+   * Default: none (batch.rolloutLogProbs, when given, only yields the mismatch metrics).
+   */
+  rolloutCorrection?: RolloutCorrectionOptions | null;
 }
 
 /** What one optimizer step did. */
@@ -97,6 +111,11 @@ export interface UpdateReport {
   steps: StepMetrics[];
   /** Steps the NaN/Inf guard skipped. */
   skippedSteps: number;
+  /**
+   * Engine-trainer mismatch and what the rollout correction did, when the batch carried rolloutLogProbs (with no
+   * rolloutCorrection option: the metrics of weights `none`, nothing weighted or masked).
+   */
+  correction?: CorrectionMetrics;
 }
 
 /** Metrics that are partial sums of the mini-batch's aggregated loss; the others are token means. */
@@ -112,11 +131,18 @@ export class GrpoUpdater {
   private readonly options: Required<
     Omit<
       GrpoUpdaterOptions,
-      'miniBatchRows' | 'microBatchRows' | 'chunkTokens' | 'adamW' | 'loss' | 'microBatchGradients'
+      | 'miniBatchRows'
+      | 'microBatchRows'
+      | 'chunkTokens'
+      | 'adamW'
+      | 'loss'
+      | 'microBatchGradients'
+      | 'rolloutCorrection'
     >
   > &
     Pick<GrpoUpdaterOptions, 'miniBatchRows' | 'microBatchRows' | 'chunkTokens' | 'microBatchGradients'>;
   private readonly lossConfig: ResolvedPolicyLossConfig;
+  private readonly correction: ResolvedRolloutCorrection | null;
   private readonly optimizer: AdamW;
 
   constructor(options: GrpoUpdaterOptions) {
@@ -154,6 +180,8 @@ export class GrpoUpdater {
     }
     validateSchedule(this.options.schedule);
     this.lossConfig = resolvePolicyLossConfig(options.loss);
+    this.correction =
+      options.rolloutCorrection == null ? null : resolveRolloutCorrection(options.rolloutCorrection);
     this.optimizer = new AdamW(variables, options.adamW);
   }
 
@@ -178,7 +206,13 @@ export class GrpoUpdater {
     if (this.lossConfig.klCoef > 0 && aligned.refLogProbs === undefined) {
       throw new Error('GrpoUpdater.update: loss.klCoef > 0 needs batch.refLogProbs');
     }
+    if (this.correction !== null && aligned.rolloutLogProbs === undefined) {
+      throw new Error(
+        'GrpoUpdater.update: options.rolloutCorrection needs batch.rolloutLogProbs, the rollout engine log-probs',
+      );
+    }
     if (aligned.oldLogProbs === undefined) aligned.oldLogProbs = await this.currentLogProbs(aligned);
+    const correction = aligned.rolloutLogProbs === undefined ? undefined : this.correct(aligned);
     const miniRows = Math.min(this.options.miniBatchRows ?? aligned.rows, aligned.rows);
     const steps: StepMetrics[] = [];
     for (let epoch = 0; epoch < this.options.ppoEpochs; epoch++) {
@@ -187,7 +221,34 @@ export class GrpoUpdater {
         steps.push({ ...(await this.optimizerStep(sliceRows(aligned, start, rows))), epoch, miniBatch });
       }
     }
-    return { steps, skippedSteps: steps.filter((step) => step.skipped).length };
+    return {
+      steps,
+      skippedSteps: steps.filter((step) => step.skipped).length,
+      ...(correction === undefined ? {} : { correction }),
+    };
+  }
+
+  /**
+   * Applies the rollout correction to the aligned batch (weights, and the loss mask without the rejected tokens)
+   * and returns its metrics; without the option only the metrics, of weights `none`.
+   */
+  private correct(aligned: TargetAlignedBatch): CorrectionMetrics {
+    const result = rolloutCorrection(
+      {
+        rows: aligned.rows,
+        columns: aligned.columns,
+        lossMask: aligned.lossMask,
+        oldLogProbs: aligned.oldLogProbs!,
+        rolloutLogProbs: aligned.rolloutLogProbs!,
+        sequenceIds: aligned.targetSequenceIds,
+      },
+      this.correction ?? { weights: 'none' },
+    );
+    if (this.correction !== null) {
+      aligned.lossMask = result.lossMask;
+      if (this.correction.weights !== 'none') aligned.importanceWeights = result.weights;
+    }
+    return result.metrics;
   }
 
   /** Frees the optimizer state (the model's variables belong to the caller). */

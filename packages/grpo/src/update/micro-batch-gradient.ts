@@ -86,6 +86,9 @@ export async function microBatchGradient(
         lossMask: tf.tensor2d(batch.lossMask, shape),
         refLogProbs: batch.refLogProbs === undefined ? undefined : tf.tensor2d(batch.refLogProbs, shape),
         tokenWeights: tf.tensor2d(micro.tokenWeights, shape),
+        importanceWeights:
+          batch.importanceWeights === undefined ? undefined : tf.tensor2d(batch.importanceWeights, shape),
+        sequenceIds: batch.targetSequenceIds,
       },
       settings.loss,
     );

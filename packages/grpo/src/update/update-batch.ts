@@ -22,6 +22,12 @@ export interface UpdateBatch {
   /** log pi_ref of each token, needed when the loss has klCoef > 0. */
   refLogProbs?: ArrayLike<number>;
   /**
+   * log-probs the rollout engine reported for each token, when they are not pi_old (the trainer computes pi_old):
+   * the rollout correction (GrpoUpdaterOptions.rolloutCorrection) weighs tokens by pi_old / pi_rollout and
+   * reports the mismatch. Required when the updater has a rolloutCorrection.
+   */
+  rolloutLogProbs?: ArrayLike<number>;
+  /**
    * Packed rows: the sequence index of every token (negative = padding). The model receives them to mask
    * attention across sequences; aggregation uses them to find sequences. Omitted: one sequence per row.
    */
@@ -41,6 +47,9 @@ export interface TargetAlignedBatch {
   advantages: Float32Array;
   oldLogProbs: Float32Array | undefined;
   refLogProbs: Float32Array | undefined;
+  rolloutLogProbs: Float32Array | undefined;
+  /** The rollout correction's per-token weights of the policy-gradient term; undefined = 1 everywhere. */
+  importanceWeights: Float32Array | undefined;
   /** The model's sequence ids (aligned with inputs), packed rows only. */
   inputSequenceIds: Int32Array | undefined;
   /** Sequence of each target, for aggregation (packed rows only). */
@@ -58,7 +67,15 @@ export function alignToTargets(batch: UpdateBatch): TargetAlignedBatch {
     );
   }
   const size = rows * columns;
-  const fields = ['tokens', 'lossMask', 'advantages', 'oldLogProbs', 'refLogProbs', 'sequenceIds'] as const;
+  const fields = [
+    'tokens',
+    'lossMask',
+    'advantages',
+    'oldLogProbs',
+    'refLogProbs',
+    'rolloutLogProbs',
+    'sequenceIds',
+  ] as const;
   for (const field of fields) {
     const values = batch[field];
     if (values !== undefined && values.length !== size) {
@@ -113,6 +130,8 @@ export function alignToTargets(batch: UpdateBatch): TargetAlignedBatch {
     advantages: shifted(batch.advantages, new Float32Array(size)) as Float32Array,
     oldLogProbs: shifted(batch.oldLogProbs, new Float32Array(size)) as Float32Array | undefined,
     refLogProbs: shifted(batch.refLogProbs, new Float32Array(size)) as Float32Array | undefined,
+    rolloutLogProbs: shifted(batch.rolloutLogProbs, new Float32Array(size)) as Float32Array | undefined,
+    importanceWeights: undefined,
     inputSequenceIds: batch.sequenceIds === undefined ? undefined : Int32Array.from(batch.sequenceIds),
     targetSequenceIds,
   };
@@ -146,6 +165,8 @@ export function sliceRows(batch: TargetAlignedBatch, start: number, count: numbe
     advantages: cut(batch.advantages)!,
     oldLogProbs: cut(batch.oldLogProbs),
     refLogProbs: cut(batch.refLogProbs),
+    rolloutLogProbs: cut(batch.rolloutLogProbs),
+    importanceWeights: cut(batch.importanceWeights),
     inputSequenceIds: cut(batch.inputSequenceIds),
     targetSequenceIds: cut(batch.targetSequenceIds),
   };

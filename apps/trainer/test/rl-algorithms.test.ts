@@ -1,0 +1,163 @@
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ByteTokenizer, type Trajectory } from '@taorl/data';
+import { describe, expect, it } from 'vitest';
+import { MetricsWriter, parseConfig, type RlStepMetrics, readMetrics } from '../src/index.js';
+import { filterTable } from '../src/report/filter-table.js';
+import { assistantTurns, withTurnFacts } from '../src/rl/turn-facts.js';
+import { problemSource } from '../src/run/problems.js';
+import { runRl } from '../src/run/rl-run.js';
+import { openSession } from '../src/run/session.js';
+
+const tokenizer = new ByteTokenizer();
+const root = mkdtempSync(join(tmpdir(), 'taorl-rl-algorithms-'));
+
+/** A markdown-format response laid out as the rollout stores it: turns, observations (lossMask 0) in between. */
+function trajectory(parts: { text: string; observation?: boolean }[]): Trajectory {
+  const ids: number[] = [];
+  const mask: number[] = [];
+  const toolCalls: Trajectory['toolCalls'] = [];
+  for (const part of parts) {
+    const encoded = Array.from(tokenizer.encode(part.text));
+    if (part.observation === true) {
+      toolCalls.push({
+        status: 'ok',
+        startToken: ids.length,
+        endToken: ids.length + encoded.length,
+        code: '',
+        output: '',
+      });
+    }
+    ids.push(...encoded);
+    mask.push(...encoded.map(() => (part.observation === true ? 0 : 1)));
+  }
+  const n = ids.length;
+  return {
+    groupId: 'q',
+    promptIds: Int32Array.from(tokenizer.encode('Q: 2+2?')),
+    responseIds: Int32Array.from(ids),
+    lossMask: Uint8Array.from(mask),
+    oldLogProbs: new Float32Array(n),
+    entropies: new Float32Array(n),
+    toolCalls,
+    reward: 0,
+    correct: false,
+    truncated: false,
+    text: '',
+  };
+}
+
+const decode = (ids: Int32Array) => tokenizer.decode(ids);
+const markdownParse = (turn: string) =>
+  /```(?:py|python)?\n([\s\S]*?)\n```/.exec(turn) === null ? null : 'code';
+
+describe('void turns in the RL step (SimpleTIR rule on real-shaped responses)', () => {
+  it('splits a response into its assistant turns around the observations', () => {
+    const t = trajectory([
+      { text: 'Let me add.\n```python\nprint(2+2)\n```\n```output' },
+      { text: '\n4\n```\n', observation: true },
+      { text: 'So the answer is \\boxed{4}.' },
+    ]);
+    expect(assistantTurns(t, decode)).toEqual([
+      'Let me add.\n```python\nprint(2+2)\n```\n```output',
+      'So the answer is \\boxed{4}.',
+    ]);
+    expect(withTurnFacts(t, decode, markdownParse)).toMatchObject({
+      voidTurn: false,
+      answerCount: 1,
+      turnCount: 2,
+    });
+  });
+
+  it('marks a final turn with neither a code block nor an answer, and a block cut by the budget', () => {
+    const rambling = trajectory([
+      { text: '```python\nprint(2+2)\n```\n```output' },
+      { text: '\n4\n```\n', observation: true },
+      { text: 'Hmm, that does not look right. Let me think.' },
+    ]);
+    expect(withTurnFacts(rambling, decode, markdownParse)).toMatchObject({ voidTurn: true, voidTurns: [1] });
+    const cut = trajectory([{ text: 'Let me compute.\n```python\nprint(sum(range(' }]);
+    expect(withTurnFacts(cut, decode, markdownParse).voidTurn).toBe(true);
+    // The tool output is no turn: an observation holding \boxed{} does not answer for the policy.
+    const echoed = trajectory([
+      { text: '```python\nprint(1)\n```\n```output' },
+      { text: '\n\\boxed{1}\n```\n', observation: true },
+    ]);
+    expect(withTurnFacts(echoed, decode, markdownParse)).toMatchObject({ voidTurn: false, answerCount: 0 });
+  });
+});
+
+/** One RL step of the tiny run (real model, sandbox, graders) with `rl` overrides; its metrics and weight change. */
+async function oneStep(name: string, overrides: string[]) {
+  const outDir = join(root, name);
+  mkdirSync(outDir, { recursive: true });
+  const text = [
+    'seed: 3',
+    'backend: wasm',
+    `outDir: ${JSON.stringify(outDir)}`,
+    'tool:',
+    '  sandbox: {name: local, workers: 1, preload: []}',
+    'rollout: {maxResponseTokens: 32, maxTurns: 2, temperature: 1.0, workers: 1}',
+    'rl: {steps: 1, groups: 2, groupSize: 4, maxGenBatches: 1, learningRate: 1.0e-3, microBatchRows: 8}',
+  ].join('\n');
+  const session = await openSession(parseConfig(text, `${name}.yaml`, overrides), `${name}.yaml`);
+  const notices: string[] = [];
+  try {
+    const before = session.policy.toCheckpoint().tensors;
+    const writer = new MetricsWriter(join(outDir, 'metrics.jsonl'));
+    await runRl(session, await problemSource(session), writer, { quiet: true, log: (m) => notices.push(m) });
+    const after = session.policy.toCheckpoint().tensors;
+    let moved = 0;
+    for (const [tensor, values] of before) {
+      values.forEach((v, i) => {
+        moved = Math.max(moved, Math.abs(after.get(tensor)![i]! - v));
+      });
+    }
+    const lines = readMetrics(writer.path) as RlStepMetrics[];
+    return { line: lines[0]!, lines, moved, notices };
+  } finally {
+    await session.close();
+  }
+}
+
+describe('filters that act in the trainer (tiny model, real sandbox)', () => {
+  it('void-turn masks what the untrained policy rambles, so selecting it changes what trains', async () => {
+    // The fresh tiny model writes bytes at random: no code block, no \boxed{}; every trajectory has a void turn.
+    const plain = await oneStep('plain', ['rl.filters=[]', 'rl.shaper=none']);
+    expect(plain.line.voidTurnRate).toBe(1);
+    expect(plain.moved).toBeGreaterThan(0);
+    const masked = await oneStep('void-turn', [
+      'rl.filters=[void-turn, execution-validity]',
+      'rl.shaper=none',
+    ]);
+    expect(masked.line.voidTurnRate).toBe(1);
+    expect(masked.line.filterMasks).toEqual({ 'void-turn': 8 });
+    expect(masked.line.filterActions).toEqual({ 'void-turn': 8, 'execution-validity': 0 });
+    // Masked, not dropped: the 8 trajectories stay in their groups, with nothing to train on; the step is refused.
+    expect(masked.line.trajectoriesKept).toBe(8);
+    expect(masked.line.skippedUpdates).toEqual([
+      'no loss tokens in the mini-batch; weights and optimizer state left unchanged',
+    ]);
+    expect(masked.moved).toBe(0);
+    // A filter that acted on nothing for the whole run says so.
+    expect(masked.notices).toEqual([
+      "rl.filters: 'execution-validity' acted on no trajectory in 1 RL step(s): it changed nothing in this run",
+    ]);
+    const report = filterTable(masked.lines);
+    expect(report).toContain('<td>void-turn</td><td>masked</td><td>8</td>');
+    expect(report).toContain('execution-validity&#39; acted on no trajectory');
+  }, 120_000);
+
+  it('resample-on-correct trains on size of each oversampled group, the rollouts counted', async () => {
+    const { line } = await oneStep('roc', [
+      'rl.filters=[{name: resample-on-correct, size: 2, minWrong: 1, minCorrect: 1}]',
+      'rl.shaper=none',
+    ]);
+    expect(line.trajectoriesGenerated).toBe(8);
+    expect(line.trajectoriesKept).toBe(4);
+    const resampled = Object.values(line.filterResamples ?? {}).reduce((a, b) => a + b, 0);
+    expect(resampled).toBe(4);
+    expect(line.filterActions).toEqual({ 'resample-on-correct': 4 });
+  }, 120_000);
+});

@@ -1,0 +1,44 @@
+/**
+ * SimpleTIR's rule for a complete code block (ltzheng/SimpleTIR@e7b5b44 recipe/simpletir/agent_utils.py,
+ * execute_predictions): an opening fence with an optional py / python tag and a newline, the code, a newline and a
+ * closing fence.
+ */
+const MARKDOWN_CODE_BLOCK = /```(?:py|python)?\n(.*?)\n```/s;
+/** SimpleTIR's final answer: the turn contains `\boxed{`. */
+const FINAL_ANSWER = '\\boxed{';
+
+export interface VoidTurnRule {
+  /** Whether a turn holds a complete code block. Default SimpleTIR's markdown fence; pass the tool format's parser for others. */
+  readonly hasCodeBlock?: (turn: string) => boolean;
+}
+
+/** What the assistant turns of one response show, in the fields the filters read. */
+export interface TurnFacts {
+  /** True when some turn produced neither a complete code block nor a final answer. */
+  readonly voidTurn: boolean;
+  /** Indices of the void turns. */
+  readonly voidTurns: readonly number[];
+  /** `\boxed{` occurrences over all turns (resample-on-correct's answer-format penalty). */
+  readonly answerCount: number;
+  readonly turnCount: number;
+}
+
+/**
+ * Marks void turns by SimpleTIR's rule: a turn (one generation, up to a tool call or the end) that holds neither a
+ * complete code block nor `\boxed{` is void; SimpleTIR stops such a trajectory and masks it out of the loss
+ * (mask_void_turns), which the `void-turn` filter does with the `voidTurn` flag set from here. A turn cut by the
+ * length budget inside its code block has no complete block and is void, as in SimpleTIR. `turns` are the
+ * assistant turns' texts, tool output excluded.
+ */
+export function voidTurns(turns: readonly string[], rule: VoidTurnRule = {}): TurnFacts {
+  const hasCodeBlock = rule.hasCodeBlock ?? ((turn: string) => MARKDOWN_CODE_BLOCK.test(turn));
+  const indices: number[] = [];
+  let answerCount = 0;
+  turns.forEach((turn, index) => {
+    if (typeof turn !== 'string') throw new Error(`voidTurns: turn ${index} is not a string`);
+    const answers = turn.split(FINAL_ANSWER).length - 1;
+    answerCount += answers;
+    if (answers === 0 && !hasCodeBlock(turn)) indices.push(index);
+  });
+  return { voidTurn: indices.length > 0, voidTurns: indices, answerCount, turnCount: turns.length };
+}
