@@ -367,7 +367,7 @@ describe('taorl serve: bad requests', () => {
         [{ n: 2 }, 'n', /only 1 is/],
         [{ temperature: 1e-310 }, 'temperature', /0 \(greedy\) or a number >= 1e-30/],
       ] as const
-    ).map(([params, knob, message]) => [
+    ).map(([params, knob, message]): [string, Record<string, unknown>, string, RegExp] => [
       '/generate',
       { input_ids: [1], sampling_params: params },
       `sampling_params.${knob}`,
