@@ -2,6 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { ConfigError } from '../config/config-error.js';
 import type { TrainerConfig } from '../config/trainer-config.js';
 import { openSession, type Session } from '../run/session.js';
+import { lockFolder } from '../util/folder-lock.js';
 import { presetPath } from '../util/shipped.js';
 import type { CliCommand, CliIO } from './cli-command.js';
 import { commandUsage, type FlagSpec, parseCommand } from './command-args.js';
@@ -45,7 +46,10 @@ function checkOutDir(config: TrainerConfig, source: string): void {
     throw new ConfigError(source, 'outDir', `${config.outDir} exists and is not a folder`);
 }
 
-/** Wraps a spec as a CLI command: flags and config parsed, session opened and always closed. */
+/**
+ * Wraps a spec as a CLI command: flags and config parsed, outDir locked (a second command writing the same folder
+ * is refused, naming the holder), session opened; both always closed.
+ */
 export function define(spec: CommandSpec): CliCommand {
   return {
     summary: spec.summary,
@@ -61,14 +65,22 @@ export function define(spec: CommandSpec): CliCommand {
         return 0;
       }
       checkOutDir(parsed.config, parsed.source);
-      spec.checkFlags?.(parsed.flags, parsed.config, parsed.source);
-      const session = await openSession(parsed.config, parsed.source, {
-        localPolicy: spec.localPolicy?.(parsed.flags) ?? true,
-      });
+      // Before the folder is checked for an earlier run: that check cannot see a run that has not written yet.
+      const lock = lockFolder(parsed.config.outDir, `taorl ${spec.name}`, (notice) =>
+        io.err(`warning: ${notice}\n`),
+      );
       try {
-        await spec.run(session, parsed.flags, io);
+        spec.checkFlags?.(parsed.flags, parsed.config, parsed.source);
+        const session = await openSession(parsed.config, parsed.source, {
+          localPolicy: spec.localPolicy?.(parsed.flags) ?? true,
+        });
+        try {
+          await spec.run(session, parsed.flags, io);
+        } finally {
+          await session.close();
+        }
       } finally {
-        await session.close();
+        lock.release();
       }
       return 0;
     },
