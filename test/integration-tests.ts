@@ -26,6 +26,7 @@ export const integrationTests: readonly string[] = [
   'apps/trainer/test/cli-errors.test.ts',
   'apps/trainer/test/cli.test.ts',
   'apps/trainer/test/demo.test.ts',
+  'apps/trainer/test/disk-full.test.ts',
   'apps/trainer/test/file-sources.test.ts',
   'apps/trainer/test/remote/eval-endpoint-padded-vocab.test.ts',
   'apps/trainer/test/remote/eval-endpoint-settings.test.ts',

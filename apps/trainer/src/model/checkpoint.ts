@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile as writeFileUnnamed } from 'node:fs/promises';
 import { basename, join } from 'node:path';
+import { namingFile } from '../util/write-errors.js';
 import { type ModelConfig, parseHfConfig, toHfConfig } from './config.js';
 import {
   encodeSafetensors,
@@ -84,6 +85,12 @@ const MISSING_NAMED = 20;
 
 /** Buffers derived from the config that some exporters store; they carry no weights. */
 const DERIVED_BUFFER = /\.rotary_emb\.inv_freq$/;
+
+/** A failure names the file (`namingFile`): a full disk at the end of a run must say what it was writing. */
+const writeFile = (path: string, data: string | Uint8Array) =>
+  writeFileUnnamed(path, data).catch((error: unknown) => {
+    throw namingFile(path, error);
+  });
 
 async function readJson(file: string): Promise<unknown> {
   const text = await readFile(file, 'utf8');
