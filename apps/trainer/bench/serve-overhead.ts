@@ -69,7 +69,9 @@ for (const inFlight of [1, 16]) {
   const times: Record<keyof typeof arms, number[]> = { baseline: [], current: [] };
   const ratios: number[] = [];
   for (let round = 0; round < 10; round++) {
-    const order = (round % 2 === 0 ? ['baseline', 'current'] : ['current', 'baseline']) as (keyof typeof arms)[];
+    const order = (
+      round % 2 === 0 ? ['baseline', 'current'] : ['current', 'baseline']
+    ) as (keyof typeof arms)[];
     for (const arm of order) times[arm].push(await measure(arms[arm].url, 400, inFlight));
     ratios.push(times.current[round]! / times.baseline[round]!);
   }
