@@ -1,4 +1,12 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -40,13 +48,17 @@ describe('lockFolder', () => {
       ),
     );
     first.release();
-    expect(readdirSync(dir)).toEqual([]);
-    lockFolder(dir, 'taorl sft', () => undefined).release();
+    // The folders it created stay only with something in them.
+    expect(existsSync(join(root, 'a'))).toBe(false);
+    const again = lockFolder(dir, 'taorl sft', () => undefined);
+    writeFileSync(join(dir, 'metrics.jsonl'), '');
+    again.release();
+    expect(readdirSync(dir)).toEqual(['metrics.jsonl']);
   });
 
   it('takes over the lock of a process that is gone, with a notice', () => {
     const dir = join(root, 'stale');
-    lockFolder(dir, 'taorl rl', () => undefined).release();
+    mkdirSync(dir, { recursive: true });
     const pid = deadPid();
     holderFile(dir, { pid, processStart: null });
     const notices: string[] = [];
@@ -60,7 +72,7 @@ describe('lockFolder', () => {
 
   it('takes over a lock whose pid now belongs to a later process, and keeps one held on another host', () => {
     const dir = join(root, 'reused');
-    lockFolder(dir, 'taorl rl', () => undefined).release();
+    mkdirSync(dir, { recursive: true });
     // This process's pid, another start time: the crashed holder's pid was given to this process.
     holderFile(dir, { pid: process.pid, processStart: '1' });
     const notices: string[] = [];

@@ -65,7 +65,9 @@ export function define(spec: CommandSpec): CliCommand {
         return 0;
       }
       checkOutDir(parsed.config, parsed.source);
-      // Before the folder is checked for an earlier run: that check cannot see a run that has not written yet.
+      // Checked before the lock, so a mistake touches no folder, and again under it: a run started meanwhile
+      // becomes visible in the folder only once it holds the lock.
+      spec.checkFlags?.(parsed.flags, parsed.config, parsed.source);
       const lock = lockFolder(parsed.config.outDir, `taorl ${spec.name}`, (notice) =>
         io.err(`warning: ${notice}\n`),
       );

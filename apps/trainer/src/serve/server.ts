@@ -233,9 +233,9 @@ async function readJson(request: IncomingMessage, timeoutMs: number): Promise<un
  */
 function readBody(request: IncomingMessage, timeoutMs: number): Promise<Buffer> {
   const tooLarge = (size: string) =>
-    new BodyError(`request body of ${size} bytes is over the limit of ${MAX_BODY_BYTES} bytes`, null, 413);
+    new BodyError(`request body of ${size} is over the limit of ${MAX_BODY_BYTES} bytes`, null, 413);
   const declared = Number(request.headers['content-length']);
-  if (declared > MAX_BODY_BYTES) return Promise.reject(tooLarge(String(declared)));
+  if (declared > MAX_BODY_BYTES) return Promise.reject(tooLarge(`${declared} bytes`));
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -247,7 +247,7 @@ function readBody(request: IncomingMessage, timeoutMs: number): Promise<Buffer> 
     };
     const onData = (chunk: Buffer) => {
       size += chunk.length;
-      if (size > MAX_BODY_BYTES) settle(tooLarge(`over ${size}`));
+      if (size > MAX_BODY_BYTES) settle(tooLarge(`at least ${size} bytes`));
       else chunks.push(chunk);
     };
     const onEnd = () => settle(null);

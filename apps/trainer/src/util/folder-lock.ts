@@ -1,6 +1,6 @@
-import { linkSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, readFileSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 /** The lock file a writing command keeps in its output folder while it runs. */
 export const LOCK_FILE = '.taorl.lock';
@@ -62,6 +62,18 @@ function readHolder(path: string): LockHolder | null {
 const describeHolder = (holder: LockHolder) =>
   `${holder.command} (pid ${holder.pid} on ${holder.host}, started ${holder.started})`;
 
+/** Removes `dir` and its parents up to `top` while they are empty. */
+function removeEmptyFolders(dir: string, top: string): void {
+  for (let folder = dir; ; folder = dirname(folder)) {
+    try {
+      rmdirSync(folder);
+    } catch {
+      return;
+    }
+    if (folder === top) return;
+  }
+}
+
 /**
  * Takes `<dir>/.taorl.lock` (creating `dir`) for this process, or throws naming the folder and the process that
  * holds it. The lock file appears whole or not at all (written aside, then hard-linked into place, which fails when
@@ -69,9 +81,10 @@ const describeHolder = (holder: LockHolder) =>
  * crash, kill -9: its pid no longer runs on this host, or now belongs to a later process) is taken over with a
  * notice to `warn`. Released by `release()` or when the process exits (process.exit included); a process killed
  * by a signal leaves it behind, stale. Holders on another host (a shared file system) are never presumed gone.
+ * Folders it created are removed on release if the command left them empty (a command that failed early).
  */
 export function lockFolder(dir: string, command: string, warn: (notice: string) => void): FolderLock {
-  mkdirSync(dir, { recursive: true });
+  const created = mkdirSync(dir, { recursive: true });
   const path = join(dir, LOCK_FILE);
   const holder: LockHolder = {
     pid: process.pid,
@@ -112,6 +125,7 @@ export function lockFolder(dir: string, command: string, warn: (notice: string) 
     process.off('exit', release);
     const current = readHolder(path);
     if (current?.pid === holder.pid && current.started === holder.started) rmSync(path, { force: true });
+    if (created !== undefined) removeEmptyFolders(dir, created);
   };
   process.on('exit', release);
   return { path, release };
