@@ -2,7 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { ConfigError } from '../config/config-error.js';
 import type { TrainerConfig } from '../config/trainer-config.js';
 import { openSession, type Session } from '../run/session.js';
-import { lockFolder } from '../util/folder-lock.js';
+import { checkNotLocked, lockFolder } from '../util/folder-lock.js';
 import { presetPath } from '../util/shipped.js';
 import type { CliCommand, CliIO } from './cli-command.js';
 import { commandUsage, type FlagSpec, parseCommand } from './command-args.js';
@@ -65,8 +65,9 @@ export function define(spec: CommandSpec): CliCommand {
         return 0;
       }
       checkOutDir(parsed.config, parsed.source);
-      // Checked before the lock, so a mistake touches no folder, and again under it: a run started meanwhile
-      // becomes visible in the folder only once it holds the lock.
+      // Flags are checked before the lock, so a mistake touches no folder, and again under it: a run started
+      // meanwhile may have written only since. A folder in use is named as such, with its holder, first.
+      checkNotLocked(parsed.config.outDir);
       spec.checkFlags?.(parsed.flags, parsed.config, parsed.source);
       const lock = lockFolder(parsed.config.outDir, `taorl ${spec.name}`, (notice) =>
         io.err(`warning: ${notice}\n`),

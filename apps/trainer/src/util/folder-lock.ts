@@ -1,4 +1,13 @@
-import { linkSync, mkdirSync, readFileSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  linkSync,
+  mkdirSync,
+  readFileSync,
+  rmdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 
@@ -62,6 +71,24 @@ function readHolder(path: string): LockHolder | null {
 const describeHolder = (holder: LockHolder) =>
   `${holder.command} (pid ${holder.pid} on ${holder.host}, started ${holder.started})`;
 
+const inUse = (dir: string, holder: LockHolder | null) =>
+  new Error(
+    `${dir} is in use by ${holder === null ? 'another process (unreadable lock)' : describeHolder(holder)}: ` +
+      'two runs must not write one folder; wait for it to end or choose another folder (if that process is ' +
+      `gone, delete ${join(dir, LOCK_FILE)})`,
+  );
+
+/**
+ * Throws what `lockFolder` would when `dir` is held by a process that still runs, and changes nothing: for checks
+ * made before the lock is taken, so a folder in use is reported as such rather than as a folder holding a run.
+ */
+export function checkNotLocked(dir: string): void {
+  const path = join(dir, LOCK_FILE);
+  if (!existsSync(path)) return;
+  const holder = readHolder(path);
+  if (holder === null || !isStale(holder)) throw inUse(dir, holder);
+}
+
 /** Removes `dir` and its parents up to `top` while they are empty. */
 function removeEmptyFolders(dir: string, top: string): void {
   for (let folder = dir; ; folder = dirname(folder)) {
@@ -112,11 +139,7 @@ export function lockFolder(dir: string, command: string, warn: (notice: string) 
         continue;
       }
       if (found === null && inode === undefined && attempt < 3) continue;
-      throw new Error(
-        `${dir} is in use by ${found === null ? 'another process (unreadable lock)' : describeHolder(found)}: ` +
-          `two runs must not write one folder; wait for it to end or choose another folder (if that process is ` +
-          `gone, delete ${path})`,
-      );
+      throw inUse(dir, found);
     }
   } finally {
     rmSync(draft, { force: true });
