@@ -36,6 +36,8 @@ export const integrationTests: readonly string[] = [
   'apps/trainer/test/remote/remote-training-lanes.test.ts',
   'apps/trainer/test/remote/remote-training.test.ts',
   'apps/trainer/test/remote/serve-cli.test.ts',
+  'apps/trainer/test/remote/serve-limits.test.ts',
+  'apps/trainer/test/remote/serve-poisoned-weights.test.ts',
   'apps/trainer/test/remote/serve-security.test.ts',
   'apps/trainer/test/report-browser.test.ts',
   'apps/trainer/test/rl-loop.test.ts',
