@@ -1,7 +1,7 @@
-import { spawn } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../util/atomic-write.js';
+import { TiedChildren } from '../util/tied-children.js';
 
 /** How to start the taorl CLI in a child process: the executable and the arguments before the command. */
 export interface CliLauncher {
@@ -38,13 +38,14 @@ const DONE = 'done.json';
 export const runIsDone = (dir: string): boolean => existsSync(join(dir, DONE));
 
 /** Runs one queued CLI invocation, its output in <dir>/log.txt; resolves with its outcome (never rejects). */
-function runOne(run: QueuedRun, cli: CliLauncher): Promise<RunOutcome> {
+function runOne(run: QueuedRun, cli: CliLauncher, children: TiedChildren): Promise<RunOutcome> {
   mkdirSync(run.dir, { recursive: true });
   const logPath = join(run.dir, 'log.txt');
   const log = createWriteStream(logPath);
   const started = performance.now();
   return new Promise((resolve) => {
-    const child = spawn(cli.command, [...cli.args, ...run.cliArgs], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = children.spawn(cli.command, [...cli.args, ...run.cliArgs]);
+    child.stdin.end();
     child.stdout.pipe(log, { end: false });
     child.stderr.pipe(log, { end: false });
     const finish = (ok: boolean, note?: string) => {
@@ -64,16 +65,18 @@ function runOne(run: QueuedRun, cli: CliLauncher): Promise<RunOutcome> {
 /**
  * Runs the queue with at most `parallel` children at once (each child has its own single-threaded wasm backend,
  * so one child per core uses the machine fully). Completed runs are skipped; a failed run does not stop the
- * others, and every outcome is returned so the caller can name the failures.
+ * others, and every outcome is returned so the caller can name the failures. The children end with this process
+ * (`TiedChildren`): a SIGTERM or SIGINT ends them, starts no further run, and ends this process.
  */
 export async function runQueue(
   runs: readonly QueuedRun[],
   options: { parallel: number; cli: CliLauncher; onOutcome?: (outcome: RunOutcome) => void },
 ): Promise<RunOutcome[]> {
   const outcomes: RunOutcome[] = new Array(runs.length);
+  const children = new TiedChildren();
   let next = 0;
   const worker = async () => {
-    while (next < runs.length) {
+    while (next < runs.length && !children.ending) {
       const index = next++;
       const run = runs[index]!;
       const outcome: RunOutcome = runIsDone(run.dir)
@@ -84,7 +87,7 @@ export async function runQueue(
             seconds: (JSON.parse(readFileSync(join(run.dir, DONE), 'utf8')) as { seconds: number }).seconds,
             logPath: join(run.dir, 'log.txt'),
           }
-        : await runOne(run, options.cli);
+        : await runOne(run, options.cli, children);
       outcomes[index] = outcome;
       options.onOutcome?.(outcome);
     }

@@ -12,6 +12,7 @@ import {
 import { dirname } from 'node:path';
 import type { GradeReason } from '@taorl/eval';
 import { writeFileAtomic } from '../util/atomic-write.js';
+import { writingTo } from '../util/write-errors.js';
 
 /** Everything that decides what a sample means; a results file holds samples of one configuration only. */
 export interface BenchmarkEvalConfig {
@@ -217,9 +218,11 @@ export function openBenchmarkResults(
     records,
     append(batch) {
       const bytes = Buffer.from(batch.map((record) => `${JSON.stringify(record)}\n`).join(''), 'utf8');
-      let offset = 0;
-      while (offset < bytes.length) offset += writeSync(fd, bytes, offset, bytes.length - offset);
-      fsyncSync(fd);
+      writingTo(path, () => {
+        let offset = 0;
+        while (offset < bytes.length) offset += writeSync(fd, bytes, offset, bytes.length - offset);
+        fsyncSync(fd);
+      });
       records.push(...batch);
     },
     close: () => closeSync(fd),

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { AdamWState } from '@taorl/grpo';
 import * as tf from '@tensorflow/tfjs';
 import type { Policy } from '../model/policy.js';
-import { encodeSafetensors, readSafetensorsHeader, readTensor } from '../model/safetensors.js';
+import { encodeSafetensors, readSafetensors } from '../model/safetensors.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 
 /** What a run must know to continue: with counter-based seeds (util/seeds.ts) the step is the whole RNG state. */
@@ -147,27 +147,28 @@ export async function restoreTrainCheckpoint(
   policy: Policy,
 ): Promise<AdamWState | null> {
   const { path, optimizerStep } = checkpoint;
-  const locations = await readSafetensorsHeader(path);
+  const file = await readSafetensors(path);
+  const locations = file.tensors;
   const variables = policy.trainableVariables();
   const expected = variables.length * (optimizerStep === undefined ? 1 : 3);
   if (locations.length !== expected) {
     throw new Error(`${path}: holds ${locations.length} tensors, expected ${expected} for this policy`);
   }
   const byName = new Map(locations.map((location) => [location.name, location]));
-  const read = async (name: string, shape: readonly number[]): Promise<Float32Array> => {
+  const read = (name: string, shape: readonly number[]): Float32Array => {
     const location = byName.get(name);
     if (location === undefined) throw new Error(`${path}: missing tensor ${name}`);
     if (location.shape.join(',') !== shape.join(',')) {
       throw new Error(`${path}: ${name} has shape [${location.shape}], the policy expects [${shape}]`);
     }
-    return readTensor(location);
+    return file.read(location);
   };
   for (const [i, variable] of variables.entries()) {
-    const values = await read(`policy.${i}`, variable.shape);
+    const values = read(`policy.${i}`, variable.shape);
     tf.tidy(() => variable.assign(tf.tensor(values, variable.shape)));
   }
   if (optimizerStep === undefined) return null;
   const moments = (kind: 'm' | 'v') =>
-    Promise.all(variables.map((variable, i) => read(`optimizer.${kind}.${i}`, variable.shape)));
-  return { step: optimizerStep, firstMoments: await moments('m'), secondMoments: await moments('v') };
+    variables.map((variable, i) => read(`optimizer.${kind}.${i}`, variable.shape));
+  return { step: optimizerStep, firstMoments: moments('m'), secondMoments: moments('v') };
 }

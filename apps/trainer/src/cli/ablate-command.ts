@@ -1,6 +1,7 @@
 import { runAblation } from '../ablate/run-ablation.js';
 import { currentCliLauncher } from '../ablate/run-queue.js';
 import { selectVariants } from '../ablate/variants.js';
+import { lockFolder } from '../util/folder-lock.js';
 import { presetPath } from '../util/shipped.js';
 import type { CliCommand } from './cli-command.js';
 import { commandUsage, type FlagSpec, parseCommand, UsageError } from './command-args.js';
@@ -43,22 +44,28 @@ export const ablateCommand: CliCommand = {
       throw new UsageError(`--variants: ${(error as Error).message}`);
     }
     const from = parsed.flags.from;
-    const result = await runAblation({
-      outDir: parsed.config.outDir,
-      ...(parsed.source === '(defaults)' ? {} : { configPath: parsed.source }),
-      overrides: parsed.overrides,
-      pluginFiles: parsed.pluginFiles,
-      ...(typeof from === 'string' ? { from } : {}),
-      seeds,
-      variants,
-      parallel,
-      cli: currentCliLauncher(),
-      log: (line) => io.out(`${line}\n`),
-    });
-    io.out(
-      `\n${result.markdown}\nWall time ${result.wallSeconds.toFixed(0)} s. ` +
-        `Reports: ${result.paths.markdown}, ${result.paths.html}\n`,
-    );
+    // The children lock their own run folders; this one keeps a second ablation out of the whole tree.
+    const lock = lockFolder(parsed.config.outDir, 'taorl ablate', (notice) => io.err(`warning: ${notice}\n`));
+    try {
+      const result = await runAblation({
+        outDir: parsed.config.outDir,
+        ...(parsed.source === '(defaults)' ? {} : { configPath: parsed.source }),
+        overrides: parsed.overrides,
+        pluginFiles: parsed.pluginFiles,
+        ...(typeof from === 'string' ? { from } : {}),
+        seeds,
+        variants,
+        parallel,
+        cli: currentCliLauncher(),
+        log: (line) => io.out(`${line}\n`),
+      });
+      io.out(
+        `\n${result.markdown}\nWall time ${result.wallSeconds.toFixed(0)} s. ` +
+          `Reports: ${result.paths.markdown}, ${result.paths.html}\n`,
+      );
+    } finally {
+      lock.release();
+    }
     return 0;
   },
 };

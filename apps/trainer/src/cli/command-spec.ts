@@ -3,6 +3,7 @@ import { ConfigError } from '../config/config-error.js';
 import { blameOverride } from '../config/load-config.js';
 import type { TrainerConfig } from '../config/trainer-config.js';
 import { openSession, type Session } from '../run/session.js';
+import { checkNotLocked, lockFolder } from '../util/folder-lock.js';
 import { presetPath } from '../util/shipped.js';
 import type { CliCommand, CliIO } from './cli-command.js';
 import { commandUsage, type FlagSpec, parseCommand } from './command-args.js';
@@ -46,7 +47,10 @@ function checkOutDir(config: TrainerConfig, source: string): void {
     throw new ConfigError(source, 'outDir', `${config.outDir} exists and is not a folder`);
 }
 
-/** Wraps a spec as a CLI command: flags and config parsed, session opened and always closed. */
+/**
+ * Wraps a spec as a CLI command: flags and config parsed, outDir locked (a second command writing the same folder
+ * is refused, naming the holder), session opened; both always closed.
+ */
 export function define(spec: CommandSpec): CliCommand {
   return {
     summary: spec.summary,
@@ -61,21 +65,37 @@ export function define(spec: CommandSpec): CliCommand {
         io.out(usage);
         return 0;
       }
-      let session: Session;
+      // A plug-in name or option a --set gave, refused when the run is assembled, is named by that --set.
+      const blamed = (error: unknown) => blameOverride(error, parsed.source, parsed.overrides);
       try {
         checkOutDir(parsed.config, parsed.source);
+        // Flags are checked before the lock, so a mistake touches no folder, and again under it: a run started
+        // meanwhile may have written only since. A folder in use is named as such, with its holder, first.
+        checkNotLocked(parsed.config.outDir);
         spec.checkFlags?.(parsed.flags, parsed.config, parsed.source);
-        session = await openSession(parsed.config, parsed.source, {
-          localPolicy: spec.localPolicy?.(parsed.flags) ?? true,
-        });
       } catch (error) {
-        // A plug-in name or option a --set gave, refused when the run is assembled, is named by that --set.
-        throw blameOverride(error, parsed.source, parsed.overrides);
+        throw blamed(error);
       }
+      const lock = lockFolder(parsed.config.outDir, `taorl ${spec.name}`, (notice) =>
+        io.err(`warning: ${notice}\n`),
+      );
       try {
-        await spec.run(session, parsed.flags, io);
+        let session: Session;
+        try {
+          spec.checkFlags?.(parsed.flags, parsed.config, parsed.source);
+          session = await openSession(parsed.config, parsed.source, {
+            localPolicy: spec.localPolicy?.(parsed.flags) ?? true,
+          });
+        } catch (error) {
+          throw blamed(error);
+        }
+        try {
+          await spec.run(session, parsed.flags, io);
+        } finally {
+          await session.close();
+        }
       } finally {
-        await session.close();
+        lock.release();
       }
       return 0;
     },

@@ -1,12 +1,13 @@
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile as writeFileUnnamed } from 'node:fs/promises';
 import { basename, join } from 'node:path';
+import { namingFile } from '../util/write-errors.js';
 import { type ModelConfig, parseHfConfig, toHfConfig } from './config.js';
 import {
   encodeSafetensors,
   type NamedTensor,
-  readSafetensorsHeader,
-  readTensor,
+  readSafetensors,
+  type SafetensorsFile,
   type TensorLocation,
 } from './safetensors.js';
 
@@ -85,6 +86,12 @@ const MISSING_NAMED = 20;
 /** Buffers derived from the config that some exporters store; they carry no weights. */
 const DERIVED_BUFFER = /\.rotary_emb\.inv_freq$/;
 
+/** A failure names the file (`namingFile`): a full disk at the end of a run must say what it was writing. */
+const writeFile = (path: string, data: string | Uint8Array) =>
+  writeFileUnnamed(path, data).catch((error: unknown) => {
+    throw namingFile(path, error);
+  });
+
 async function readJson(file: string): Promise<unknown> {
   const text = await readFile(file, 'utf8');
   try {
@@ -95,7 +102,14 @@ async function readJson(file: string): Promise<unknown> {
   }
 }
 
-async function tensorLocations(dir: string): Promise<TensorLocation[]> {
+/** A tensor's location and the file snapshot that holds its values. */
+interface StoredTensor {
+  location: TensorLocation;
+  file: SafetensorsFile;
+}
+
+async function storedTensors(dir: string): Promise<StoredTensor[]> {
+  const stored = (file: SafetensorsFile) => file.tensors.map((location) => ({ location, file }));
   const indexPath = join(dir, INDEX_FILE);
   if (existsSync(indexPath)) {
     const index = (await readJson(indexPath)) as { weight_map?: unknown };
@@ -103,7 +117,7 @@ async function tensorLocations(dir: string): Promise<TensorLocation[]> {
     if (typeof map !== 'object' || map === null)
       throw new Error(`${indexPath}: missing object field "weight_map"`);
     const shards = [...new Set(Object.values(map as Record<string, unknown>))];
-    const locations: TensorLocation[] = [];
+    const tensors: StoredTensor[] = [];
     for (const shard of shards) {
       // A file of this folder only: a path ("../x", "/x") would read outside the folder the caller chose.
       if (typeof shard !== 'string' || shard !== basename(shard) || shard === '..' || shard === '.')
@@ -111,26 +125,49 @@ async function tensorLocations(dir: string): Promise<TensorLocation[]> {
       const shardPath = join(dir, shard);
       if (!existsSync(shardPath))
         throw new Error(`${indexPath}: names shard "${shard}", which is not in ${dir}`);
-      locations.push(...(await readSafetensorsHeader(shardPath)));
+      tensors.push(...stored(await readSafetensors(shardPath)));
     }
-    return locations;
+    return tensors;
   }
   const single = join(dir, SINGLE_FILE);
   if (!existsSync(single)) throw new Error(`${dir}: neither ${SINGLE_FILE} nor ${INDEX_FILE} found`);
-  return readSafetensorsHeader(single);
+  return stored(await readSafetensors(single));
+}
+
+/**
+ * A tensor's values, refused when any is NaN or infinite: such weights make every log-prob NaN, which a server
+ * would send as null and a trainer would train on.
+ */
+function finiteValues({ location, file }: StoredTensor): Float32Array {
+  const values = file.read(location);
+  let bad = 0;
+  let first = -1;
+  for (let i = 0; i < values.length; i++) {
+    if (!Number.isFinite(values[i]!)) {
+      bad++;
+      if (first < 0) first = i;
+    }
+  }
+  if (bad > 0) {
+    throw new Error(
+      `${location.file}: tensor "${location.name}" holds ${bad} non-finite value(s) of ${values.length} ` +
+        `(the first, at index ${first}, is ${values[first]}); refusing weights that cannot be served or trained`,
+    );
+  }
+  return values;
 }
 
 /**
  * Loads a local Hugging Face folder: config.json and model.safetensors, or the shards listed in
- * model.safetensors.index.json; F32, F16 and BF16 tensors. Every missing, misshapen or unexpected tensor is an
- * error naming the tensor and the file.
+ * model.safetensors.index.json; F32, F16 and BF16 tensors. Every missing, misshapen, unexpected or non-finite
+ * tensor is an error naming the tensor and the file; each file is read whole as one snapshot (`readSafetensors`).
  */
 export async function loadCheckpoint(dir: string): Promise<Checkpoint> {
   const configPath = join(dir, 'config.json');
   if (!existsSync(configPath))
     throw new Error(`${dir}: no config.json (expected a Hugging Face model folder)`);
   const config = parseHfConfig(await readJson(configPath), configPath);
-  const byName = new Map((await tensorLocations(dir)).map((l) => [l.name, l]));
+  const byName = new Map((await storedTensors(dir)).map((t) => [t.location.name, t]));
   // Bounded by the files before anything is listed or allocated: a config.json claiming 3e7 layers must fail here,
   // not after minutes of building names for tensors that are not there. A few missing tensors are named below.
   const implied = weightCount(config);
@@ -158,13 +195,14 @@ export async function loadCheckpoint(dir: string): Promise<Checkpoint> {
   }
   const tensors = new Map<string, Float32Array>();
   for (const spec of specs) {
-    const location = byName.get(spec.name)!;
+    const stored = byName.get(spec.name)!;
+    const { location } = stored;
     if (location.shape.join(',') !== spec.shape.join(',')) {
       throw new Error(
         `${location.file}: tensor "${spec.name}" has shape [${location.shape}], config.json implies [${spec.shape}]`,
       );
     }
-    tensors.set(spec.name, await readTensor(location));
+    tensors.set(spec.name, finiteValues(stored));
   }
   return { config, tensors };
 }

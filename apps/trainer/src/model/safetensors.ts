@@ -1,7 +1,5 @@
-import { open } from 'node:fs/promises';
-
-/** Element types this reader converts to float32. */
-export type FloatDtype = 'F32' | 'F16' | 'BF16';
+import { open, stat } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 const BYTES_PER_ELEMENT: Record<string, number> = {
   F64: 8,
@@ -29,44 +27,86 @@ export interface TensorLocation {
   end: number;
 }
 
+/** A safetensors file read whole, at one instant: its tensors' locations and their values. */
+export interface SafetensorsFile {
+  file: string;
+  tensors: TensorLocation[];
+  /** One tensor as float32 (F16 and BF16 widened exactly), from the bytes read. */
+  read(location: TensorLocation): Float32Array;
+}
+
 /**
- * Reads a safetensors header (format: u64 little-endian header length, a JSON object
- * {name: {dtype, shape, data_offsets}} plus optional "__metadata__", then the raw little-endian data;
- * https://github.com/huggingface/safetensors). Only the header is read; tensors are read on demand.
+ * A file changed less than this long before a read started may have changed during it unseen: file times come from
+ * the kernel's coarse clock (one tick, at most 10 ms), so a write in the same tick as the read leaves them equal.
  */
-export async function readSafetensorsHeader(file: string): Promise<TensorLocation[]> {
+const QUIET_MS = 50;
+/** How long a reader waits for a file being written to stay unchanged before it gives up. */
+const SETTLE_MS = 10_000;
+
+/**
+ * Reads a safetensors file (format: u64 little-endian header length, a JSON object
+ * {name: {dtype, shape, data_offsets}} plus optional "__metadata__", then the raw little-endian data;
+ * https://github.com/huggingface/safetensors) whole, as one consistent snapshot: the read starts only once the file
+ * has been unchanged for `QUIET_MS`, and is repeated when the file changed while it was read (its change time, its
+ * size, or which file the path names). A file that keeps changing for `SETTLE_MS` is refused, so a reader never
+ * sees half of one version and half of another. Every data_offsets pair must lie in the data section, no two
+ * overlapping.
+ */
+export async function readSafetensors(file: string): Promise<SafetensorsFile> {
   const handle = await open(file, 'r');
   try {
-    const { size } = await handle.stat();
-    const lengthBytes = Buffer.alloc(8);
-    if (size < 8 || (await handle.read(lengthBytes, 0, 8, 0)).bytesRead !== 8) {
-      throw new Error(`${file}: too short to be a safetensors file`);
+    const deadline = performance.now() + SETTLE_MS;
+    while (performance.now() < deadline) {
+      const before = await handle.stat();
+      const quietFor = Date.now() - before.ctimeMs;
+      if (quietFor < QUIET_MS) {
+        await sleep(QUIET_MS - quietFor);
+        continue;
+      }
+      const bytes = Buffer.alloc(before.size);
+      const { bytesRead } = await handle.read(bytes, 0, bytes.length, 0);
+      const after = await handle.stat();
+      const named = await stat(file).catch(() => null);
+      const unchanged =
+        bytesRead === before.size &&
+        after.size === before.size &&
+        after.ctimeMs === before.ctimeMs &&
+        named?.ino === after.ino &&
+        named.dev === after.dev;
+      if (unchanged) return parseSafetensors(file, bytes);
     }
-    const headerLength = Number(lengthBytes.readBigUInt64LE(0));
-    // The length is not quoted: for a file that is not safetensors it is the file's first 8 bytes.
-    if (headerLength > size - 8)
-      throw new Error(`${file}: the header length exceeds the file size (${size} bytes)`);
-    const headerBytes = Buffer.alloc(headerLength);
-    await handle.read(headerBytes, 0, headerLength, 8);
-    let header: unknown;
-    try {
-      header = JSON.parse(headerBytes.toString('utf8'));
-    } catch {
-      // Not the parser's message, which quotes the bytes.
-      throw new Error(`${file}: header is not valid JSON`);
-    }
-    if (typeof header !== 'object' || header === null)
-      throw new Error(`${file}: header is not a JSON object`);
-    const dataStart = 8 + headerLength;
-    const locations: TensorLocation[] = [];
-    for (const [name, value] of Object.entries(header)) {
-      if (name === '__metadata__') continue;
-      locations.push(parseEntry(file, name, value, dataStart, size));
-    }
-    return locations;
   } finally {
     await handle.close();
   }
+  throw new Error(
+    `${file}: kept changing while it was read for ${SETTLE_MS / 1000} s (a writer rewriting it in place?); ` +
+      'write new weights to a new file and rename it into place, then reload',
+  );
+}
+
+function parseSafetensors(file: string, bytes: Buffer): SafetensorsFile {
+  const size = bytes.length;
+  if (size < 8) throw new Error(`${file}: too short to be a safetensors file`);
+  const headerLength = Number(bytes.readBigUInt64LE(0));
+  // The length is not quoted: for a file that is not safetensors it is the file's first 8 bytes.
+  if (headerLength > size - 8)
+    throw new Error(`${file}: the header length exceeds the file size (${size} bytes)`);
+  let header: unknown;
+  try {
+    header = JSON.parse(bytes.toString('utf8', 8, 8 + headerLength));
+  } catch {
+    // Not the parser's message, which quotes the bytes.
+    throw new Error(`${file}: header is not valid JSON`);
+  }
+  if (typeof header !== 'object' || header === null) throw new Error(`${file}: header is not a JSON object`);
+  const dataStart = 8 + headerLength;
+  const tensors: TensorLocation[] = [];
+  for (const [name, value] of Object.entries(header)) {
+    if (name === '__metadata__') continue;
+    tensors.push(parseEntry(file, name, value, dataStart, size));
+  }
+  checkNoOverlap(file, tensors, dataStart);
+  return { file, tensors, read: (location) => toFloat32(location, bytes) };
 }
 
 function parseEntry(
@@ -91,35 +131,41 @@ function parseEntry(
   const end = dataStart + to;
   const elements = (shape as number[]).reduce((a, b) => a * b, 1);
   const width = BYTES_PER_ELEMENT[dtype];
-  if (width !== undefined && (to - from !== elements * width || end > size || from > to)) {
+  // Offsets count from the end of the header: a negative one would read the header's own bytes as weights.
+  const inData = from >= 0 && from <= to && end <= size;
+  if (!inData || (width !== undefined && to - from !== elements * width)) {
     throw new Error(
-      `${file}: tensor "${name}" data_offsets [${from}, ${to}] do not hold ${elements} ${dtype} values within the file`,
+      `${file}: tensor "${name}" data_offsets [${from}, ${to}] do not hold ${elements} ${dtype} values within ` +
+        `the file's data section (${size - dataStart} bytes)`,
     );
   }
   return { name, file, dtype, shape: shape as number[], begin, end };
 }
 
-/** Reads one tensor as float32; F16 and BF16 are widened exactly. */
-export async function readTensor(location: TensorLocation): Promise<Float32Array> {
-  const { file, name, dtype, begin, end } = location;
-  if (dtype !== 'F32' && dtype !== 'F16' && dtype !== 'BF16') {
-    throw new Error(`${file}: tensor "${name}" has dtype ${dtype}; supported dtypes are F32, F16 and BF16`);
+/** Two tensors sharing bytes would make one a view of the other's values: the header is not what was saved. */
+function checkNoOverlap(file: string, tensors: readonly TensorLocation[], dataStart: number): void {
+  const ordered = tensors.filter((t) => t.end > t.begin).sort((a, b) => a.begin - b.begin);
+  for (let i = 1; i < ordered.length; i++) {
+    const [a, b] = [ordered[i - 1]!, ordered[i]!];
+    if (b.begin < a.end) {
+      throw new Error(
+        `${file}: tensors "${a.name}" and "${b.name}" overlap (data_offsets [${a.begin - dataStart}, ` +
+          `${a.end - dataStart}] and [${b.begin - dataStart}, ${b.end - dataStart}])`,
+      );
+    }
   }
-  const bytes = Buffer.alloc(end - begin);
-  const handle = await open(file, 'r');
-  try {
-    await handle.read(bytes, 0, bytes.length, begin);
-  } finally {
-    await handle.close();
-  }
-  return toFloat32(bytes, dtype);
 }
 
 // Safetensors data is little-endian, as are the hosts tfjs runs on (x86-64, arm64), so typed-array views read it
-// directly. Buffer.alloc gives each buffer its own zero-offset ArrayBuffer, so the views are aligned.
-function toFloat32(bytes: Buffer, dtype: FloatDtype): Float32Array {
-  if (dtype === 'F32') return new Float32Array(bytes.buffer, bytes.byteOffset, bytes.length / 4);
-  const halves = new Uint16Array(bytes.buffer, bytes.byteOffset, bytes.length / 2);
+// directly. Each tensor's bytes are copied out: aligned, and not keeping the whole file alive.
+function toFloat32(location: TensorLocation, file: Buffer): Float32Array {
+  const { file: path, name, dtype, begin, end } = location;
+  if (dtype !== 'F32' && dtype !== 'F16' && dtype !== 'BF16') {
+    throw new Error(`${path}: tensor "${name}" has dtype ${dtype}; supported dtypes are F32, F16 and BF16`);
+  }
+  const bytes = file.buffer.slice(file.byteOffset + begin, file.byteOffset + end);
+  if (dtype === 'F32') return new Float32Array(bytes);
+  const halves = new Uint16Array(bytes);
   const out = new Float32Array(halves.length);
   if (dtype === 'BF16') {
     // bfloat16 is the upper half of a float32.

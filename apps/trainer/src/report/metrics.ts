@@ -4,6 +4,7 @@ import type { DecisionPointStats } from '../rl/decision-points.js';
 import type { RolloutStats } from '../rl/rollout-stats.js';
 import type { UpdateStats } from '../rl/update-stats.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
+import { writingTo } from '../util/write-errors.js';
 
 /** Wall-clock split of one step; the parts add up to totalMs. */
 export interface TimeSplit {
@@ -196,6 +197,6 @@ export class MetricsWriter {
   }
 
   write(line: MetricsLine): void {
-    appendFileSync(this.path, `${JSON.stringify(line)}\n`);
+    writingTo(this.path, () => appendFileSync(this.path, `${JSON.stringify(line)}\n`));
   }
 }

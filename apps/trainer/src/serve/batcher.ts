@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { GeneratedSequence, RolloutPolicy } from '../model/policy.js';
 
 /** The tokenizer's decode (`Tokenizer.decode` fits). */
@@ -57,6 +58,15 @@ interface Swap<P> {
   resolve(version: number): void;
 }
 
+/**
+ * Resolves once the event loop has polled for I/O: an immediate set from the poll phase (where request handlers run)
+ * fires before the next poll, one set from the check phase after it, so two in a row always let I/O in.
+ */
+async function afterPollingIo(): Promise<void> {
+  await nextTurn();
+  await nextTurn();
+}
+
 const batchKey = (s: BatchSettings) =>
   JSON.stringify([
     s.temperature,
@@ -74,6 +84,8 @@ const batchKey = (s: BatchSettings) =>
  *
  * A batch samples with one PRNG seeded by its first request's seed, so a seed reproduces a request's sample only
  * when that request is served alone (as on vLLM, where batching also changes the random stream).
+ *
+ * The event loop gets a turn before each model call (one call may hold it for its whole length, never more).
  *
  * Weight swaps happen between model calls: a call in flight finishes on the old policy, every later call uses the
  * new one, and no call ever sees a policy half loaded (the new policy is built before it is handed over).
@@ -132,6 +144,9 @@ export class GenerationBatcher<P extends RolloutPolicy = RolloutPolicy> {
     this.#running = true;
     try {
       for (;;) {
+        // A model call holds the event loop from start to end; between calls the loop takes its turn, so /health,
+        // refusals and new arrivals are answered after at most one call, not after the whole queue.
+        await afterPollingIo();
         this.#applySwaps();
         if (this.#queue.length === 0) break;
         await this.#serve(this.#takeBatch());

@@ -54,7 +54,6 @@ export async function completions(body: unknown, context: ServeContext): Promise
       `this server serves "${context.modelName}", not ${JSON.stringify(fields.raw('model'))}`,
     );
   }
-  if (fields.has('n') && fields.raw('n') !== 1) fields.fail('n', 'only n = 1 is supported; send n requests');
   if (fields.boolean('stream', false)) fields.fail('stream', 'streaming is not supported');
   if (fields.boolean('echo', false)) fields.fail('echo', 'echo is not supported');
   const prompt = readPrompt(fields, 'prompt', limits);

@@ -25,6 +25,7 @@ const errorTypes: Record<number, string> = {
   403: 'permission_error',
   404: 'not_found_error',
   405: 'invalid_request_error',
+  408: 'invalid_request_error',
   413: 'invalid_request_error',
   415: 'invalid_request_error',
   500: 'internal_server_error',

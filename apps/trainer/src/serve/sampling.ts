@@ -48,21 +48,49 @@ export function readPrompt(fields: RequestFields, key: string, limits: ModelLimi
 }
 
 /**
- * Knobs of both engines this server does not implement, at the value that leaves the distribution unchanged; any
+ * Knobs of either engine this server does not implement, with the values that leave the distribution unchanged; any
  * other value is refused rather than ignored, so a client never samples from a distribution it did not ask for.
+ * vLLM names them at the top level of /v1/completions, SGLang inside sampling_params; both places are checked.
  */
-const NEUTRAL_KNOBS: Record<string, number> = {
-  min_p: 0,
-  repetition_penalty: 1,
-  presence_penalty: 0,
-  frequency_penalty: 0,
-};
+const NEUTRAL_KNOBS: Record<string, { neutral: string; isNeutral(value: unknown): boolean; hint?: string }> =
+  {
+    min_p: { neutral: '0', isNeutral: (v) => v === 0 },
+    repetition_penalty: { neutral: '1', isNeutral: (v) => v === 1 },
+    presence_penalty: { neutral: '0', isNeutral: (v) => v === 0 },
+    frequency_penalty: { neutral: '0', isNeutral: (v) => v === 0 },
+    n: { neutral: '1', isNeutral: (v) => v === 1, hint: 'send n requests' },
+    best_of: { neutral: '1', isNeutral: (v) => v === 1 },
+    min_tokens: { neutral: '0', isNeutral: (v) => v === 0 },
+    min_new_tokens: { neutral: '0', isNeutral: (v) => v === 0 },
+    logit_bias: { neutral: '{}', isNeutral: (v) => isEmptyObject(v) },
+    allowed_token_ids: { neutral: 'null', isNeutral: () => false, hint: 'every id is allowed' },
+    bad_words: { neutral: '[]', isNeutral: (v) => Array.isArray(v) && v.length === 0 },
+    regex: { neutral: 'null', isNeutral: () => false },
+    json_schema: { neutral: 'null', isNeutral: () => false },
+    ebnf: { neutral: 'null', isNeutral: () => false },
+    structural_tag: { neutral: 'null', isNeutral: () => false },
+  };
+
+const isEmptyObject = (value: unknown) =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 0;
+
+/**
+ * The smallest temperature above 0. Log-probs are those of logits / temperature, sent as float32: at 1e-310,
+ * 1 / temperature overflows and every log-prob was NaN (JSON null); at 1e-200 the alternatives' log-probs are below
+ * -3.4e38, -Infinity in float32 (null again). From 1e-30 on, logit gaps up to 3.4e8 (far beyond any model's) give
+ * finite log-probs. A smaller temperature is refused with a 400 naming the field; 0 asks for greedy decoding.
+ */
+const MIN_TEMPERATURE = 1e-30;
 
 /** The sampling settings both APIs name alike; `fields` is the body (vLLM) or sampling_params (SGLang). */
 export function readBatchSettings(fields: RequestFields, limits: ModelLimits): BatchSettings {
-  for (const [key, neutral] of Object.entries(NEUTRAL_KNOBS)) {
-    if (fields.has(key) && fields.raw(key) !== neutral)
-      fields.fail(key, `is not supported; only ${neutral} is`);
+  for (const [key, knob] of Object.entries(NEUTRAL_KNOBS)) {
+    const value = fields.raw(key);
+    if (fields.has(key) && !knob.isNeutral(value)) {
+      const hint = knob.hint === undefined ? '' : ` (${knob.hint})`;
+      const shown = typeof value === 'number' || typeof value === 'boolean' ? `${value} ` : '';
+      fields.fail(key, `${shown}is not supported; only ${knob.neutral} is${hint}`);
+    }
   }
   const topK = fields.integer('top_k', 0, -1);
   const stopTokenIds = fields.tokenIds('stop_token_ids', limits.vocabSize);
@@ -71,7 +99,12 @@ export function readBatchSettings(fields: RequestFields, limits: ModelLimits): B
       ? [...new Set([...stopTokenIds, limits.eosTokenId])]
       : stopTokenIds;
   return {
-    temperature: fields.number('temperature', 1, (t) => t >= 0 && Number.isFinite(t), 'a number >= 0'),
+    temperature: fields.number(
+      'temperature',
+      1,
+      (t) => t === 0 || (t >= MIN_TEMPERATURE && Number.isFinite(t)),
+      `0 (greedy) or a number >= ${MIN_TEMPERATURE} (below it, log-probs overflow)`,
+    ),
     topP: fields.number('top_p', 1, (p) => p > 0 && p <= 1, 'a number in (0, 1]'),
     // -1 and 0 both mean "off" in vLLM and SGLang.
     topK: topK === -1 ? 0 : topK,

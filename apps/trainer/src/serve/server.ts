@@ -48,6 +48,8 @@ export interface ServeOptions<P extends RolloutPolicy = RolloutPolicy> {
   host?: string;
   /** Default 8000; 0 picks a free port. */
   port?: number;
+  /** How long a request's body may take to arrive before a 408 closes the connection. Default 30 s. */
+  bodyTimeoutMs?: number;
 }
 
 export interface InferenceServer<P extends RolloutPolicy = RolloutPolicy> {
@@ -61,6 +63,8 @@ export interface InferenceServer<P extends RolloutPolicy = RolloutPolicy> {
 
 /** Largest request body read (a prompt of a million token ids fits). */
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
+/** 16 MiB at 1 MB/s arrives in 17 s; a client slower than that holds a connection for nothing. */
+const BODY_TIMEOUT_MS = 30_000;
 
 type Handler = (body: unknown) => Promise<{ status: number; body: unknown }>;
 
@@ -155,8 +159,9 @@ export async function startServer<P extends RolloutPolicy>(
     ['/update_weights_from_disk', { method: 'POST', handle: (body) => reloads.handle(body) }],
   ]);
 
+  const bodyTimeoutMs = options.bodyTimeoutMs ?? BODY_TIMEOUT_MS;
   const server = createServer((request, response) => {
-    void answer(routes, guard, request, response);
+    void answer(routes, guard, request, response, bodyTimeoutMs);
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -187,6 +192,7 @@ async function answer(
   guard: RequestGuard,
   request: IncomingMessage,
   response: ServerResponse,
+  bodyTimeoutMs: number,
 ): Promise<void> {
   const path = new URL(request.url ?? '/', 'http://localhost').pathname;
   const route = routes.get(path);
@@ -197,32 +203,63 @@ async function answer(
       response.setHeader('allow', route.method);
       throw new ServeRequestError(`${path} takes ${route.method}, not ${request.method}`, null, 405);
     }
-    const body = route.method === 'POST' ? await readJson(request) : undefined;
+    const body = route.method === 'POST' ? await readJson(request, bodyTimeoutMs) : undefined;
     const result = await route.handle(body);
     send(response, result.status, result.body);
   } catch (error) {
+    // The rest of a refused or late body is not read: the connection closes after the answer.
+    if (error instanceof BodyError) response.setHeader('connection', 'close');
     if (error instanceof ServeRequestError)
       send(response, error.status, errorBody(error.status, error.message, error.param));
     else send(response, 500, errorBody(500, error instanceof Error ? error.message : String(error)));
   }
 }
 
-async function readJson(request: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of request as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_BODY_BYTES) {
-      throw new ServeRequestError(`request body over ${MAX_BODY_BYTES} bytes`, null, 413);
-    }
-    chunks.push(chunk);
-  }
-  const text = Buffer.concat(chunks).toString('utf8');
+/** A body refused before it was read whole (too large, too slow). */
+class BodyError extends ServeRequestError {}
+
+async function readJson(request: IncomingMessage, timeoutMs: number): Promise<unknown> {
+  const text = (await readBody(request, timeoutMs)).toString('utf8');
   try {
     return JSON.parse(text);
   } catch (error) {
     throw new ServeRequestError(`the request body is not valid JSON (${(error as Error).message})`, null);
   }
+}
+
+/**
+ * The request's body, or a 413 as soon as it is known to be over `MAX_BODY_BYTES` (from its Content-Length before
+ * a byte is read, else while it streams), or a 408 when it has not arrived whole within `timeoutMs`.
+ */
+function readBody(request: IncomingMessage, timeoutMs: number): Promise<Buffer> {
+  const tooLarge = (size: string) =>
+    new BodyError(`request body of ${size} is over the limit of ${MAX_BODY_BYTES} bytes`, null, 413);
+  const declared = Number(request.headers['content-length']);
+  if (declared > MAX_BODY_BYTES) return Promise.reject(tooLarge(`${declared} bytes`));
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const settle = (error: Error | null) => {
+      clearTimeout(timer);
+      request.off('data', onData).off('end', onEnd).off('close', onClose);
+      if (error === null) resolve(Buffer.concat(chunks));
+      else reject(error);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) settle(tooLarge(`at least ${size} bytes`));
+      else chunks.push(chunk);
+    };
+    const onEnd = () => settle(null);
+    const onClose = () => settle(new Error('the client closed the connection before the body arrived'));
+    const timer = setTimeout(
+      () => settle(new BodyError(`the request body did not arrive within ${timeoutMs / 1000} s`, null, 408)),
+      timeoutMs,
+    );
+    // A connection closed under a refused body makes the stream fail; nothing is waiting for it then.
+    request.on('error', () => undefined);
+    request.on('data', onData).on('end', onEnd).on('close', onClose);
+  });
 }
 
 function send(response: ServerResponse, status: number, body: unknown): void {

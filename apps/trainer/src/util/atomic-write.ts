@@ -1,12 +1,17 @@
 import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { writingTo } from './write-errors.js';
 
 /**
  * Writes a file so that a reader (or a crash at any instant, kill -9 included) sees either the old content or the
  * complete new content: write a temp file in the same folder, fsync it, rename it over the target, fsync the folder
- * so the rename itself is durable.
+ * so the rename itself is durable. A failure (a full disk) names `path` and leaves no temp file.
  */
 export function writeFileAtomic(path: string, data: string | Uint8Array | readonly Uint8Array[]): void {
+  writingTo(path, () => writeAndRename(path, data));
+}
+
+function writeAndRename(path: string, data: string | Uint8Array | readonly Uint8Array[]): void {
   const temp = `${path}.tmp-${process.pid}`;
   const fd = openSync(temp, 'w');
   try {

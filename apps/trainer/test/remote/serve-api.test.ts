@@ -321,10 +321,26 @@ describe('taorl serve: bad requests', () => {
     ['/v1/completions', { prompt: long }, 'prompt', /maximum context length is 64/],
     ['/v1/completions', { prompt: [1], max_tokens: 0 }, 'max_tokens', /integer >= 1/],
     ['/v1/completions', { prompt: long.slice(10), max_tokens: 20 }, 'max_tokens', /at most 10/],
-    ['/v1/completions', { prompt: [1], temperature: -1 }, 'temperature', /number >= 0/],
+    ['/v1/completions', { prompt: [1], temperature: -1 }, 'temperature', /0 \(greedy\) or a number/],
     ['/v1/completions', { prompt: [1], top_p: 0 }, 'top_p', /\(0, 1\]/],
     ['/v1/completions', { prompt: [1], top_k: -2 }, 'top_k', /integer >= -1/],
-    ['/v1/completions', { prompt: [1], n: 2 }, 'n', /only n = 1/],
+    ['/v1/completions', { prompt: [1], n: 2 }, 'n', /2 is not supported; only 1 is \(send n requests\)/],
+    // Issue 39 item 6: logits / temperature would overflow, and the log-probs come back null.
+    [
+      '/v1/completions',
+      { prompt: [1], temperature: 1e-310 },
+      'temperature',
+      /0 \(greedy\) or a number >= 1e-30/,
+    ],
+    ['/v1/completions', { prompt: [1], temperature: 1e-200 }, 'temperature', /log-probs overflow/],
+    [
+      '/v1/completions',
+      { prompt: [1], logit_bias: { 65: 100 } },
+      'logit_bias',
+      /not supported; only \{\} is/,
+    ],
+    ['/v1/completions', { prompt: [1], min_tokens: 3 }, 'min_tokens', /not supported; only 0 is/],
+    ['/v1/completions', { prompt: [1], allowed_token_ids: [65] }, 'allowed_token_ids', /only null is/],
     ['/v1/completions', { prompt: [1], logprobs: 21 }, 'logprobs', /\[0, 20\]/],
     ['/v1/completions', { prompt: [1], stop: [''] }, 'stop', /non-empty string/],
     ['/v1/completions', { prompt: [1], stop_token_ids: [-1] }, 'stop_token_ids', /not a token id/],
@@ -340,6 +356,23 @@ describe('taorl serve: bad requests', () => {
       /not supported; only 1/,
     ],
     ['/generate', {}, 'input_ids', /required/],
+    // Issue 39 item 7: knobs inside sampling_params that were ignored.
+    ...(
+      [
+        [{ logit_bias: { 65: 100 } }, 'logit_bias', /only \{\} is/],
+        [{ allowed_token_ids: [65, 66] }, 'allowed_token_ids', /only null is/],
+        [{ min_tokens: 4 }, 'min_tokens', /only 0 is/],
+        [{ min_new_tokens: 4 }, 'min_new_tokens', /only 0 is/],
+        [{ regex: '[0-9]+' }, 'regex', /only null is/],
+        [{ n: 2 }, 'n', /only 1 is/],
+        [{ temperature: 1e-310 }, 'temperature', /0 \(greedy\) or a number >= 1e-30/],
+      ] as const
+    ).map(([params, knob, message]): [string, Record<string, unknown>, string, RegExp] => [
+      '/generate',
+      { input_ids: [1], sampling_params: params },
+      `sampling_params.${knob}`,
+      message,
+    ]),
     ['/generate', { input_ids: [1], sampling_params: 3 }, 'sampling_params', /JSON object/],
     [
       '/generate',
@@ -358,6 +391,33 @@ describe('taorl serve: bad requests', () => {
     expect(reply.body.error).toMatchObject({ type: 'invalid_request_error', param });
     expect(reply.body.error.message).toMatch(message);
     expect(reply.body.error.message).toContain(param);
+  });
+
+  it('accepts the neutral values of the knobs it refuses otherwise, and a tiny temperature with finite log-probs', async () => {
+    const reply = await generate({
+      return_logprob: true,
+      top_logprobs_num: 3,
+      sampling_params: {
+        max_new_tokens: 4,
+        temperature: 1e-30,
+        n: 1,
+        logit_bias: {},
+        allowed_token_ids: null,
+        min_new_tokens: 0,
+        min_tokens: 0,
+        regex: null,
+        min_p: 0,
+      },
+    });
+    expect(reply.status).toBe(200);
+    const greedy = await generate({ sampling_params: { max_new_tokens: 4, temperature: 0 } });
+    expect(reply.body.output_ids).toEqual(greedy.body.output_ids);
+    const logprobs = [
+      ...reply.body.meta_info.output_token_logprobs!.map(([p]) => p),
+      ...reply.body.meta_info.output_top_logprobs!.flat().map(([p]) => p),
+    ];
+    expect(logprobs.length).toBeGreaterThan(4);
+    expect(logprobs.every((p) => typeof p === 'number' && Number.isFinite(p))).toBe(true);
   });
 
   it('refuses a body that is not a JSON object', async () => {
