@@ -27,6 +27,7 @@ export const integrationTests: readonly string[] = [
   'packages/sandbox/test/serve.test.ts',
   'packages/sandbox/test/unprivileged.test.ts',
   'apps/trainer/test/ablate/ablation.test.ts',
+  'apps/trainer/test/base-model.test.ts',
   'apps/trainer/test/benchmark-eval-choice-code.test.ts',
   'apps/trainer/test/benchmark-eval-cli.test.ts',
   'apps/trainer/test/benchmark-eval.test.ts',
