@@ -1,17 +1,11 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { RolloutPolicy } from '@taorl/rollout';
 import * as tf from '@tensorflow/tfjs';
 import { describe, expect, it } from 'vitest';
 import { latestCheckpoint, restoreTrainCheckpoint } from '../src/checkpoint/train-checkpoint.js';
-import {
-  curateProblems,
-  MetricsWriter,
-  parseConfig,
-  type RlStepMetrics,
-  type RolloutPolicy,
-  readMetrics,
-} from '../src/index.js';
+import { curateProblems, MetricsWriter, parseConfig, type RlStepMetrics, readMetrics } from '../src/index.js';
 import { rlStep } from '../src/rl/rl-step.js';
 import { problemSource } from '../src/run/problems.js';
 import { rlContext, runRl } from '../src/run/rl-run.js';

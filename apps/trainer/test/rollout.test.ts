@@ -1,16 +1,15 @@
 import { ByteTokenizer } from '@taorl/data';
-import { createSandbox, markdownFormat, type Sandbox } from '@taorl/sandbox';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ToolEnvironment } from '@taorl/rollout';
 import {
-  parseConfig,
   type RolloutPolicy,
   rollout,
   rolloutAndGrade,
-  rolloutOptionsOf,
   samplesOf,
-} from '../src/index.js';
-import { sandboxToolEnvironment } from '../src/rollout/sandbox-tools.js';
-import type { ToolEnvironment } from '../src/rollout/tool-environment.js';
+  sandboxToolEnvironment,
+} from '@taorl/rollout';
+import { createSandbox, markdownFormat, type Sandbox } from '@taorl/sandbox';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseConfig, rolloutOptionsOf } from '../src/index.js';
 import { ScriptedPolicy } from './scripted-policy.js';
 
 const tokenizer = new ByteTokenizer();

@@ -1,5 +1,6 @@
 import type { Tokenizer } from '@taorl/data';
-import type { GeneratedSequence, Policy, SamplingParams } from '../src/index.js';
+import type { GeneratedSequence, SamplingParams } from '@taorl/rollout';
+import type { Policy } from '../src/index.js';
 
 /**
  * A test double for the rollout engine: replays fixed assistant turns, one per generate call, honouring the stop

@@ -6,10 +6,10 @@ import {
   scoreBenchmark,
   toolUseOf,
 } from '@taorl/eval';
+import type { ToolEnvironment } from '@taorl/rollout';
+import { type Grader, inThreadGrader, rolloutAndGrade } from '@taorl/rollout';
 import type { RolloutPolicy } from '../model/policy.js';
 import { ProgressBar } from '../report/progress.js';
-import { type Grader, inThreadGrader, rolloutAndGrade } from '../rl/graded-rollout.js';
-import type { ToolEnvironment } from '../rollout/tool-environment.js';
 import { deriveSeed } from '../util/seeds.js';
 import { benchmarkPromptIds, toolSystemPrompt } from './benchmark-prompt.js';
 import { loadBenchmarkSet } from './benchmark-set.js';

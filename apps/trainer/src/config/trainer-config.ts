@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
+import { remotePolicyDefaults } from '@taorl/rollout/node';
 import { z } from 'zod';
-import { remotePolicyDefaults } from '../remote/remote-policy.js';
 import {
   bool,
   httpUrlList,

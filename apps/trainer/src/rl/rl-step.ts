@@ -7,14 +7,13 @@ import {
 } from '@taorl/advantage';
 import { groupTrajectories, type Tokenizer, type Trajectory } from '@taorl/data';
 import type { Filter } from '@taorl/filter';
+import type { RolloutOptions, ToolEnvironment } from '@taorl/rollout';
+import { rolloutAndGrade, samplesOf } from '@taorl/rollout';
 import type { RolloutPolicy } from '../model/policy.js';
 import type { RlStepMetrics } from '../report/metrics.js';
-import type { RolloutOptions } from '../rollout/rollout-engine.js';
-import type { ToolEnvironment } from '../rollout/tool-environment.js';
 import { taskBreakdown } from '../run/task-breakdown.js';
 import { deriveSeed } from '../util/seeds.js';
 import { decisionPointStats } from './decision-points.js';
-import { rolloutAndGrade, samplesOf } from './graded-rollout.js';
 import type { PolicySync } from './policy-sync.js';
 import type { Problem } from './rewards.js';
 import { rolloutStats } from './rollout-stats.js';

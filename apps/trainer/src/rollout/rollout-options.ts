@@ -1,5 +1,5 @@
+import type { RolloutOptions } from '@taorl/rollout';
 import type { TrainerConfig } from '../config/trainer-config.js';
-import type { RolloutOptions } from './rollout-engine.js';
 
 /**
  * The rollout options a config gives (rollout.*), all but the seed, which each caller derives for its own batches:

@@ -1,6 +1,6 @@
 import { ResponseBuilder, type Tokenizer, type ToolCallRecord, type Trajectory } from '@taorl/data';
-import type { GeneratedSequence, RolloutPolicy, SamplingParams } from '../model/policy.js';
-import { deriveSeed } from '../util/seeds.js';
+import type { GeneratedSequence, RolloutPolicy, SamplingParams } from './policy.js';
+import { deriveSeed } from './seeds.js';
 import type { ToolEnvironment } from './tool-environment.js';
 
 /** One sequence to roll out: the rendered prompt and the question group it belongs to. */

@@ -1,26 +1,25 @@
 import type { Tokenizer, Trajectory } from '@taorl/data';
 import { type Gold, type GradeResult, grade } from '@taorl/eval';
 import type { GraderPool } from '@taorl/eval/node';
-import type { RolloutPolicy } from '../model/policy.js';
-import {
-  type RolloutOptions,
-  type RolloutPrompt,
-  type RolloutTiming,
-  rollout,
-} from '../rollout/rollout-engine.js';
-import type { ToolEnvironment } from '../rollout/tool-environment.js';
-import { finalAssistantText, type Problem } from './rewards.js';
+import { finalAssistantText } from './final-text.js';
+import type { RolloutPolicy } from './policy.js';
+import { type RolloutOptions, type RolloutPrompt, type RolloutTiming, rollout } from './rollout-engine.js';
+import type { ToolEnvironment } from './tool-environment.js';
 
 /** One sample to roll out and grade: its prompt, the group it belongs to, and the gold answer it is graded on. */
 export interface SampleToGrade extends RolloutPrompt {
   gold: Gold;
 }
 
+/** A problem to sample: its id (the group of its samples), its rendered prompt and its gold answer. */
+export interface ProblemToSample {
+  id: string;
+  promptIds: Int32Array;
+  gold: Gold;
+}
+
 /** `k` samples of each problem, problem after problem; a sample's group is its problem's id. */
-export function samplesOf(
-  problems: readonly Pick<Problem, 'id' | 'promptIds' | 'gold'>[],
-  k: number,
-): SampleToGrade[] {
+export function samplesOf(problems: readonly ProblemToSample[], k: number): SampleToGrade[] {
   return problems.flatMap((problem) =>
     Array.from({ length: k }, () => ({
       groupId: problem.id,
@@ -30,7 +29,11 @@ export function samplesOf(
   );
 }
 
-/** Grades responses against golds: @taorl/eval's `grade` in this thread, or a `GraderPool` (threads, time limit). */
+/**
+ * Grades responses against golds: `inThreadGrader` (@taorl/eval's `grade` in this thread) or @taorl/eval/node's
+ * `GraderPool` (worker threads, a time limit per answer). Only its type comes from @taorl/eval/node, so this entry
+ * stays portable.
+ */
 export type Grader = Pick<GraderPool, 'gradeMany'>;
 
 export const inThreadGrader: Grader = {
