@@ -3,6 +3,7 @@ import { type Gold, type GradeResult, grade } from '@taorl/eval';
 import type { GraderPool } from '@taorl/eval/node';
 import { finalAssistantText } from './final-text.js';
 import type { RolloutPolicy } from './policy.js';
+import type { RolloutEnding } from './rollout-endings.js';
 import { type RolloutOptions, type RolloutPrompt, type RolloutTiming, rollout } from './rollout-engine.js';
 import type { ToolEnvironment } from './tool-environment.js';
 
@@ -51,6 +52,10 @@ export interface GradedRollout {
   trajectories: Trajectory[];
   /** The grader's verdict on each trajectory, with the answer it extracted. */
   grades: GradeResult[];
+  /** Why each trajectory ended, in sample order. */
+  endings: RolloutEnding[];
+  /** Per trajectory, the tool calls that did not parse. */
+  unparseableCalls: number[];
   timing: RolloutTiming;
   /** Wall time of the grading. */
   gradingMs: number;
@@ -67,7 +72,13 @@ export async function rolloutAndGrade(
   options: RolloutOptions,
   grader: Grader = inThreadGrader,
 ): Promise<GradedRollout> {
-  const { trajectories, timing } = await rollout(policy, parts.tokenizer, parts.tools, samples, options);
+  const { trajectories, endings, unparseableCalls, timing } = await rollout(
+    policy,
+    parts.tokenizer,
+    parts.tools,
+    samples,
+    options,
+  );
   const grading = performance.now();
   const decode = (ids: Int32Array) => parts.tokenizer.decode(ids);
   const grades = await grader.gradeMany(
@@ -82,6 +93,8 @@ export async function rolloutAndGrade(
       return { ...trajectory, correct, reward: correct ? 1 : 0 };
     }),
     grades,
+    endings,
+    unparseableCalls,
     timing,
     gradingMs: performance.now() - grading,
   };

@@ -14,6 +14,13 @@ export {
 } from './graded-rollout';
 export type { FinishReason, GeneratedSequence, RolloutPolicy, SamplingParams } from './policy';
 export {
+  countEndings,
+  ROLLOUT_ENDINGS,
+  type RolloutEnding,
+  type UnparseableCallPolicy,
+} from './rollout-endings';
+export {
+  RolloutError,
   type RolloutOptions,
   type RolloutPrompt,
   type RolloutResult,
@@ -39,4 +46,15 @@ export {
 export { WireFields } from './servers/wire-fields';
 export { type OpenAiCompletionRequest, openAiCompletions, servedModelName } from './servers/wire-openai';
 export { type SglangGenerateRequest, sglangGenerate } from './servers/wire-sglang';
+export {
+  checkTokenIntegrity,
+  type ObservationSegment,
+  type PolicySegment,
+  policyTokenCount,
+  type RolloutRecord,
+  type RolloutSegment,
+  TokenIntegrityError,
+  type TokenIntegrityOptions,
+  type TokenIntegrityReport,
+} from './token-integrity';
 export type { ToolEnvironment, ToolOutcome } from './tool-environment';
