@@ -19,6 +19,8 @@ export const integrationTests: readonly string[] = [
   'packages/sandbox/test/serve-verl.test.ts',
   'packages/sandbox/test/serve.test.ts',
   'packages/sandbox/test/unprivileged.test.ts',
+  'packages/rollout/test/readme-example.test.ts',
+  'packages/rollout/test/rollout-engine.test.ts',
   'apps/trainer/test/ablate/ablation.test.ts',
   'apps/trainer/test/benchmark-eval-cli.test.ts',
   'apps/trainer/test/benchmark-eval.test.ts',

@@ -10,7 +10,7 @@ import {
 import { createSandbox, markdownFormat, type Sandbox } from '@taorl/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig, rolloutOptionsOf } from '../src/index.js';
-import { ScriptedPolicy } from './scripted-policy.js';
+import { ScriptedPolicy } from '../../../packages/rollout/test/support/scripted-policy.js';
 
 const tokenizer = new ByteTokenizer();
 let sandbox: Sandbox;

@@ -204,6 +204,14 @@ export async function rollout(
         );
       }
     }
+    for (let i = 0; i < count; i++) {
+      const id = generated.tokens[i]!;
+      if (id < 0 || id >= policy.vocabSize) {
+        throw new RolloutError(
+          `${sequence.label}: the policy returned id ${id} (tokens[${i}]), outside the vocabulary [0, ${policy.vocabSize})`,
+        );
+      }
+    }
   }
 
   // Lane failures in the order they happened: after the first, the other lanes stop at their next turn instead of

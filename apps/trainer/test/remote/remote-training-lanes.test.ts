@@ -7,7 +7,7 @@ import {
 } from '@taorl/rollout';
 import { createSandbox, markdownFormat, type Sandbox } from '@taorl/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ScriptedPolicy } from '../scripted-policy.js';
+import { ScriptedPolicy } from '../../../../packages/rollout/test/support/scripted-policy.js';
 import { tokenizer } from './remote-training-support.js';
 
 let sandbox: Sandbox;
