@@ -176,8 +176,9 @@ describe('curation end to end (tiny model, real sandbox, real grader)', () => {
               ...session.tokenizer.encodeUntrusted(`\\boxed{${gold}}`),
               session.tokenizer.eosTokenId,
             ]);
-            const perToken = new Float32Array(tokens.length).fill(-0.5);
-            return { tokens, logProbs: perToken, entropies: perToken, finishReason: 'stop_token' };
+            const logProbs = new Float32Array(tokens.length).fill(-0.5);
+            const entropies = new Float32Array(tokens.length).fill(0.5);
+            return { tokens, logProbs, entropies, finishReason: 'stop_token' };
           });
         },
       };

@@ -9,8 +9,8 @@ import {
 } from '@taorl/rollout';
 import { createSandbox, markdownFormat, type Sandbox } from '@taorl/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseConfig, rolloutOptionsOf } from '../src/index.js';
 import { ScriptedPolicy } from '../../../packages/rollout/test/support/scripted-policy.js';
+import { parseConfig, rolloutOptionsOf } from '../src/index.js';
 
 const tokenizer = new ByteTokenizer();
 let sandbox: Sandbox;
@@ -165,7 +165,20 @@ describe('rolloutAndGrade (real sandbox, real grader)', () => {
       maxResponseTokens: config.rollout.maxResponseTokens,
       sampling: { temperature: 0.7, topP: 0.9, topK: 5 },
       lanes: 4,
+      unparseableCall: 'end',
+      maxRepeatedCalls: 0,
+      checkTokenIntegrity: true,
     });
     expect(rolloutOptionsOf(config, true).sampling).toEqual({ temperature: 0 });
+    const guarded = parseConfig(
+      'rollout: {unparseableCall: observe, maxWallMs: 30000, maxRepeatedCalls: 3, checkTokenIntegrity: false}',
+      'inline',
+    );
+    expect(rolloutOptionsOf(guarded)).toMatchObject({
+      unparseableCall: 'observe',
+      maxWallMs: 30000,
+      maxRepeatedCalls: 3,
+      checkTokenIntegrity: false,
+    });
   });
 });

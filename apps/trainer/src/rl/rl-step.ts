@@ -8,7 +8,13 @@ import {
 import { groupTrajectories, type Tokenizer, type Trajectory } from '@taorl/data';
 import type { Filter } from '@taorl/filter';
 import type { RolloutOptions, ToolEnvironment } from '@taorl/rollout';
-import { rolloutAndGrade, samplesOf } from '@taorl/rollout';
+import {
+  countEndings,
+  policyTokenCount,
+  type RolloutEnding,
+  rolloutAndGrade,
+  samplesOf,
+} from '@taorl/rollout';
 import type { RolloutPolicy } from '../model/policy.js';
 import type { RlStepMetrics } from '../report/metrics.js';
 import { taskBreakdown } from '../run/task-breakdown.js';
@@ -44,8 +50,8 @@ export interface RlStepContext {
   groups: number;
   groupSize: number;
   maxGenBatches: number;
-  /** DAPO soft overlong punishment, or null when off. */
-  overlong: { buffer: number; factor: number } | null;
+  /** DAPO soft overlong punishment, or null when off; `policyTokensOnly`: the length is the policy's tokens. */
+  overlong: { buffer: number; factor: number; policyTokensOnly: boolean } | null;
   seed: number;
 }
 
@@ -63,6 +69,8 @@ export async function rlStep(ctx: RlStepContext, step: number): Promise<RlStepMe
   const generated: Trajectory[] = [];
   const kept: Trajectory[] = [];
   const filterDrops: Record<string, number> = {};
+  const endings: RolloutEnding[] = [];
+  let unparseableCalls = 0;
   const problemsById = new Map<string, Problem>();
   let genBatches = 0;
 
@@ -74,6 +82,8 @@ export async function rlStep(ctx: RlStepContext, step: number): Promise<RlStepMe
       ...ctx.rollout,
       seed: deriveSeed(ctx.seed, 'rl-rollout', step, genBatches),
     });
+    endings.push(...rolled.endings);
+    for (const count of rolled.unparseableCalls) unparseableCalls += count;
     time.generationMs += rolled.timing.generationMs;
     time.sandboxMs += rolled.timing.sandboxMs;
     const scoring = performance.now();
@@ -84,7 +94,12 @@ export async function rlStep(ctx: RlStepContext, step: number): Promise<RlStepMe
       ctx.overlong === null
         ? null
         : shapeRewards(graded, [
-            overlongShaper({ maxLength: ctx.rollout.maxResponseTokens, ...ctx.overlong }),
+            overlongShaper({
+              maxLength: ctx.rollout.maxResponseTokens,
+              buffer: ctx.overlong.buffer,
+              factor: ctx.overlong.factor,
+              ...(ctx.overlong.policyTokensOnly ? { lengthOf: policyTokenCount } : {}),
+            }),
           ]);
     const rewarded = shaped === null ? graded : graded.map((t, i) => ({ ...t, reward: shaped.rewards[i]! }));
     generated.push(...rewarded);
@@ -131,6 +146,8 @@ export async function rlStep(ctx: RlStepContext, step: number): Promise<RlStepMe
     step,
     ...stats,
     filterDrops,
+    endings: countEndings(endings),
+    unparseableCalls,
     trajectoriesKept: batch.length,
     groupsKept: batchGroups.length,
     genBatches,

@@ -15,5 +15,9 @@ export function rolloutOptionsOf(config: TrainerConfig, greedy = false): Omit<Ro
       ? { temperature: 0 }
       : { temperature: rollout.temperature, topP: rollout.topP, topK: rollout.topK },
     lanes: rollout.lanes,
+    unparseableCall: rollout.unparseableCall,
+    ...(rollout.maxWallMs > 0 ? { maxWallMs: rollout.maxWallMs } : {}),
+    maxRepeatedCalls: rollout.maxRepeatedCalls,
+    checkTokenIntegrity: rollout.checkTokenIntegrity,
   };
 }
