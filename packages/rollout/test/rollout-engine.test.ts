@@ -36,17 +36,18 @@ const call = (code: string) =>
 const malformed = '<tool_call>{"name": "code_interpreter", "arguments": {"code": print(1)}}</tool_call>';
 const marker = '<tool_response>';
 
+/** Scripted turns rolled out on the real sandbox, one prompt per group id given. */
+const scripted = (turns: readonly string[], extra: Partial<RolloutOptions> = {}, groups = ['q']) =>
+  rollout(new ScriptedPolicy(tokenizer, turns, marker), tokenizer, tools(), groups.map(prompt), {
+    ...options,
+    ...extra,
+  });
+
 describe('calls that do not parse', () => {
   const turns = [malformed, 'A: \\boxed{42}<|im_end|>'];
 
   it("'end' (the default) ends the trajectory as no_tool_call", async () => {
-    const result = await rollout(
-      new ScriptedPolicy(tokenizer, turns, marker),
-      tokenizer,
-      tools(),
-      [prompt('q')],
-      options,
-    );
+    const result = await scripted(turns);
     expect(result.endings).toEqual(['no_tool_call']);
     expect(result.unparseableCalls).toEqual([0]);
     expect(result.trajectories[0]!.toolCalls).toEqual([]);
@@ -54,16 +55,7 @@ describe('calls that do not parse', () => {
   });
 
   it("'observe' answers with the format's parse error (lossMask 0, status error) and lets the model go on", async () => {
-    const result = await rollout(
-      new ScriptedPolicy(tokenizer, turns, marker),
-      tokenizer,
-      tools(),
-      [prompt('q')],
-      {
-        ...options,
-        unparseableCall: 'observe',
-      },
-    );
+    const result = await scripted(turns, { unparseableCall: 'observe' });
     const [trajectory] = result.trajectories;
     expect(result.endings).toEqual(['eos']);
     expect(result.unparseableCalls).toEqual([1]);
@@ -78,17 +70,7 @@ describe('calls that do not parse', () => {
   });
 
   it("'text' keeps the text and goes on generating (here the same turn again, until the budget)", async () => {
-    const result = await rollout(
-      new ScriptedPolicy(tokenizer, turns, marker),
-      tokenizer,
-      tools(),
-      [prompt('q')],
-      {
-        ...options,
-        maxResponseTokens: 300,
-        unparseableCall: 'text',
-      },
-    );
+    const result = await scripted(turns, { maxResponseTokens: 300, unparseableCall: 'text' });
     expect(result.endings).toEqual(['length']);
     expect(result.trajectories[0]!.truncated).toBe(true);
     expect(result.trajectories[0]!.toolCalls).toEqual([]);
@@ -110,55 +92,26 @@ describe('calls that do not parse', () => {
 describe('budgets and loops', () => {
   it('ends a trajectory that makes the same call maxRepeatedCalls times in a row, the last one unrun', async () => {
     const same = call('print(1)');
-    const policy = new ScriptedPolicy(tokenizer, [same, same, same, same], marker);
-    const result = await rollout(policy, tokenizer, tools(), [prompt('q')], {
-      ...options,
-      maxRepeatedCalls: 3,
-    });
+    const result = await scripted([same, same, same, same], { maxRepeatedCalls: 3 });
     expect(result.endings).toEqual(['repeated_call']);
     expect(result.trajectories[0]!.toolCalls.map((c) => c.code)).toEqual(['print(1)', 'print(1)']);
   });
 
   it('ends a trajectory past its wall-time budget instead of running its next call', async () => {
     const slow = call('import time\ntime.sleep(0.3)\nprint(1)');
-    const policy = new ScriptedPolicy(tokenizer, [slow, slow, slow, 'A: \\boxed{1}<|im_end|>'], marker);
-    const result = await rollout(policy, tokenizer, tools(), [prompt('q')], { ...options, maxWallMs: 250 });
+    const result = await scripted([slow, slow, slow, 'A: \\boxed{1}<|im_end|>'], { maxWallMs: 250 });
     expect(result.endings).toEqual(['wall_time']);
     expect(result.trajectories[0]!.toolCalls.length).toBeGreaterThanOrEqual(1);
     expect(result.trajectories[0]!.toolCalls.length).toBeLessThan(3);
   });
 
-  it('names every ending: eos, max_turns and length in one batch', async () => {
+  it('names the endings eos (two lanes), max_turns and length', async () => {
     const turns = [call('print(6*7)'), call('print(2)'), 'A: \\boxed{42}<|im_end|>'];
-    const result = await rollout(
-      new ScriptedPolicy(tokenizer, turns, marker),
-      tokenizer,
-      tools(),
-      [prompt('a'), prompt('b')],
-      { ...options, lanes: 2 },
-    );
+    const result = await scripted(turns, { lanes: 2 }, ['a', 'b']);
     expect(result.endings).toEqual(['eos', 'eos']);
-    const capped = await rollout(
-      new ScriptedPolicy(tokenizer, turns, marker),
-      tokenizer,
-      tools(),
-      [prompt('a')],
-      {
-        ...options,
-        maxTurns: 1,
-      },
-    );
+    const capped = await scripted(turns, { maxTurns: 1 }, ['a']);
     expect(capped.endings).toEqual(['max_turns']);
-    const short = await rollout(
-      new ScriptedPolicy(tokenizer, turns, marker),
-      tokenizer,
-      tools(),
-      [prompt('a')],
-      {
-        ...options,
-        maxResponseTokens: 20,
-      },
-    );
+    const short = await scripted(turns, { maxResponseTokens: 20 }, ['a']);
     expect(short.endings).toEqual(['length']);
     expect(short.trajectories[0]!.responseIds).toHaveLength(20);
   });
