@@ -7,7 +7,7 @@
 // portable main entry bundles for the browser, README links work on the npm page and its example runs as plain
 // JavaScript against the tarballs, each tarball's LICENSE is the licence text, and @taorl/eval/node bundled into
 // an application still grades on its worker threads.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import {
   copyFileSync,
   existsSync,
@@ -206,17 +206,29 @@ try {
   }
 
   // Each README's example, as a user would paste it into an ES module, against the installed tarballs.
-  for (const dir of packageDirs) {
-    const name = readManifest(dir).name;
-    const example = readmeExample(readFileSync(join(dir, 'README.md'), 'utf8'));
-    if (example === null) continue;
-    const file = join(project, `example-${name.split('/')[1]}.mjs`);
-    writeFileSync(file, example);
-    for (const binary of oldestBinaries) {
-      const run = spawnSync(binary, [file], { cwd: project, encoding: 'utf8', timeout: 300_000 });
-      check(run.status === 0, `${name}: the README example runs as JavaScript (${binary})`);
-      if (run.status !== 0) console.log(run.stdout + run.stderr);
+  // @taorl/rollout's rolls out against a vLLM-compatible server: the built trainer's `taorl serve` on the shipped
+  // base model, whose URL the example reads from TAORL_SERVER.
+  const server = await startTaorlServe();
+  try {
+    for (const dir of packageDirs) {
+      const name = readManifest(dir).name;
+      const example = readmeExample(readFileSync(join(dir, 'README.md'), 'utf8'));
+      if (example === null) continue;
+      const file = join(project, `example-${name.split('/')[1]}.mjs`);
+      writeFileSync(file, example);
+      for (const binary of oldestBinaries) {
+        const run = spawnSync(binary, [file], {
+          cwd: project,
+          encoding: 'utf8',
+          timeout: 300_000,
+          env: { ...process.env, TAORL_SERVER: server.url },
+        });
+        check(run.status === 0, `${name}: the README example runs as JavaScript (${binary})`);
+        if (run.status !== 0) console.log(run.stdout + run.stderr);
+      }
     }
+  } finally {
+    server.process.kill('SIGTERM');
   }
 
   // An application that bundles @taorl/eval/node into one file, run from a folder with nothing beside it.
@@ -267,3 +279,25 @@ if (failures.length > 0) {
   process.exit(1);
 }
 console.log(`\nall packaging checks passed for ${packageDirs.length} packages`);
+
+/** `taorl serve --model apps/trainer/base --port 0` from the built CLI, once it prints the URL it listens on. */
+function startTaorlServe() {
+  const child = spawn(
+    process.execPath,
+    ['apps/trainer/dist/cli.js', 'serve', '--model', 'apps/trainer/base', '--port', '0'],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let output = '';
+  return new Promise((resolveServer, reject) => {
+    const collect = (chunk) => {
+      output += chunk.toString();
+      const match = /taorl serve: listening on (http:\/\/\S+)/.exec(output);
+      if (match) resolveServer({ url: match[1], process: child });
+    };
+    child.stdout.on('data', collect);
+    child.stderr.on('data', collect);
+    child.once('exit', (code) => reject(new Error(`taorl serve exited with ${code}: ${output}`)));
+  });
+}

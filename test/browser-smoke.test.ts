@@ -6,6 +6,7 @@ import * as advantageDriver from './browser-smoke/advantage';
 import * as dataDriver from './browser-smoke/data';
 import * as evalDriver from './browser-smoke/eval';
 import * as filterDriver from './browser-smoke/filter';
+import * as rolloutDriver from './browser-smoke/rollout';
 import { CHROMIUM_ARGS, findChromium, NO_CHROMIUM } from './support/chromium';
 
 // The packages whose main entry claims to run in any JavaScript runtime, each bundled for the browser from the
@@ -18,9 +19,10 @@ const drivers = {
   filter: filterDriver,
   advantage: advantageDriver,
   data: dataDriver,
+  rollout: rolloutDriver,
 } as const;
 type DriverName = keyof typeof drivers;
-type DriverResult<Name extends DriverName> = ReturnType<(typeof drivers)[Name]['run']>;
+type DriverResult<Name extends DriverName> = Awaited<ReturnType<(typeof drivers)[Name]['run']>>;
 
 const smokeDir = fileURLToPath(new URL('./browser-smoke/', import.meta.url));
 /**
@@ -94,7 +96,7 @@ describe.skipIf(executablePath === null)(
         );
         expect(problems).toEqual([]);
         // The same driver in this Node process: the browser must compute exactly the same.
-        expect(result).toEqual(JSON.parse(JSON.stringify(drivers[name].run())));
+        expect(result).toEqual(JSON.parse(JSON.stringify(await drivers[name].run())));
         return result as DriverResult<Name>;
       } finally {
         await page.close();
@@ -151,6 +153,16 @@ describe.skipIf(executablePath === null)(
       expect(result.inputIds.length).toBeGreaterThan(result.promptIds.length);
       expect(result.inputIds.slice(0, result.promptIds.length)).toEqual(result.promptIds);
       expect(result.lossMask).toContain(0);
+    });
+
+    it('@taorl/rollout: a two-turn tool rollout over a vLLM-style answer, token integrity checked', async () => {
+      const result = await inBrowser('rollout');
+      expect(result.endings).toMatchObject({ eos: 1, length: 0, no_tool_call: 0 });
+      expect(result.text).toBe('```python\nprint(6*7)\n```\n```output\n42\n```\nA: \\boxed{42}<|im_end|>');
+      expect(result.toolCalls).toEqual([
+        { status: 'ok', code: 'print(6*7)\n', startToken: 34, endToken: 42 },
+      ]);
+      expect(result.responseTokens - result.policyTokens).toBe(8);
     });
   },
 );

@@ -13,7 +13,13 @@ const REPOSITORY_WEB = 'https://github.com/taorl/taorl';
  * The packages whose main entry runs in any JavaScript runtime (the root README says so): no Node built-in,
  * directly or through a dependency. Node-only code of theirs is in a './node' entry.
  */
-export const PORTABLE_MAIN = new Set(['@taorl/advantage', '@taorl/data', '@taorl/eval', '@taorl/filter']);
+export const PORTABLE_MAIN = new Set([
+  '@taorl/advantage',
+  '@taorl/data',
+  '@taorl/eval',
+  '@taorl/filter',
+  '@taorl/rollout',
+]);
 
 /**
  * Every subpath export's build (ESM and CJS, declarations, source maps), the package.json of each subpath folder

@@ -4,8 +4,8 @@
  *   pnpm bench apps/trainer/bench/probe-samples.ts <policy folder> [count]
  */
 
+import { rolloutAndGrade, samplesOf } from '@taorl/rollout';
 import { loadConfig } from '../src/index.js';
-import { rolloutAndGrade, samplesOf } from '../src/rl/graded-rollout.js';
 import { problemSource } from '../src/run/problems.js';
 import { openSession } from '../src/run/session.js';
 import { presetPath } from '../src/util/shipped.js';

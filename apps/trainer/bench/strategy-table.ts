@@ -8,8 +8,8 @@
  * Sampling as in the demo's RL rollouts (rollout.temperature of configs/demo.yaml), 64 samples per rollout batch.
  */
 import { arithStrategyOf } from '@taorl/data';
+import { rolloutAndGrade, samplesOf } from '@taorl/rollout';
 import { loadConfig } from '../src/index.js';
-import { rolloutAndGrade, samplesOf } from '../src/rl/graded-rollout.js';
 import { rolloutOptionsOf } from '../src/rollout/rollout-options.js';
 import { problemSource } from '../src/run/problems.js';
 import { openSession } from '../src/run/session.js';

@@ -30,7 +30,7 @@ export {
   tinyQwen3Config,
   toHfConfig,
 } from './model/config.js';
-export type { GeneratedSequence, Policy, RolloutPolicy, SamplingParams } from './model/policy.js';
+export type { Policy } from './model/policy.js';
 export { createTinyPolicy, initPolicy, loadPolicy, TransformerPolicy } from './model/transformer-policy.js';
 export {
   loadedPluginModules,
@@ -38,9 +38,6 @@ export {
   type PluginModule,
   type PluginRequest,
 } from './plugins/plugin-modules.js';
-export { entropyFromTopLogprobs } from './remote/entropy-estimate.js';
-export { RemotePolicyError, RemoteServersUnavailableError } from './remote/remote-error.js';
-export { RemotePolicy, type RemotePolicyOptions } from './remote/remote-policy.js';
 export { RemoteRollouts } from './remote/remote-rollouts.js';
 export { renderReport, reportSpecs, writeReport } from './report/html-report.js';
 export {
@@ -53,34 +50,18 @@ export {
 } from './report/metrics.js';
 export { formatDuration, ProgressBar, type ProgressOptions } from './report/progress.js';
 export {
-  type GradedRollout,
-  type Grader,
-  type RolloutParts,
-  rolloutAndGrade,
-  type SampleToGrade,
-  samplesOf,
-} from './rl/graded-rollout.js';
-export {
   localPolicySync,
   type PolicySync,
   type PolicySyncReport,
   type RolloutVersion,
 } from './rl/policy-sync.js';
-export { finalAssistantText, type Problem } from './rl/rewards.js';
+export type { Problem } from './rl/rewards.js';
 export { type RlStepContext, rlStep } from './rl/rl-step.js';
 export { type RolloutStats, rolloutStats } from './rl/rollout-stats.js';
 export { type PaddedBatch, paddedBatch } from './rl/update-batch.js';
-export {
-  type RolloutOptions,
-  type RolloutPrompt,
-  type RolloutResult,
-  rollout,
-} from './rollout/rollout-engine.js';
 export { rolloutOptionsOf } from './rollout/rollout-options.js';
 export { RolloutWorkers } from './rollout/rollout-workers.js';
-export { type SandboxToolOptions, sandboxToolEnvironment } from './rollout/sandbox-tools.js';
 export type { TokenizerSource } from './rollout/tokenizer-source.js';
-export type { ToolEnvironment } from './rollout/tool-environment.js';
 export { type CurateOptions, type CurateResult, curateProblems } from './run/curate.js';
 export { type EvaluateOptions, evaluate } from './run/evaluate.js';
 export { type ProblemSource, problemSource } from './run/problems.js';

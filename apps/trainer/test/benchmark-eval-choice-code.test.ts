@@ -3,19 +3,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ByteTokenizer, ChatTemplate, type Tokenizer } from '@taorl/data';
+import {
+  type GeneratedSequence,
+  type RolloutPolicy,
+  type SamplingParams,
+  sandboxToolEnvironment,
+} from '@taorl/rollout';
 import { createSandbox, markdownFormat, type Sandbox } from '@taorl/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadBenchmarkSet } from '../src/bench-eval/benchmark-set.js';
 import type { BenchmarkSampleRecord } from '../src/bench-eval/results-file.js';
 import { evalCommand } from '../src/cli/eval-command.js';
-import {
-  evaluateBenchmarks,
-  type GeneratedSequence,
-  parseConfig,
-  type RolloutPolicy,
-  type SamplingParams,
-  sandboxToolEnvironment,
-} from '../src/index.js';
+import { evaluateBenchmarks, parseConfig } from '../src/index.js';
 
 // Fixtures in GPQA's and LiveCodeBench's formats, written for taorl (packages/eval/test/fixtures/code-and-choice).
 const fixtures = fileURLToPath(

@@ -4,20 +4,18 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ByteTokenizer, ChatTemplate, type Tokenizer } from '@taorl/data';
 import { createGraderPool, defaultBenchmarkDir, loadBenchmark } from '@taorl/eval/node';
+import {
+  type GeneratedSequence,
+  type RolloutPolicy,
+  type SamplingParams,
+  sandboxToolEnvironment,
+} from '@taorl/rollout';
 import { createSandbox, markdownFormat, type Sandbox } from '@taorl/sandbox';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveBenchmarkNames } from '../src/bench-eval/benchmark-set.js';
 import type { BenchmarkSampleRecord } from '../src/bench-eval/results-file.js';
-import {
-  type BenchmarkEvalOptions,
-  evaluateBenchmarks,
-  type GeneratedSequence,
-  type RolloutPolicy,
-  type SamplingParams,
-  sandboxToolEnvironment,
-  writeBenchmarkReports,
-} from '../src/index.js';
+import { type BenchmarkEvalOptions, evaluateBenchmarks, writeBenchmarkReports } from '../src/index.js';
 
 const repoRoot = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../..');
 const DATA = defaultBenchmarkDir;

@@ -2,21 +2,15 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ByteTokenizer, ChatTemplate } from '@taorl/data';
+import { rolloutAndGrade, samplesOf, sandboxToolEnvironment } from '@taorl/rollout';
 import { createSandbox, markdownFormat, type Sandbox } from '@taorl/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  MetricsWriter,
-  parseConfig,
-  type RlStepMetrics,
-  readMetrics,
-  sandboxToolEnvironment,
-} from '../src/index.js';
-import { rolloutAndGrade, samplesOf } from '../src/rl/graded-rollout.js';
+import { ScriptedPolicy } from '../../../packages/rollout/test/support/scripted-policy.js';
+import { MetricsWriter, parseConfig, type RlStepMetrics, readMetrics } from '../src/index.js';
 import { embeddedCodeProblems } from '../src/run/embedded-code-task.js';
 import { problemSource } from '../src/run/problems.js';
 import { runRl } from '../src/run/rl-run.js';
 import { openSession } from '../src/run/session.js';
-import { ScriptedPolicy } from './scripted-policy.js';
 
 const tokenizer = new ByteTokenizer();
 const template = ChatTemplate.embedded();

@@ -1,17 +1,11 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { RolloutPolicy } from '@taorl/rollout';
 import * as tf from '@tensorflow/tfjs';
 import { describe, expect, it } from 'vitest';
 import { latestCheckpoint, restoreTrainCheckpoint } from '../src/checkpoint/train-checkpoint.js';
-import {
-  curateProblems,
-  MetricsWriter,
-  parseConfig,
-  type RlStepMetrics,
-  type RolloutPolicy,
-  readMetrics,
-} from '../src/index.js';
+import { curateProblems, MetricsWriter, parseConfig, type RlStepMetrics, readMetrics } from '../src/index.js';
 import { rlStep } from '../src/rl/rl-step.js';
 import { problemSource } from '../src/run/problems.js';
 import { rlContext, runRl } from '../src/run/rl-run.js';
@@ -182,8 +176,9 @@ describe('curation end to end (tiny model, real sandbox, real grader)', () => {
               ...session.tokenizer.encodeUntrusted(`\\boxed{${gold}}`),
               session.tokenizer.eosTokenId,
             ]);
-            const perToken = new Float32Array(tokens.length).fill(-0.5);
-            return { tokens, logProbs: perToken, entropies: perToken, finishReason: 'stop_token' };
+            const logProbs = new Float32Array(tokens.length).fill(-0.5);
+            const entropies = new Float32Array(tokens.length).fill(0.5);
+            return { tokens, logProbs, entropies, finishReason: 'stop_token' };
           });
         },
       };

@@ -1,9 +1,9 @@
 import { initBackend } from '@taorl/grpo';
+import { type RolloutPolicy, rollout, sandboxToolEnvironment } from '@taorl/rollout';
 import { createSandbox, markdownFormat, type Sandbox } from '@taorl/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RolloutPolicy, rollout, type TransformerPolicy } from '../src/index.js';
+import type { TransformerPolicy } from '../src/index.js';
 import { RolloutWorkers } from '../src/rollout/rollout-workers.js';
-import { sandboxToolEnvironment } from '../src/rollout/sandbox-tools.js';
 import { byteTokenizer, paddedVocabPolicy } from './support/padded-vocab.js';
 
 // Local rollouts from a model with more rows than its tokenizer has ids, the padding rows scoring highest: the

@@ -1,17 +1,16 @@
 import { ByteTokenizer } from '@taorl/data';
-import { createSandbox, markdownFormat, type Sandbox } from '@taorl/sandbox';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ToolEnvironment } from '@taorl/rollout';
 import {
-  parseConfig,
   type RolloutPolicy,
   rollout,
   rolloutAndGrade,
-  rolloutOptionsOf,
   samplesOf,
-} from '../src/index.js';
-import { sandboxToolEnvironment } from '../src/rollout/sandbox-tools.js';
-import type { ToolEnvironment } from '../src/rollout/tool-environment.js';
-import { ScriptedPolicy } from './scripted-policy.js';
+  sandboxToolEnvironment,
+} from '@taorl/rollout';
+import { createSandbox, markdownFormat, type Sandbox } from '@taorl/sandbox';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ScriptedPolicy } from '../../../packages/rollout/test/support/scripted-policy.js';
+import { parseConfig, rolloutOptionsOf } from '../src/index.js';
 
 const tokenizer = new ByteTokenizer();
 let sandbox: Sandbox;
@@ -166,7 +165,20 @@ describe('rolloutAndGrade (real sandbox, real grader)', () => {
       maxResponseTokens: config.rollout.maxResponseTokens,
       sampling: { temperature: 0.7, topP: 0.9, topK: 5 },
       lanes: 4,
+      unparseableCall: 'end',
+      maxRepeatedCalls: 0,
+      checkTokenIntegrity: true,
     });
     expect(rolloutOptionsOf(config, true).sampling).toEqual({ temperature: 0 });
+    const guarded = parseConfig(
+      'rollout: {unparseableCall: observe, maxWallMs: 30000, maxRepeatedCalls: 3, checkTokenIntegrity: false}',
+      'inline',
+    );
+    expect(rolloutOptionsOf(guarded)).toMatchObject({
+      unparseableCall: 'observe',
+      maxWallMs: 30000,
+      maxRepeatedCalls: 3,
+      checkTokenIntegrity: false,
+    });
   });
 });

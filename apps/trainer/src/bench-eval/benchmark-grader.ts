@@ -1,5 +1,5 @@
 import { type GradeReason, type GradeResult, gradeChoice } from '@taorl/eval';
-import type { Grader } from '../rl/graded-rollout.js';
+import type { Grader } from '@taorl/rollout';
 import type { BenchmarkItem } from './benchmark-items.js';
 
 /** The items a grader grades: programs are judged by rolloutAndGrade itself (SampleToGrade.code). */

@@ -6,10 +6,10 @@ import {
   scoreBenchmark,
   toolUseOf,
 } from '@taorl/eval';
+import type { ToolEnvironment } from '@taorl/rollout';
+import { type Grader, inThreadGrader, type RolloutParts, rolloutAndGrade } from '@taorl/rollout';
 import type { RolloutPolicy } from '../model/policy.js';
 import { ProgressBar } from '../report/progress.js';
-import { type Grader, inThreadGrader, type RolloutParts, rolloutAndGrade } from '../rl/graded-rollout.js';
-import type { ToolEnvironment } from '../rollout/tool-environment.js';
 import { deriveSeed } from '../util/seeds.js';
 import { type AnsweredItem, benchmarkGrader } from './benchmark-grader.js';
 import { type BenchmarkItem, userMessageOf } from './benchmark-items.js';

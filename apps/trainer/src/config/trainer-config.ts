@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
+import { remotePolicyDefaults } from '@taorl/rollout/node';
 import { z } from 'zod';
-import { remotePolicyDefaults } from '../remote/remote-policy.js';
 import {
   bool,
   httpUrlList,
@@ -79,6 +79,20 @@ export const trainerSchema = z.strictObject({
     topP: num('nucleus sampling mass', 1.0, { above: 0, max: 1 }),
     topK: int('top-k sampling (0 = off)', 0, { min: 0 }),
     lanes: int('batch lanes taking turns on the model, so tool calls overlap generation', 2, { min: 1 }),
+    unparseableCall: oneOf(
+      'a segment that stops on a tool stop string without a call that parses: observe = answer with a parse ' +
+        'error and go on; end = end the trajectory; text = keep it as plain text and go on',
+      'end',
+      ['observe', 'end', 'text'] as const,
+    ),
+    maxWallMs: int('wall-time budget per trajectory in ms, checked at each turn (0 = none)', 0, { min: 0 }),
+    maxRepeatedCalls: int('the same code called this many times in a row ends the trajectory (0 = off)', 0, {
+      min: 0,
+    }),
+    checkTokenIntegrity: bool(
+      'check every trajectory against the sampled and observed ids (@taorl/rollout checkTokenIntegrity)',
+      true,
+    ),
     workers: int(
       "threads that generate rollouts and evaluations, lanes spread over them, and compute the RL update's " +
         'micro-batch gradients: 1 = the main thread; N > 1 = N worker threads, each with its own wasm backend and ' +
@@ -124,6 +138,12 @@ export const trainerSchema = z.strictObject({
       enabled: bool('apply the soft overlong penalty', true),
       bufferFraction: num('Lbuf as a share of maxResponseTokens', 0.2, { above: 0, max: 1 }),
       factor: num('penalty factor', 1.0, { min: 0 }),
+      length: oneOf(
+        'the length penalised: response = policy + observation tokens (what maxResponseTokens budgets and ' +
+          'truncates); policy = the sampled tokens only (@taorl/rollout policyTokenCount)',
+        'response',
+        ['response', 'policy'] as const,
+      ),
     }),
     shaper: plugin('entropy-guided advantage shaper (@taorl/advantage registry)', 'tao'),
     loss: plugin(

@@ -1,5 +1,6 @@
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import type { ArithStrategy } from '@taorl/data';
+import type { RolloutEnding } from '@taorl/rollout';
 import type { DecisionPointStats } from '../rl/decision-points.js';
 import type { RolloutStats } from '../rl/rollout-stats.js';
 import type { UpdateStats } from '../rl/update-stats.js';
@@ -71,6 +72,10 @@ export interface RlStepMetrics extends Omit<RolloutStats, 'policyTokens'>, Updat
   trajectoriesGenerated?: number;
   /** Share of the generated trajectories with a void turn (SimpleTIR: neither a code block nor a final answer). */
   voidTurnRate?: number;
+  /** How the step's generated trajectories ended (@taorl/rollout's RolloutEnding), summed over refill batches. */
+  endings?: Record<RolloutEnding, number>;
+  /** Tool calls that did not parse (rollout.unparseableCall observe / text), summed over refill batches. */
+  unparseableCalls?: number;
   trajectoriesKept: number;
   groupsKept: number;
   genBatches: number;

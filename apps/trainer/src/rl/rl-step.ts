@@ -8,14 +8,19 @@ import {
 import { groupTrajectories, type Tokenizer, type Trajectory } from '@taorl/data';
 import type { CodeRunner } from '@taorl/eval';
 import type { Filter } from '@taorl/filter';
+import type { RolloutOptions, ToolEnvironment } from '@taorl/rollout';
+import {
+  countEndings,
+  policyTokenCount,
+  type RolloutEnding,
+  rolloutAndGrade,
+  samplesOf,
+} from '@taorl/rollout';
 import type { RolloutPolicy } from '../model/policy.js';
 import type { RlStepMetrics } from '../report/metrics.js';
-import type { RolloutOptions } from '../rollout/rollout-engine.js';
-import type { ToolEnvironment } from '../rollout/tool-environment.js';
 import { taskBreakdown } from '../run/task-breakdown.js';
 import { deriveSeed } from '../util/seeds.js';
 import { decisionPointStats } from './decision-points.js';
-import { rolloutAndGrade, samplesOf } from './graded-rollout.js';
 import type { PolicySync } from './policy-sync.js';
 import type { Problem } from './rewards.js';
 import { rolloutStats } from './rollout-stats.js';
@@ -49,8 +54,8 @@ export interface RlStepContext {
   groups: number;
   groupSize: number;
   maxGenBatches: number;
-  /** DAPO soft overlong punishment, or null when off. */
-  overlong: { buffer: number; factor: number } | null;
+  /** DAPO soft overlong punishment, or null when off; `policyTokensOnly`: the length is the policy's tokens. */
+  overlong: { buffer: number; factor: number; policyTokensOnly: boolean } | null;
   seed: number;
 }
 
@@ -84,6 +89,8 @@ export async function rlStep(ctx: RlStepContext, step: number): Promise<RlStepMe
   const filterResamples: Record<string, number> = {};
   const filterActions: Record<string, number> = {};
   let voidTurns = 0;
+  const endings: RolloutEnding[] = [];
+  let unparseableCalls = 0;
   const problemsById = new Map<string, Problem>();
   let genBatches = 0;
 
@@ -95,6 +102,8 @@ export async function rlStep(ctx: RlStepContext, step: number): Promise<RlStepMe
       ...ctx.rollout,
       seed: deriveSeed(ctx.seed, 'rl-rollout', step, genBatches),
     });
+    endings.push(...rolled.endings);
+    for (const count of rolled.unparseableCalls) unparseableCalls += count;
     time.generationMs += rolled.timing.generationMs;
     time.sandboxMs += rolled.timing.sandboxMs;
     const scoring = performance.now();
@@ -105,7 +114,12 @@ export async function rlStep(ctx: RlStepContext, step: number): Promise<RlStepMe
       ctx.overlong === null
         ? null
         : shapeRewards(graded, [
-            overlongShaper({ maxLength: ctx.rollout.maxResponseTokens, ...ctx.overlong }),
+            overlongShaper({
+              maxLength: ctx.rollout.maxResponseTokens,
+              buffer: ctx.overlong.buffer,
+              factor: ctx.overlong.factor,
+              ...(ctx.overlong.policyTokensOnly ? { lengthOf: policyTokenCount } : {}),
+            }),
           ]);
     const decode = (ids: Int32Array) => ctx.tokenizer.decode(ids);
     // SimpleTIR's void turns, and the answer and turn counts resample-on-correct's format penalty reads.
@@ -174,6 +188,8 @@ export async function rlStep(ctx: RlStepContext, step: number): Promise<RlStepMe
     filterActions,
     trajectoriesGenerated: generated.length,
     voidTurnRate: voidTurns / Math.max(1, generated.length),
+    endings: countEndings(endings),
+    unparseableCalls,
     trajectoriesKept: batch.length,
     groupsKept: batchGroups.length,
     genBatches,

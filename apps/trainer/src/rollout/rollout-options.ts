@@ -1,5 +1,5 @@
+import type { RolloutOptions } from '@taorl/rollout';
 import type { TrainerConfig } from '../config/trainer-config.js';
-import type { RolloutOptions } from './rollout-engine.js';
 
 /**
  * The rollout options a config gives (rollout.*), all but the seed, which each caller derives for its own batches:
@@ -15,5 +15,9 @@ export function rolloutOptionsOf(config: TrainerConfig, greedy = false): Omit<Ro
       ? { temperature: 0 }
       : { temperature: rollout.temperature, topP: rollout.topP, topK: rollout.topK },
     lanes: rollout.lanes,
+    unparseableCall: rollout.unparseableCall,
+    ...(rollout.maxWallMs > 0 ? { maxWallMs: rollout.maxWallMs } : {}),
+    maxRepeatedCalls: rollout.maxRepeatedCalls,
+    checkTokenIntegrity: rollout.checkTokenIntegrity,
   };
 }

@@ -7,8 +7,8 @@ import {
   type PassRate,
   passRates,
 } from '@taorl/data';
+import { rolloutAndGrade, samplesOf } from '@taorl/rollout';
 import type { RolloutPolicy } from '../model/policy.js';
-import { rolloutAndGrade, samplesOf } from '../rl/graded-rollout.js';
 import { rolloutOptionsOf } from '../rollout/rollout-options.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { deriveSeed } from '../util/seeds.js';

@@ -1,9 +1,9 @@
 import type { Trajectory } from '@taorl/data';
 import { scoreBenchmark } from '@taorl/eval';
+import { rolloutAndGrade, samplesOf } from '@taorl/rollout';
 import type { RolloutPolicy } from '../model/policy.js';
 import type { EvalMetrics } from '../report/metrics.js';
 import { ProgressBar } from '../report/progress.js';
-import { rolloutAndGrade, samplesOf } from '../rl/graded-rollout.js';
 import type { Problem } from '../rl/rewards.js';
 import { rolloutStats } from '../rl/rollout-stats.js';
 import { rolloutOptionsOf } from '../rollout/rollout-options.js';

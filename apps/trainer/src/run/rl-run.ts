@@ -122,7 +122,11 @@ export function rlContext(
     groupSize: rl.groupSize,
     maxGenBatches: rl.maxGenBatches,
     overlong: rl.overlong.enabled
-      ? { buffer: rl.overlong.bufferFraction * rollout.maxResponseTokens, factor: rl.overlong.factor }
+      ? {
+          buffer: rl.overlong.bufferFraction * rollout.maxResponseTokens,
+          factor: rl.overlong.factor,
+          policyTokensOnly: rl.overlong.length === 'policy',
+        }
       : null,
     seed: config.seed,
   };

@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { ByteTokenizer, type ChatMessage, ChatTemplate, type Tokenizer } from '@taorl/data';
 import { loadHfTokenizer } from '@taorl/data/node';
 import { type BackendChoice, initBackend } from '@taorl/grpo';
+import type { ToolEnvironment } from '@taorl/rollout';
+import { sandboxToolEnvironment } from '@taorl/rollout';
 import { createSandbox, type Sandbox } from '@taorl/sandbox';
 import { ConfigError } from '../config/config-error.js';
 import type { TrainerConfig } from '../config/trainer-config.js';
@@ -11,9 +13,7 @@ import { paddedVocabTokenizer } from '../model/padded-vocab-tokenizer.js';
 import type { RolloutPolicy } from '../model/policy.js';
 import { createTinyPolicy, loadPolicy, type TransformerPolicy } from '../model/transformer-policy.js';
 import { RolloutWorkers } from '../rollout/rollout-workers.js';
-import { sandboxToolEnvironment } from '../rollout/sandbox-tools.js';
 import type { TokenizerSource } from '../rollout/tokenizer-source.js';
-import type { ToolEnvironment } from '../rollout/tool-environment.js';
 import { basePolicyPath } from '../util/shipped.js';
 import { type RlComponents, rlComponents } from './components.js';
 

@@ -2,9 +2,12 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import {
+  fakeEngineLifecycle,
+  MODEL_NAME,
+} from '../../../../packages/rollout/test/servers/remote-policy-fakes.js';
 import { runCli } from '../../src/index.js';
 import { capture } from '../support/capture-io.js';
-import { fakeEngineLifecycle, MODEL_NAME } from './remote-policy-fakes.js';
 
 const { startEngine } = fakeEngineLifecycle();
 

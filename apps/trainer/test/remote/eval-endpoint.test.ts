@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ByteTokenizer } from '@taorl/data';
+import { RemotePolicy } from '@taorl/rollout/node';
 import { describe, expect, it } from 'vitest';
 import type { BenchmarkSampleRecord } from '../../src/bench-eval/results-file.js';
-import { RemotePolicy, runCli } from '../../src/index.js';
+import { runCli } from '../../src/index.js';
 import { capture } from '../support/capture-io.js';
 import { serveTinyPolicyForFile, startServeProcess } from './serve-process.js';
 

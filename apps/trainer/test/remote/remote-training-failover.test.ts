@@ -1,15 +1,8 @@
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
+import type { GeneratedSequence, RolloutPolicy, SamplingParams } from '@taorl/rollout';
 import { describe, expect, it } from 'vitest';
-import {
-  type GeneratedSequence,
-  parseConfig,
-  type RlStepMetrics,
-  type RolloutPolicy,
-  rlContext,
-  rlStep,
-  type SamplingParams,
-} from '../../src/index.js';
+import { parseConfig, type RlStepMetrics, rlContext, rlStep } from '../../src/index.js';
 import { problemSource } from '../../src/run/problems.js';
 import { openSession } from '../../src/run/session.js';
 import { greedy, remoteConfigText, servedGreedy, weightVersion } from './remote-training-support.js';

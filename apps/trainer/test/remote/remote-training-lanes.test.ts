@@ -1,8 +1,13 @@
+import {
+  type GeneratedSequence,
+  type RolloutPolicy,
+  rollout,
+  type SamplingParams,
+  sandboxToolEnvironment,
+} from '@taorl/rollout';
 import { createSandbox, markdownFormat, type Sandbox } from '@taorl/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type GeneratedSequence, type RolloutPolicy, rollout, type SamplingParams } from '../../src/index.js';
-import { sandboxToolEnvironment } from '../../src/rollout/sandbox-tools.js';
-import { ScriptedPolicy } from '../scripted-policy.js';
+import { ScriptedPolicy } from '../../../../packages/rollout/test/support/scripted-policy.js';
 import { tokenizer } from './remote-training-support.js';
 
 let sandbox: Sandbox;

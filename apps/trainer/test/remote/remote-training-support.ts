@@ -1,6 +1,6 @@
 import { ByteTokenizer } from '@taorl/data';
-import type { RolloutPolicy } from '../../src/index.js';
-import { RemotePolicy } from '../../src/index.js';
+import type { RolloutPolicy } from '@taorl/rollout';
+import { RemotePolicy } from '@taorl/rollout/node';
 import { get } from './serve-fixture.js';
 
 export const tokenizer = new ByteTokenizer();

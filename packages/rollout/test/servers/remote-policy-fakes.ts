@@ -1,7 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Rng } from '@taorl/data';
 import { afterEach } from 'vitest';
-import { prng, RemotePolicy, type RemotePolicyOptions } from '../../src/index.js';
+import { RemotePolicy, type RemotePolicyOptions } from '../../src/node.js';
 
 /**
  * Fake inference engines for RemotePolicy tests: real HTTP servers on loopback that answer in vLLM's
@@ -66,7 +67,8 @@ export interface FakeOutput {
 /** What the fake model generates for a prompt: greedy at temperature 0 (recorded at 1), else seeded sampling. */
 export function fakeGenerate(prompt: readonly number[], params: FakeParams): FakeOutput {
   const context = [...prompt];
-  const random = prng(params.seed ?? 1);
+  const rng = new Rng(params.seed ?? 1);
+  const random = () => rng.next();
   const output: FakeOutput = {
     ids: [],
     logProbs: [],

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { GeneratedSequence, RemotePolicy, SamplingParams } from '../../src/index.js';
+import type { GeneratedSequence, SamplingParams } from '../../src/index.js';
+import type { RemotePolicy } from '../../src/node.js';
 import {
   EOS,
   type FakeEngine,

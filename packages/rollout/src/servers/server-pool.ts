@@ -1,6 +1,6 @@
 import { setMaxListeners } from 'node:events';
+import { RemotePolicyError, RemoteServersUnavailableError, TransientServerError } from '@taorl/rollout';
 import { linkAbort } from './abort-link.js';
-import { RemotePolicyError, RemoteServersUnavailableError, TransientServerError } from './remote-error.js';
 
 /** Counters of one server, as `RemotePolicy.stats()` reports them. */
 export interface RemoteServerStats {

@@ -1,4 +1,4 @@
-import type { Sandbox, ToolFormat } from '@taorl/sandbox';
+import type { ExecResult, Sandbox, ToolFormat } from '@taorl/sandbox';
 import type { ToolEnvironment } from './tool-environment.js';
 
 export interface SandboxToolOptions {
@@ -23,6 +23,24 @@ export function sandboxToolEnvironment(
         status: result.status,
         observation: format.render(result, { maxChars: options.observationChars }),
         durationMs: result.durationMs,
+      };
+    },
+    parseError() {
+      const message = 'Error: the tool call could not be parsed; write it exactly in the format shown.';
+      const result: ExecResult = {
+        status: 'error',
+        exitCode: null,
+        signal: null,
+        stdout: '',
+        stderr: message,
+        stdoutTruncated: false,
+        stderrTruncated: false,
+        durationMs: 0,
+      };
+      return {
+        status: 'error',
+        observation: format.render(result, { maxChars: options.observationChars }),
+        durationMs: 0,
       };
     },
   };

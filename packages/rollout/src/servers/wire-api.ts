@@ -1,4 +1,4 @@
-import type { FinishReason, GeneratedSequence } from '../model/policy.js';
+import type { FinishReason, GeneratedSequence } from '../policy.js';
 import { entropyFromTopLogprobs } from './entropy-estimate.js';
 import type { WireFields } from './wire-fields.js';
 

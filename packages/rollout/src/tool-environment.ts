@@ -20,4 +20,9 @@ export interface ToolEnvironment {
   parse(segment: string): string | null;
   /** Runs the code and renders the observation. Never throws: failures come back as a status. */
   execute(code: string): Promise<ToolOutcome>;
+  /**
+   * The observation that answers a call that did not parse (the segment ended on a stop string, `parse` found no
+   * call), for the rollout's `unparseableCall: 'observe'`: the format's rendering of a parse error.
+   */
+  parseError?(segment: string): ToolOutcome;
 }

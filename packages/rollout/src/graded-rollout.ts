@@ -1,16 +1,12 @@
 import type { Tokenizer, Trajectory } from '@taorl/data';
 import { type CodeRunner, type CodeTask, type Gold, type GradeResult, grade } from '@taorl/eval';
 import type { GraderPool } from '@taorl/eval/node';
-import type { RolloutPolicy } from '../model/policy.js';
-import {
-  type RolloutOptions,
-  type RolloutPrompt,
-  type RolloutTiming,
-  rollout,
-} from '../rollout/rollout-engine.js';
-import type { ToolEnvironment } from '../rollout/tool-environment.js';
 import { judgeResponse } from './code-reward.js';
-import { finalAssistantText, type Problem } from './rewards.js';
+import { finalAssistantText } from './final-text.js';
+import type { RolloutPolicy } from './policy.js';
+import type { RolloutEnding } from './rollout-endings.js';
+import { type RolloutOptions, type RolloutPrompt, type RolloutTiming, rollout } from './rollout-engine.js';
+import type { ToolEnvironment } from './tool-environment.js';
 
 /**
  * One sample to roll out and grade: its prompt, the group it belongs to, and what it is graded on: the gold answer,
@@ -26,11 +22,17 @@ export interface SampleToGrade extends RolloutPrompt {
   code?: CodeTask;
 }
 
+/** A problem to sample: its id (the group of its samples), its rendered prompt and its gold answer. */
+export interface ProblemToSample {
+  id: string;
+  promptIds: Int32Array;
+  gold: Gold;
+  /** A code problem: its program is judged against these tests (SampleToGrade.code). */
+  code?: CodeTask;
+}
+
 /** `k` samples of each problem, problem after problem; a sample's group is its problem's id. */
-export function samplesOf(
-  problems: readonly Pick<Problem, 'id' | 'promptIds' | 'gold' | 'code'>[],
-  k: number,
-): SampleToGrade[] {
+export function samplesOf(problems: readonly ProblemToSample[], k: number): SampleToGrade[] {
   return problems.flatMap((problem) =>
     Array.from({ length: k }, () => ({
       groupId: problem.id,
@@ -41,7 +43,11 @@ export function samplesOf(
   );
 }
 
-/** Grades responses against golds: @taorl/eval's `grade` in this thread, or a `GraderPool` (threads, time limit). */
+/**
+ * Grades responses against golds: `inThreadGrader` (@taorl/eval's `grade` in this thread) or @taorl/eval/node's
+ * `GraderPool` (worker threads, a time limit per answer). Only its type comes from @taorl/eval/node, so this entry
+ * stays portable.
+ */
 export type Grader = Pick<GraderPool, 'gradeMany'>;
 
 export const inThreadGrader: Grader = {
@@ -61,6 +67,10 @@ export interface GradedRollout {
   trajectories: Trajectory[];
   /** The grader's verdict on each trajectory, with the answer it extracted. */
   grades: GradeResult[];
+  /** Why each trajectory ended, in sample order. */
+  endings: RolloutEnding[];
+  /** Per trajectory, the tool calls that did not parse. */
+  unparseableCalls: number[];
   timing: RolloutTiming;
   /** Wall time of the grading. */
   gradingMs: number;
@@ -78,7 +88,13 @@ export async function rolloutAndGrade(
   options: RolloutOptions,
   grader: Grader = inThreadGrader,
 ): Promise<GradedRollout> {
-  const { trajectories, timing } = await rollout(policy, parts.tokenizer, parts.tools, samples, options);
+  const { trajectories, endings, unparseableCalls, timing } = await rollout(
+    policy,
+    parts.tokenizer,
+    parts.tools,
+    samples,
+    options,
+  );
   const grading = performance.now();
   const decode = (ids: Int32Array) => parts.tokenizer.decode(ids);
   const answers = samples.flatMap((sample, i) => (sample.code === undefined ? [i] : []));
@@ -103,6 +119,8 @@ export async function rolloutAndGrade(
       return { ...trajectory, correct, reward: correct ? 1 : 0 };
     }),
     grades,
+    endings,
+    unparseableCalls,
     timing,
     gradingMs: performance.now() - grading,
   };

@@ -1,12 +1,12 @@
 import type { Tokenizer } from '@taorl/data';
-import type { GeneratedSequence, Policy, SamplingParams } from '../src/index.js';
+import type { GeneratedSequence, RolloutPolicy, SamplingParams } from '../../src/index.js';
 
 /**
  * A test double for the rollout engine: replays fixed assistant turns, one per generate call, honouring the stop
  * strings and stop ids the engine passes (turn k is chosen by how many observations the prefix already holds).
  * Everything around it (tokenizer, tool format, sandbox) is real.
  */
-export class ScriptedPolicy implements Policy {
+export class ScriptedPolicy implements RolloutPolicy {
   readonly vocabSize: number;
   readonly maxSequenceLength = 4096;
   readonly calls: { prefixes: number; maxNewTokens: number }[] = [];
@@ -57,16 +57,4 @@ export class ScriptedPolicy implements Policy {
     const body = this.tokenizer.encodeUntrusted(text.slice(0, -eos.length));
     return Int32Array.from([...body, this.tokenizer.eosTokenId]);
   }
-
-  logits(): never {
-    throw new Error('ScriptedPolicy has no logits');
-  }
-
-  trainableVariables(): never[] {
-    return [];
-  }
-
-  async save(): Promise<void> {}
-
-  dispose(): void {}
 }

@@ -1,12 +1,17 @@
 import { setMaxListeners } from 'node:events';
-import type { GeneratedSequence, RolloutPolicy, SamplingParams } from '../model/policy.js';
+import type { GeneratedSequence, RolloutPolicy, SamplingParams } from '@taorl/rollout';
+import {
+  openAiCompletions,
+  RemotePolicyError,
+  servedModelName,
+  sglangGenerate,
+  toGeneratedSequence,
+  type WireApi,
+  WireFields,
+  type WireRequest,
+} from '@taorl/rollout';
 import { defaultAnswerLimits, JsonHttpClient } from './json-http.js';
-import { RemotePolicyError } from './remote-error.js';
 import { type RemoteServerStats, ServerPool } from './server-pool.js';
-import { toGeneratedSequence, type WireApi, type WireRequest } from './wire-api.js';
-import { WireFields } from './wire-fields.js';
-import { openAiCompletions, servedModelName } from './wire-openai.js';
-import { sglangGenerate } from './wire-sglang.js';
 
 /** Which server API `RemotePolicy` speaks. */
 export type RemoteApi = 'openai' | 'sglang';

@@ -1,5 +1,12 @@
+import { Rng } from '@taorl/data';
 import { describe, expect, it } from 'vitest';
-import { entropyFromTopLogprobs, prng } from '../../src/index.js';
+import { entropyFromTopLogprobs } from '../../src/index.js';
+
+/** Uniform draws in [0, 1) from a seeded generator. */
+const prng = (seed: number) => {
+  const rng = new Rng(seed);
+  return () => rng.next();
+};
 
 // entropyFromTopLogprobs against the exact float64 entropy of random distributions.
 

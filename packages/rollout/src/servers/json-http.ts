@@ -1,7 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
+import { RemotePolicyError, TransientServerError } from '@taorl/rollout';
 import { linkAbort } from './abort-link.js';
-import { RemotePolicyError, TransientServerError } from './remote-error.js';
 
 /** Limits on what a server's answer may be. */
 export interface AnswerLimits {
