@@ -238,6 +238,9 @@ def child_prepare(stdin_fd, out_w, err_w, mark_w, request_r):
     os.dup2(err_w, 2)
     os.dup2(request_r, REQUEST_FD)
     os.closerange(REQUEST_FD + 1, 1 << 16)
+    if "threading" in sys.modules:
+        # The one after-fork step of threading's that the raw fork skips and a program can see: the main thread's id.
+        sys.modules["threading"].main_thread()._set_native_id()
     if MEMORY_CGROUP is not None:
         # Every process the code starts stays in the seat's cgroup: the run's memory is bounded as a whole.
         with open(cgroup_file("cgroup.procs"), "w") as handle:
@@ -254,6 +257,7 @@ def read_request():
 
 
 def child_setup(req):
+    run_first_to_oom_kill()
     if NESTED_PID_NAMESPACE:
         enter_nested_pid_namespace()
     os.setsid()
@@ -268,19 +272,21 @@ def child_setup(req):
     for field, which, scale in LIMITS:
         value = scale(req[field])
         resource.setrlimit(which, (value, value))
-    os.environ.clear()
-    os.environ.update({"HOME": SCRATCH, "TMPDIR": SCRATCH, "PATH": "/usr/local/bin:/usr/bin:/bin",
-                       "LANG": "C.UTF-8", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"})
-    # A forked child inherits the worker's random state: reseed so runs differ as fresh interpreters would.
-    if "random" in sys.modules:
-        sys.modules["random"].seed()
-    if "numpy" in sys.modules:
-        sys.modules["numpy"].random.seed()
-    sys.stdout.reconfigure(line_buffering=True)
-    sys.stderr.reconfigure(line_buffering=True)
     forbid_user_namespaces()
     os.write(3, MARK_READY)
     os.close(3)
+
+
+def run_first_to_oom_kill():
+    """The run's processes, not the child the zygote prepared for the next request (it waits in the same memory
+    cgroup), are what the kernel kills when the run exhausts the cgroup's memory. Raising one's own score needs no
+    privilege, and done before the child drops to the run's uid (which leaves /proc/self to root); the code cannot
+    lower it again."""
+    fd = os.open("/proc/self/oom_score_adj", os.O_WRONLY)
+    try:
+        os.write(fd, b"1000")
+    finally:
+        os.close(fd)
 
 
 def child_main(stdin_fd, out_w, err_w, mark_w, request_r):
@@ -616,6 +622,33 @@ def execute(req, child, zygote):
     }
 
 
+# The zygote forks with the C library's fork, not os.fork(): os.fork() runs CPython's after-fork hooks in the child,
+# which here are threading's (its bookkeeping is rebuilt for threads that cannot exist in a child of the
+# single-threaded zygote) and random's reseed (done below, in the zygote). They write to about 200 pages of the
+# interpreter's memory, each a copy-on-write page fault in every child (tens of microseconds each on a VM). PyDLL
+# keeps the GIL held across the call, as os.fork() does; the C library's own fork handlers still run.
+RAW_FORK = ctypes.PyDLL(None).fork
+
+
+def reseed():
+    """Fresh random states for the next child, drawn in the zygote, so that runs differ as fresh interpreters would
+    and no child pays for seeding (numpy's touches about 130 pages)."""
+    if "random" in sys.modules:
+        sys.modules["random"].seed()
+    if "numpy" in sys.modules:
+        sys.modules["numpy"].random.seed()
+
+
+def run_environment():
+    """What every run's child inherits and would otherwise set up itself: its environment variables and line-buffered
+    output streams (the streams wrap descriptors 1 and 2, which each child points at its own pipes)."""
+    os.environ.clear()
+    os.environ.update({"HOME": SCRATCH, "TMPDIR": SCRATCH, "PATH": "/usr/local/bin:/usr/bin:/bin",
+                       "LANG": "C.UTF-8", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"})
+    sys.stdout.reconfigure(line_buffering=True)
+    sys.stderr.reconfigure(line_buffering=True)
+
+
 def start_child():
     """Forks the run's child ahead of its request; returns its pid and the parent's ends of its descriptors."""
     stdin_fd = os.memfd_create("stdin")
@@ -623,7 +656,8 @@ def start_child():
     err_r, err_w = os.pipe()
     mark_r, mark_w = os.pipe()
     request_r, request_w = os.pipe()
-    pid = os.fork()
+    reseed()
+    pid = RAW_FORK()
     if pid == 0:
         for fd in (out_r, err_r, mark_r, request_w):
             os.close(fd)
@@ -646,27 +680,37 @@ def offer_child(channel):
         os.close(fd)
 
 
-def zygote(channel):
-    """The process every run's child is forked from. It never sees a request or a reply: it forks a child, hands
-    the child's descriptors to the worker, and on the worker's word reaps it. The wait status and CPU time go
-    through a ctypes buffer the kernel fills and that is zeroed once sent, so no later child finds them either."""
+# Children the zygote keeps prepared ahead of the worker's requests: the next run's child is forked and has done its
+# setup (descriptors, the move into the memory cgroup) while the current run executes, not after it.
+CHILDREN_AHEAD = 2
+
+
+def zygote(offers, reaps):
+    """The process every run's child is forked from. It never sees a request or a reply: it forks children ahead,
+    hands their descriptors to the worker (on `offers`), and on the worker's word (on `reaps`) reaps one and forks
+    the next. The wait status and CPU time go through a ctypes buffer the kernel fills and that is zeroed once sent,
+    so no later child finds them either."""
+    run_environment()
     reaped = Reaped()
     status_at, usage_at = ctypes.byref(reaped, Reaped.status.offset), ctypes.byref(reaped, Reaped.usage.offset)
-    offer_child(channel)
-    while message := channel.recv(4):
+    for _ in range(CHILDREN_AHEAD):
+        offer_child(offers)
+    while message := reaps.recv(4):
         if LIBC.wait4(int.from_bytes(message, "little"), status_at, 0, usage_at) < 0:
             raise OSError(ctypes.get_errno(), "wait4")
-        channel.sendall(reaped)
+        reaps.sendall(reaped)
         ctypes.memset(ctypes.addressof(reaped), 0, ctypes.sizeof(reaped))
-        offer_child(channel)
+        offer_child(offers)
 
 
 class Zygote:
-    """The worker's side of the zygote: the child it prepared, and the reaping of a run's child."""
+    """The worker's side of the zygote: the children it prepared, and the reaping of a run's child. Offers and reaps
+    go over separate socket pairs, so that a reply to a reap is never queued behind an offer."""
 
     def __init__(self):
         worker = os.getpid()
-        self.channel, zygote_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self.offers, zygote_offers = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self.reaps, zygote_reaps = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self.pid = os.fork()
         if self.pid == 0:
             try:
@@ -677,17 +721,19 @@ class Zygote:
                     # zygote opens later lands on one of 0 to 4, where a child moves its own.
                     for fd in (PROTO_IN, PROTO_OUT):
                         os.dup2(0, fd)
-                    self.channel.close()
-                    zygote(zygote_end)
+                    self.offers.close()
+                    self.reaps.close()
+                    zygote(zygote_offers, zygote_reaps)
             finally:
                 os._exit(0)
-        zygote_end.close()
+        zygote_offers.close()
+        zygote_reaps.close()
 
     ENDED = "the zygote (the process the runs' children are forked from) ended"
 
     def take_child(self):
         """The child prepared for the next request: (pid, stdin_fd, request_w, out_r, err_r, mark_r)."""
-        message, fds, _, _ = socket.recv_fds(self.channel, 4, 5)
+        message, fds, _, _ = socket.recv_fds(self.offers, 4, 5)
         if len(message) != 4 or len(fds) != 5:
             raise OSError(self.ENDED)
         return (int.from_bytes(message, "little"), *fds)
@@ -695,8 +741,8 @@ class Zygote:
     def reap(self, pid):
         """Waits for the run's child to end (the zygote is its parent); returns its wait status and CPU seconds."""
         try:
-            self.channel.sendall(pid.to_bytes(4, "little"))
-            reply = self.channel.recv(ctypes.sizeof(Reaped))
+            self.reaps.sendall(pid.to_bytes(4, "little"))
+            reply = self.reaps.recv(ctypes.sizeof(Reaped))
         except OSError:
             reply = b""
         if len(reply) != ctypes.sizeof(Reaped):
@@ -707,7 +753,8 @@ class Zygote:
 
     def close(self, child):
         stop(child[0])
-        self.channel.close()
+        self.offers.close()
+        self.reaps.close()
         os.waitpid(self.pid, 0)
 
 
