@@ -23,6 +23,7 @@ export {
 export { type OverlongFilterOptions, overlongFilter, TRUNCATED } from './overlong';
 export { type FilterFactory, filterNames, getFilter, registerFilter } from './registry';
 export { type ToolAwareFilterOptions, toolAwareFilter } from './tool-aware';
+export { INFRA_FAILURE_STATUS, isInfraFailure, TOOL_OUTAGE, toolOutage } from './tool-outage';
 export { trajectoryFilter, type Verdict } from './trajectory-filter';
 export type {
   DroppedTrajectory,

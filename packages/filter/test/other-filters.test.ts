@@ -122,6 +122,7 @@ describe('filter registry', () => {
         'tool-aware',
         'dynamic-sampling',
         'void-turn',
+        'tool-outage',
       ]),
     );
     const filter = getFilter('tool-aware', { mode: 'mask', minGroupSize: 2 });
@@ -129,7 +130,7 @@ describe('filter registry', () => {
     expect(() => getFilter('tool-aware', { mask: true })).toThrow(/unknown option 'mask'/);
     expect(() => getFilter('tool_aware')).toThrow(
       'unknown filter "tool_aware" (did you mean "tool-aware"?); registered: answer-discriminability, ' +
-        'dynamic-sampling, execution-validity, overlong, tool-aware, void-turn',
+        'dynamic-sampling, tool-outage, execution-validity, overlong, tool-aware, void-turn',
     );
   });
 

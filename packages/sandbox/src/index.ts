@@ -17,6 +17,7 @@ export { hermesFormat } from './formats/hermes';
 export { markdownFormat } from './formats/markdown';
 export { keepEnd, observationText, truncateMiddle } from './formats/observation';
 export { getToolFormat, registerToolFormat, toolFormatNames } from './formats/registry';
+export { checkSandboxHealth } from './health';
 export { tagsFormat } from './formats/tags';
 export type { ParsedToolCall, RenderOptions, ToolFormat } from './formats/tool-format';
 export { DEFAULT_OBSERVATION_CHARS } from './formats/tool-format';
