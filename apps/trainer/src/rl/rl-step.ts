@@ -6,7 +6,7 @@ import {
   shapeRewards,
 } from '@taorl/advantage';
 import { groupTrajectories, type Tokenizer, type Trajectory } from '@taorl/data';
-import type { Filter } from '@taorl/filter';
+import { type Filter, isInfraFailure, toolOutage } from '@taorl/filter';
 import type { RolloutPolicy } from '../model/policy.js';
 import type { RlStepMetrics } from '../report/metrics.js';
 import type { RolloutOptions } from '../rollout/rollout-engine.js';
@@ -47,7 +47,29 @@ export interface RlStepContext {
   maxGenBatches: number;
   /** DAPO soft overlong punishment, or null when off. */
   overlong: { buffer: number; factor: number } | null;
+  /**
+   * The largest share of a step's tool calls that may fail in the sandbox itself (after the tool environment's
+   * retries); past it the step throws instead of training. Below it, their trajectories are dropped (tool-outage).
+   */
+  maxInfraFailureRate: number;
   seed: number;
+}
+
+/** Trajectories that met a tool outage leave every batch, whatever filters the config names. */
+const outageFilter = toolOutage();
+
+/** Throws when more than `max` of the tool calls in `trajectories` failed in the sandbox itself. */
+function checkInfraFailures(trajectories: readonly Trajectory[], ctx: RlStepContext, step: number): void {
+  const calls = trajectories.flatMap((t) => t.toolCalls);
+  const failed = calls.filter(isInfraFailure).length;
+  if (failed === 0 || failed <= ctx.maxInfraFailureRate * calls.length) return;
+  const share = ((100 * failed) / calls.length).toFixed(1);
+  const last = ctx.tools.lastInfraFailure?.();
+  throw new Error(
+    `RL step ${step}: ${failed} of ${calls.length} tool calls (${share}%) failed in the sandbox itself, more than ` +
+      `tool.maxInfraFailureRate (${ctx.maxInfraFailureRate}); the step is not trained on a tool outage` +
+      (last ? `. The sandbox said: ${last}` : ''),
+  );
 }
 
 const elapsed = (since: number) => performance.now() - since;
@@ -89,12 +111,15 @@ export async function rlStep(ctx: RlStepContext, step: number): Promise<RlStepMe
           ]);
     const rewarded = shaped === null ? graded : graded.map((t, i) => ({ ...t, reward: shaped.rewards[i]! }));
     generated.push(...rewarded);
+    checkInfraFailures(generated, ctx, step);
 
-    // 3. Tool-aware filtering (@taorl/filter): execution validity, then answer discriminability.
-    const filtered = ctx.filter?.apply(rewarded);
-    for (const drop of filtered?.dropped ?? [])
+    // 3. Tool-aware filtering (@taorl/filter): tool outages out first, then execution validity and answer
+    // discriminability (or whatever the config names).
+    const reachable = outageFilter.apply(rewarded);
+    const filtered = ctx.filter?.apply(reachable.kept);
+    for (const drop of [...reachable.dropped, ...(filtered?.dropped ?? [])])
       filterDrops[drop.reason] = (filterDrops[drop.reason] ?? 0) + 1;
-    kept.push(...(filtered?.kept ?? rewarded));
+    kept.push(...(filtered?.kept ?? reachable.kept));
     genBatches++;
     time.scoringMs += rolled.gradingMs + elapsed(scoring);
   }

@@ -20,4 +20,9 @@ export interface ToolEnvironment {
   parse(segment: string): string | null;
   /** Runs the code and renders the observation. Never throws: failures come back as a status. */
   execute(code: string): Promise<ToolOutcome>;
+  /**
+   * The sandbox's own message for the latest call that failed in the sandbox itself (`sandbox_error`) after its
+   * retries, or null when none did; for error messages (it may name a URL the model must not see).
+   */
+  lastInfraFailure?(): string | null;
 }

@@ -121,6 +121,7 @@ export function rlContext(
     overlong: rl.overlong.enabled
       ? { buffer: rl.overlong.bufferFraction * rollout.maxResponseTokens, factor: rl.overlong.factor }
       : null,
+    maxInfraFailureRate: config.tool.maxInfraFailureRate,
     seed: config.seed,
   };
   return { context, updater };

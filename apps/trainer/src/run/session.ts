@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { ByteTokenizer, type ChatMessage, ChatTemplate, type Tokenizer } from '@taorl/data';
 import { loadHfTokenizer } from '@taorl/data/node';
 import { type BackendChoice, initBackend } from '@taorl/grpo';
-import { createSandbox, type Sandbox } from '@taorl/sandbox';
+import { checkSandboxHealth, createSandbox, type Sandbox } from '@taorl/sandbox';
 import { ConfigError } from '../config/config-error.js';
 import type { TrainerConfig } from '../config/trainer-config.js';
 import { parseHfConfig } from '../model/config.js';
@@ -138,6 +138,12 @@ export async function openSession(
       throw new ConfigError(source, 'tool.sandbox', error.message);
     },
   );
+  // Before anything relies on it: a sandbox that cannot run a trivial program would turn every tool call of the
+  // run into an outage.
+  await checkSandboxHealth(sandbox).catch(async (error: Error) => {
+    await sandbox.close();
+    throw new ConfigError(source, 'tool.sandbox', error.message);
+  });
   const tools = sandboxToolEnvironment(components.format, sandbox, config.tool);
   const local = policy;
   const withoutPolicy = () =>
