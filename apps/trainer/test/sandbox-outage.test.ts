@@ -5,9 +5,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Tokenizer, Trajectory } from '@taorl/data';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type GeneratedSequence, parseConfig, type Policy, type SamplingParams } from '../src/index.js';
-import { type RlStepContext, rlStep } from '../src/rl/rl-step.js';
+import { type GeneratedSequence, type Policy, parseConfig, type SamplingParams } from '../src/index.js';
 import type { Problem } from '../src/rl/rewards.js';
+import { type RlStepContext, rlStep } from '../src/rl/rl-step.js';
 import { rlContext } from '../src/run/rl-run.js';
 import { openSession, type Session } from '../src/run/session.js';
 import { ScriptedPolicy } from './scripted-policy.js';
@@ -64,7 +64,19 @@ class ObservingPolicy implements Policy {
 async function startServe(port: number): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', sandboxCli, 'serve', '--port', String(port), '--workers', '1', '--no-preload', '--max-queue', '64'],
+    [
+      '--import',
+      'tsx',
+      sandboxCli,
+      'serve',
+      '--port',
+      String(port),
+      '--workers',
+      '1',
+      '--no-preload',
+      '--max-queue',
+      '64',
+    ],
     { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let output = '';
@@ -166,7 +178,8 @@ async function steps(session: Session): Promise<Steps> {
   };
 }
 
-const statuses = (batch: readonly Trajectory[]) => batch.flatMap((t) => t.toolCalls.map((call) => call.status));
+const statuses = (batch: readonly Trajectory[]) =>
+  batch.flatMap((t) => t.toolCalls.map((call) => call.status));
 
 let serve: { child: ChildProcess; url: string };
 

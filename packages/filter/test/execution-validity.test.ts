@@ -47,7 +47,11 @@ describe('executionValidity (C1)', () => {
   it('rejects trajectories without tool calls when asked', () => {
     const result = executionValidity({ noToolCalls: 'reject' }).apply(batch());
     expect(result.keptIndices).toEqual([1]);
-    expect(result.stats.dropped).toEqual({ [ALL_TOOL_CALLS_FAILED]: 1, [TOOL_OUTAGE]: 1, [NO_TOOL_CALLS]: 1 });
+    expect(result.stats.dropped).toEqual({
+      [ALL_TOOL_CALLS_FAILED]: 1,
+      [TOOL_OUTAGE]: 1,
+      [NO_TOOL_CALLS]: 1,
+    });
   });
 
   it('mask mode keeps invalid trajectories in place with a zero loss mask and leaves the inputs alone', () => {
@@ -57,7 +61,9 @@ describe('executionValidity (C1)', () => {
     expect(result.keptIndices).toEqual([0, 1, 2]);
     // An outage is dropped even in mask mode: its reward would still move the group's baseline.
     expect(result.dropped.map((d) => [d.index, d.reason])).toEqual([[3, TOOL_OUTAGE]]);
-    expect(result.masked).toEqual([{ index: 0, filter: 'execution-validity', reason: ALL_TOOL_CALLS_FAILED }]);
+    expect(result.masked).toEqual([
+      { index: 0, filter: 'execution-validity', reason: ALL_TOOL_CALLS_FAILED },
+    ]);
     expect(Array.from(result.kept[0]!.lossMask!)).toEqual([0, 0, 0, 0]);
     expect(result.kept[0]).not.toBe(input[0]);
     expect(result.kept[0]!.correct).toBe(true);

@@ -197,12 +197,20 @@ const arms: Arm[] = ['baseline', ...(createBefore === null ? [] : (['before'] as
 const measureArm = (arm: Arm, workload: Workload, concurrency: number): Promise<Measurement> => {
   if (arm === 'baseline') return sandboxRun('spawn', workload, concurrency);
   if (arm === 'ceiling') return ceilingRun(workload, concurrency);
-  return sandboxRun('fork', workload, concurrency, arm === 'before' ? (createBefore ?? undefined) : undefined);
+  return sandboxRun(
+    'fork',
+    workload,
+    concurrency,
+    arm === 'before' ? (createBefore ?? undefined) : undefined,
+  );
 };
 const rows: string[] = [];
 for (const workload of ['arithmetic', 'sympy'] as Workload[]) {
   for (const concurrency of CONCURRENCY) {
-    const runs = Object.fromEntries(arms.map((arm) => [arm, [] as Measurement[]])) as Record<Arm, Measurement[]>;
+    const runs = Object.fromEntries(arms.map((arm) => [arm, [] as Measurement[]])) as Record<
+      Arm,
+      Measurement[]
+    >;
     for (let round = 0; round < ROUNDS; round++) {
       // Alternating order, so that a change in the machine's load does not fall on one arm only.
       for (const arm of round % 2 === 0 ? arms : [...arms].reverse()) {

@@ -321,9 +321,15 @@ describe('sandboxfusion backend over HTTP', () => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const port = (closed.address() as { port: number }).port;
     await new Promise((resolve) => closed.close(resolve));
-    const dead = await createSandbox({ backend: 'sandboxfusion', url: `http://127.0.0.1:${port}`, retries: 0 });
+    const dead = await createSandbox({
+      backend: 'sandboxfusion',
+      url: `http://127.0.0.1:${port}`,
+      retries: 0,
+    });
     await expect(checkSandboxHealth(dead)).rejects.toThrow(
-      new RegExp(`'sandboxfusion' sandbox failed its health check .*http://127.0.0.1:${port}/run_code.*ECONNREFUSED`),
+      new RegExp(
+        `'sandboxfusion' sandbox failed its health check .*http://127.0.0.1:${port}/run_code.*ECONNREFUSED`,
+      ),
     );
   });
 
