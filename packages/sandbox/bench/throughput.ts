@@ -253,7 +253,7 @@ console.log(
     `Medians over ${ROUNDS} round(s) per cell; the ratios are medians of the per-round ratios.`,
     '',
     `Pool start (2 workers, sympy + numpy preloaded): ${fmt(footprint.startMs, 0)} ms. Per worker ` +
-      `(${fmt(footprint.processes, 0)} processes: bwrap, its init, the Python worker, its zygote and the child it prepared for the next request): RSS ${fmt(footprint.rssMb)} MB, ` +
+      `(${fmt(footprint.processes, 0)} processes: bwrap, its init, the Python worker, its zygote and the children it prepared for the next requests): RSS ${fmt(footprint.rssMb)} MB, ` +
       `PSS ${fmt(footprint.pssMb)} MB.`,
   ].join('\n'),
 );
