@@ -214,7 +214,12 @@ for (const workload of ['arithmetic', 'sympy'] as Workload[]) {
     for (let round = 0; round < ROUNDS; round++) {
       // Alternating order, so that a change in the machine's load does not fall on one arm only.
       for (const arm of round % 2 === 0 ? arms : [...arms].reverse()) {
-        runs[arm].push(await measureArm(arm, workload, concurrency));
+        const measured = await measureArm(arm, workload, concurrency);
+        runs[arm].push(measured);
+        console.error(
+          `  ${workload}, concurrency ${concurrency}, round ${round + 1}, ${arm}: ${fmt(measured.perSecond)} exec/s, ` +
+            `p50 ${fmt(measured.p50)} ms`,
+        );
       }
     }
     const ratios = (arm: Arm, over: Arm) =>
