@@ -61,6 +61,7 @@ export const integrationTests: readonly string[] = [
   'apps/trainer/test/rollout.test.ts',
   'apps/trainer/test/run-folder.test.ts',
   'apps/trainer/test/run-lock.test.ts',
+  'apps/trainer/test/sandbox-outage.test.ts',
   'apps/trainer/test/sft-data-parallel.test.ts',
   'apps/trainer/test/sft-resume.test.ts',
 ];

@@ -1,6 +1,7 @@
 import { checkMode, checkOptionNames } from './options';
 import { toolCallsOf } from './readout';
 import { filterRegistry } from './registry';
+import { isInfraFailure, TOOL_OUTAGE } from './tool-outage';
 import { trajectoryFilter } from './trajectory-filter';
 import type { Filter, FilterMode } from './types';
 
@@ -16,7 +17,9 @@ export const NO_TOOL_CALLS = 'no-tool-calls';
 
 /**
  * TAO-RL's C1: reject a trajectory that made at least one tool call and whose every call failed (status other
- * than `'ok'`). A wrong answer with one successful execution is kept: it still teaches tool use.
+ * than `'ok'`). A wrong answer with one successful execution is kept: it still teaches tool use. A call that failed
+ * in the sandbox itself (`'sandbox_error'`: an outage, not the model's failed call) is never judged as the
+ * model's: its trajectory is dropped as `tool-outage` whatever `mode` says (see `toolOutage`).
  */
 export function executionValidity(options: ExecutionValidityOptions = {}): Filter {
   const name = 'execution-validity';
@@ -30,6 +33,7 @@ export function executionValidity(options: ExecutionValidityOptions = {}): Filte
   }
   return trajectoryFilter(name, (t, position) => {
     const calls = toolCallsOf(t, position);
+    if (calls.some(isInfraFailure)) return { action: 'drop', reason: TOOL_OUTAGE };
     if (calls.length === 0) return noToolCalls === 'reject' ? { action, reason: NO_TOOL_CALLS } : null;
     return calls.some((call) => call.status === 'ok') ? null : { action, reason: ALL_TOOL_CALLS_FAILED };
   });

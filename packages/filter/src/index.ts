@@ -31,6 +31,7 @@ export {
   toolErrorPenalty,
 } from './resample-on-correct';
 export { type ToolAwareFilterOptions, toolAwareFilter } from './tool-aware';
+export { INFRA_FAILURE_STATUS, isInfraFailure, TOOL_OUTAGE, toolOutage } from './tool-outage';
 export { trajectoryFilter, type Verdict } from './trajectory-filter';
 export type {
   DroppedTrajectory,

@@ -2,12 +2,20 @@ import { describe, expect, it } from 'vitest';
 import { dynamicSampling, type FilterMode, toolAwareFilter, voidTurn } from '../src/index';
 import { freezeBatch, randomBatch, seededRandom, snapshot, type TestTrajectory } from './random';
 
-/** TAO-RL's C1 + C2 written out directly, as the reference the filter must agree with. */
+/**
+ * TAO-RL's C1 + C2 written out directly, as the reference the filter must agree with; a trajectory with a tool
+ * outage (a `sandbox_error` call) leaves the batch in either mode.
+ */
 function referenceToolAware(batch: readonly TestTrajectory[], mode: FilterMode, minGroupSize: number) {
-  const survivesC1 = batch.map((t) => t.toolCalls.length === 0 || t.toolCalls.some((c) => c.status === 'ok'));
+  const outage = batch.map((t) => t.toolCalls.some((c) => c.status === 'sandbox_error'));
+  const survivesC1 = batch.map(
+    (t, i) => !outage[i] && (t.toolCalls.length === 0 || t.toolCalls.some((c) => c.status === 'ok')),
+  );
   const inGroup = new Map<string, number[]>();
   batch.forEach((t, i) => {
-    if (mode === 'mask' || survivesC1[i]) inGroup.set(t.groupId, [...(inGroup.get(t.groupId) ?? []), i]);
+    if ((mode === 'mask' && !outage[i]) || survivesC1[i]) {
+      inGroup.set(t.groupId, [...(inGroup.get(t.groupId) ?? []), i]);
+    }
   });
   const kept: number[] = [];
   for (const members of inGroup.values()) {
@@ -16,7 +24,7 @@ function referenceToolAware(batch: readonly TestTrajectory[], mode: FilterMode, 
   }
   return {
     kept: kept.sort((a, b) => a - b),
-    masked: mode === 'mask' ? batch.flatMap((_, i) => (survivesC1[i] ? [] : [i])) : [],
+    masked: mode === 'mask' ? batch.flatMap((_, i) => (survivesC1[i] || outage[i] ? [] : [i])) : [],
   };
 }
 

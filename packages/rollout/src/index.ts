@@ -28,7 +28,7 @@ export {
   type RolloutTiming,
   rollout,
 } from './rollout-engine';
-export { type SandboxToolOptions, sandboxToolEnvironment } from './sandbox-tools';
+export { infraRetryDefaults, type SandboxToolOptions, sandboxToolEnvironment } from './sandbox-tools';
 export { deriveSeed } from './seeds';
 export { entropyFromTopLogprobs } from './servers/entropy-estimate';
 export {

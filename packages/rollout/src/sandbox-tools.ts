@@ -1,24 +1,49 @@
 import type { ExecResult, Sandbox, ToolFormat } from '@taorl/sandbox';
 import type { ToolEnvironment } from './tool-environment.js';
 
+/** The defaults of the infrastructure-retry options, shared with the trainer config (tool.infraRetries, ...). */
+export const infraRetryDefaults = { infraRetries: 2, infraRetryDelayMs: 1000 } as const;
+
 export interface SandboxToolOptions {
   /** Wall-clock limit per call. */
   timeoutMs: number;
   /** Observation budget in characters (head and tail kept by the format's renderer). */
   observationChars: number;
+  /**
+   * Extra attempts of a call that failed in the sandbox itself (`sandbox_error`: server unreachable, HTTP 5xx, a
+   * transport timeout, a crashed worker, a refused request), on top of the backend's own retries. Default 2.
+   */
+  infraRetries?: number;
+  /** Wait before the first such extra attempt, doubled for each next one. Default 1000. */
+  infraRetryDelayMs?: number;
 }
 
-/** The rollout's tool environment over a @taorl/sandbox ToolFormat and Sandbox (stateless calls). */
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The rollout's tool environment over a @taorl/sandbox ToolFormat and Sandbox (stateless calls). A call that fails
+ * in the sandbox itself is run again, up to `infraRetries` times, so that a short outage (a restarting server, a
+ * replaced worker) costs time, not a wrong answer; one that still fails comes back as `sandbox_error`.
+ */
 export function sandboxToolEnvironment(
   format: ToolFormat,
   sandbox: Sandbox,
   options: SandboxToolOptions,
 ): ToolEnvironment {
+  const { infraRetries, infraRetryDelayMs } = { ...infraRetryDefaults, ...options };
+  let lastInfraFailure: string | null = null;
   return {
     stopStrings: format.stopStrings,
     parse: (segment) => format.parse(segment)?.code ?? null,
     async execute(code) {
-      const result = await sandbox.run({ code, timeoutMs: options.timeoutMs });
+      let result = await sandbox.run({ code, timeoutMs: options.timeoutMs });
+      for (let retry = 0; result.status === 'sandbox_error' && retry < infraRetries; retry++) {
+        await pause(infraRetryDelayMs * 2 ** retry);
+        result = await sandbox.run({ code, timeoutMs: options.timeoutMs });
+      }
+      if (result.status === 'sandbox_error') {
+        lastInfraFailure = `${result.sandboxMessage ?? 'no message'} (after ${infraRetries + 1} attempts)`;
+      }
       return {
         status: result.status,
         observation: format.render(result, { maxChars: options.observationChars }),
@@ -43,5 +68,6 @@ export function sandboxToolEnvironment(
         durationMs: 0,
       };
     },
+    lastInfraFailure: () => lastInfraFailure,
   };
 }

@@ -25,4 +25,9 @@ export interface ToolEnvironment {
    * call), for the rollout's `unparseableCall: 'observe'`: the format's rendering of a parse error.
    */
   parseError?(segment: string): ToolOutcome;
+  /**
+   * The sandbox's own message for the latest call that failed in the sandbox itself (`sandbox_error`) after its
+   * retries, or null when none did; for error messages (it may name a URL the model must not see).
+   */
+  lastInfraFailure?(): string | null;
 }

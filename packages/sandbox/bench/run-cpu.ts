@@ -1,20 +1,28 @@
 // CPU time the local pool spends per call, independent of how busy the machine is: the worker's and its zygote's
 // own CPU time plus that of every process they have reaped (the runs' children), read from /proc before and after 150
 // back-to-back calls of a trivial snippet on one worker. Also the wall time per call (which does depend on the
-// load). Another build of the package can be measured with SANDBOX_MODULE=<path to its src/index.ts>. Run from the
-// repository root (as root, where the pool runs as it does in training):
+// load). Another build of the package can be measured with SANDBOX_MODULE=<path to its src/index.ts>, or both in one
+// run with SANDBOX_BEFORE=<path to the other build's src/index.ts>: the rounds then alternate between the two builds
+// and the medians and their ratio are printed. Run from the repository root (as root, where the pool runs as it does
+// in training):
 //   pnpm bench packages/sandbox/bench/run-cpu.ts
 import { readdirSync, readFileSync } from 'node:fs';
 import type { LocalSandbox, LocalSandboxOptions } from '@taorl/sandbox';
 
 const CALLS = 150;
-const ROUNDS = 3;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CODE = 'total = 0\nfor i in range(1, 2001):\n    total += i * i % 7\nprint(total)';
 const TICKS_PER_SECOND = 100;
 
-const { createSandbox } = (await import(process.env.SANDBOX_MODULE ?? '@taorl/sandbox')) as {
-  createSandbox: (options: LocalSandboxOptions) => Promise<LocalSandbox>;
-};
+type CreateSandbox = (options: LocalSandboxOptions) => Promise<LocalSandbox>;
+const load = async (module: string) =>
+  ((await import(module)) as { createSandbox: CreateSandbox }).createSandbox;
+const builds: { label: string; create: CreateSandbox }[] = [
+  ...(process.env.SANDBOX_BEFORE === undefined
+    ? []
+    : [{ label: 'before', create: await load(process.env.SANDBOX_BEFORE) }]),
+  { label: 'this build', create: await load(process.env.SANDBOX_MODULE ?? '@taorl/sandbox') },
+];
 
 function parentOf(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -54,7 +62,36 @@ function cpuMs(pid: number): number {
 }
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const median = (values: number[]) =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
+const measured = new Map(builds.map(({ label }) => [label, { cpu: [] as number[], wall: [] as number[] }]));
 for (let round = 0; round < ROUNDS; round++) {
+  for (const { label, create } of round % 2 === 0 ? builds : [...builds].reverse()) {
+    const { cpu, wall } = await measureRound(create);
+    measured.get(label)?.cpu.push(cpu);
+    measured.get(label)?.wall.push(wall);
+    console.log(
+      `round ${round + 1}, ${label}: CPU ${cpu.toFixed(2)} ms/call, wall ${wall.toFixed(1)} ms/call`,
+    );
+  }
+}
+const medians = [...measured].map(([label, { cpu, wall }]) => ({
+  label,
+  cpu: median(cpu),
+  wall: median(wall),
+}));
+for (const { label, cpu, wall } of medians) {
+  console.log(`median, ${label}: CPU ${cpu.toFixed(2)} ms/call, wall ${wall.toFixed(1)} ms/call`);
+}
+if (medians.length === 2) {
+  const [before, after] = medians as [(typeof medians)[number], (typeof medians)[number]];
+  console.log(
+    `this build / before: CPU ${(after.cpu / before.cpu).toFixed(2)}x, wall ${(after.wall / before.wall).toFixed(2)}x`,
+  );
+}
+
+/** CPU and wall time per call over CALLS back-to-back calls on a fresh one-worker pool. */
+async function measureRound(createSandbox: CreateSandbox): Promise<{ cpu: number; wall: number }> {
   const sandbox = await createSandbox({ workers: 1 });
   await sandbox.run({ code: CODE });
   await pause(300);
@@ -68,8 +105,7 @@ for (let round = 0; round < ROUNDS; round++) {
   }
   const wall = performance.now() - started;
   await pause(300); // the last run's child is reaped
-  console.log(
-    `round ${round + 1}: CPU ${((cpu() - before) / CALLS).toFixed(2)} ms/call, wall ${(wall / CALLS).toFixed(1)} ms/call`,
-  );
+  const spent = (cpu() - before) / CALLS;
   await sandbox.close();
+  return { cpu: spent, wall: wall / CALLS };
 }

@@ -3,17 +3,26 @@
 // arithmetic and sympy snippets; the ceiling is unisolated in-process exec() in persistent interpreters that
 // already imported sympy. Also: pool start time and memory per pool worker. Run from the repository root:
 //   pnpm bench packages/sandbox/bench/throughput.ts
+// Knobs: BENCH_CONCURRENCY (1,2,8), BENCH_ROUNDS (1: each cell's arms measured that many times, interleaved, in
+// alternating order; the table shows medians); SANDBOX_BEFORE=<another build's src/index.ts> adds that build's pool
+// as a "before" arm of the same run (e.g. a `git archive` of an earlier commit's packages/sandbox).
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { createSandbox, type ExecRequest } from '@taorl/sandbox';
+import { createSandbox, type ExecRequest, type LocalSandboxOptions, type Sandbox } from '@taorl/sandbox';
+
+type CreateSandbox = (options: LocalSandboxOptions) => Promise<Sandbox>;
+const BEFORE_MODULE = process.env.SANDBOX_BEFORE;
+const createBefore: CreateSandbox | null =
+  BEFORE_MODULE === undefined ? null : (await import(BEFORE_MODULE)).createSandbox;
 
 const SNIPPETS = {
   arithmetic: 'total = 0\nfor i in range(1, 2001):\n    total += i * i % 7\nprint(total)',
   sympy: 'import sympy as sp\nx = sp.Symbol("x")\nprint(sp.factor(x**6 - 1), sp.integrate(sp.sin(x)**2, x))',
 } as const;
 type Workload = keyof typeof SNIPPETS;
-const CONCURRENCY = [1, 2, 8];
+const CONCURRENCY = (process.env.BENCH_CONCURRENCY ?? '1,2,8').split(',').map(Number);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1);
 const CALLS: Record<'baseline' | 'pool' | 'ceiling', Record<Workload, number>> = {
   baseline: { arithmetic: 24, sympy: 12 },
   pool: { arithmetic: 200, sympy: 100 },
@@ -59,8 +68,9 @@ async function sandboxRun(
   mode: 'fork' | 'spawn',
   workload: Workload,
   concurrency: number,
+  create: CreateSandbox = createSandbox,
 ): Promise<Measurement> {
-  const sandbox = await createSandbox({ mode, workers: concurrency, limits: { timeoutMs: 30_000 } });
+  const sandbox = await create({ mode, workers: concurrency, limits: { timeoutMs: 30_000 } });
   const request: ExecRequest = { code: SNIPPETS[workload] };
   try {
     const check = await sandbox.run(request);
@@ -169,16 +179,69 @@ async function poolFootprint(): Promise<{
 }
 
 const fmt = (value: number, digits = 1) => value.toFixed(digits);
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[middle] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+}
+/** The median of each field over the rounds. */
+const medianOf = (rounds: readonly Measurement[]): Measurement => ({
+  perSecond: median(rounds.map((m) => m.perSecond)),
+  p50: median(rounds.map((m) => m.p50)),
+  p95: median(rounds.map((m) => m.p95)),
+});
+type Arm = 'baseline' | 'before' | 'pool' | 'ceiling';
+const arms: Arm[] = ['baseline', ...(createBefore === null ? [] : (['before'] as Arm[])), 'pool', 'ceiling'];
+const measureArm = (arm: Arm, workload: Workload, concurrency: number): Promise<Measurement> => {
+  if (arm === 'baseline') return sandboxRun('spawn', workload, concurrency);
+  if (arm === 'ceiling') return ceilingRun(workload, concurrency);
+  return sandboxRun(
+    'fork',
+    workload,
+    concurrency,
+    arm === 'before' ? (createBefore ?? undefined) : undefined,
+  );
+};
 const rows: string[] = [];
 for (const workload of ['arithmetic', 'sympy'] as Workload[]) {
   for (const concurrency of CONCURRENCY) {
-    const baseline = await sandboxRun('spawn', workload, concurrency);
-    const pool = await sandboxRun('fork', workload, concurrency);
-    const ceiling = await ceilingRun(workload, concurrency);
+    const runs = Object.fromEntries(arms.map((arm) => [arm, [] as Measurement[]])) as Record<
+      Arm,
+      Measurement[]
+    >;
+    for (let round = 0; round < ROUNDS; round++) {
+      // Alternating order, so that a change in the machine's load does not fall on one arm only.
+      for (const arm of round % 2 === 0 ? arms : [...arms].reverse()) {
+        const measured = await measureArm(arm, workload, concurrency);
+        runs[arm].push(measured);
+        console.error(
+          `  ${workload}, concurrency ${concurrency}, round ${round + 1}, ${arm}: ${fmt(measured.perSecond)} exec/s, ` +
+            `p50 ${fmt(measured.p50)} ms`,
+        );
+      }
+    }
+    const ratios = (arm: Arm, over: Arm) =>
+      median(runs[arm].map((m, round) => m.perSecond / (runs[over][round] as Measurement).perSecond));
+    const [baseline, pool, ceiling] = [medianOf(runs.baseline), medianOf(runs.pool), medianOf(runs.ceiling)];
+    const before =
+      createBefore === null
+        ? ''
+        : (() => {
+            const measured = medianOf(runs.before);
+            return (
+              `${fmt(measured.perSecond)} | ${fmt(measured.p50)} / ${fmt(measured.p95)} | ` +
+              `**${fmt(ratios('before', 'baseline'))}x** | `
+            );
+          })();
+    const versusBefore = createBefore === null ? '' : ` **${fmt(ratios('pool', 'before'), 2)}x** |`;
     rows.push(
       `| ${workload} | ${concurrency} | ${fmt(baseline.perSecond)} | ${fmt(baseline.p50)} / ${fmt(baseline.p95)} | ` +
-        `${fmt(pool.perSecond)} | ${fmt(pool.p50)} / ${fmt(pool.p95)} | **${fmt(pool.perSecond / baseline.perSecond)}x** | ` +
-        `${fmt(ceiling.perSecond)} | ${fmt(ceiling.p50, 2)} / ${fmt(ceiling.p95, 2)} |`,
+        before +
+        `${fmt(pool.perSecond)} | ${fmt(pool.p50)} / ${fmt(pool.p95)} | **${fmt(ratios('pool', 'baseline'))}x** |` +
+        versusBefore +
+        ` ${fmt(ceiling.perSecond)} | ${fmt(ceiling.p50, 2)} / ${fmt(ceiling.p95, 2)} |`,
     );
     console.error(rows.at(-1));
   }
@@ -186,12 +249,16 @@ for (const workload of ['arithmetic', 'sympy'] as Workload[]) {
 const footprint = await poolFootprint();
 console.log(
   [
-    '| snippet | concurrency | baseline exec/s | baseline p50 / p95 ms | pool exec/s | pool p50 / p95 ms | pool / baseline | ceiling exec/s | ceiling p50 / p95 ms |',
-    '|---|---|---|---|---|---|---|---|---|',
+    createBefore === null
+      ? '| snippet | concurrency | baseline exec/s | baseline p50 / p95 ms | pool exec/s | pool p50 / p95 ms | pool / baseline | ceiling exec/s | ceiling p50 / p95 ms |'
+      : '| snippet | concurrency | baseline exec/s | baseline p50 / p95 ms | before exec/s | before p50 / p95 ms | before / baseline | pool exec/s | pool p50 / p95 ms | pool / baseline | pool / before | ceiling exec/s | ceiling p50 / p95 ms |',
+    `|${'---|'.repeat(createBefore === null ? 9 : 13)}`,
     ...rows,
     '',
+    `Medians over ${ROUNDS} round(s) per cell; the ratios are medians of the per-round ratios.`,
+    '',
     `Pool start (2 workers, sympy + numpy preloaded): ${fmt(footprint.startMs, 0)} ms. Per worker ` +
-      `(${fmt(footprint.processes, 0)} processes: bwrap, its init, the Python worker, its zygote and the child it prepared for the next request): RSS ${fmt(footprint.rssMb)} MB, ` +
+      `(${fmt(footprint.processes, 0)} processes: bwrap, its init, the Python worker, its zygote and the children it prepared for the next requests): RSS ${fmt(footprint.rssMb)} MB, ` +
       `PSS ${fmt(footprint.pssMb)} MB.`,
   ].join('\n'),
 );

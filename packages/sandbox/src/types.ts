@@ -1,6 +1,7 @@
 /**
  * How one execution ended. Exactly one applies, checked in this order:
- * - `sandbox_error`: the sandbox itself failed (worker crash, bad setup, transport); never the code's fault.
+ * - `sandbox_error`: the sandbox itself failed (worker crash, bad setup, transport, a refused request); never the
+ *   code's fault. The one infrastructure status, also @taorl/data's tool-call status and @taorl/filter's outage.
  * - `output_limit`: stdout or stderr went past `maxOutputBytes`; the code was stopped there.
  * - `timeout`: the wall-clock (`timeoutMs`) or CPU-time (`cpuTimeMs`) limit was reached.
  * - `memory`: the code ran out of its address-space budget (`memoryMb`).

@@ -6,6 +6,7 @@ import { constants, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  checkSandboxHealth,
   createSandbox,
   type LocalSandbox,
   type RunCodeRequest,
@@ -25,7 +26,7 @@ let url = '';
 let inFlight = 0;
 let maxInFlight = 0;
 let received: RunCodeRequest[] = [];
-let failNext: ('reset' | '503' | '429')[] = [];
+let failNext: ('reset' | '503' | '429' | '422')[] = [];
 /** Whether the server stopped the last run at its timeout. */
 let lastTimedOut = false;
 
@@ -98,6 +99,10 @@ async function handle(request: IncomingMessage, response: ServerResponse): Promi
   const failure = failNext.shift();
   if (failure === 'reset') {
     request.socket.destroy();
+    return;
+  }
+  if (failure === '422') {
+    response.writeHead(422).end('{"detail":"refused"}');
     return;
   }
   if (failure === '503' || failure === '429') {
@@ -296,6 +301,36 @@ describe('sandboxfusion backend over HTTP', () => {
     } finally {
       for (const one of counting) one.close();
     }
+  });
+
+  it('gives sandbox_error for a refused request (HTTP 4xx), at once and never blamed on the code', async () => {
+    failNext = ['422', '422'];
+    const result = await remote.run({ code: 'print(1)' });
+    expect(result.status).toBe('sandbox_error');
+    expect(result.sandboxMessage).toMatch(
+      /SandboxFusion at http:\/\/127.0.0.1:\d+\/run_code refused the request: HTTP 422: \{"detail":"refused"\}/,
+    );
+    // Not retried: the same request would be refused again.
+    expect(failNext).toEqual(['422']);
+    failNext = [];
+  });
+
+  it('passes a health check, and fails one against an unreachable server naming its URL', async () => {
+    await expect(checkSandboxHealth(remote)).resolves.toBeUndefined();
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as { port: number }).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const dead = await createSandbox({
+      backend: 'sandboxfusion',
+      url: `http://127.0.0.1:${port}`,
+      retries: 0,
+    });
+    await expect(checkSandboxHealth(dead)).rejects.toThrow(
+      new RegExp(
+        `'sandboxfusion' sandbox failed its health check .*http://127.0.0.1:${port}/run_code.*ECONNREFUSED`,
+      ),
+    );
   });
 
   it('gives sandbox_error for an unreachable server', async () => {

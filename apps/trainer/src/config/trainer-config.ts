@@ -1,4 +1,5 @@
 import { availableParallelism } from 'node:os';
+import { infraRetryDefaults } from '@taorl/rollout';
 import { remotePolicyDefaults } from '@taorl/rollout/node';
 import { z } from 'zod';
 import {
@@ -71,6 +72,24 @@ export const trainerSchema = z.strictObject({
     sandbox: plugin('sandbox backend and its options (@taorl/sandbox registry)', 'local'),
     timeoutMs: int('wall-clock limit per call', 5000, { min: 1 }),
     observationChars: int('observation budget, head and tail kept', 512, { min: 16 }),
+    infraRetries: int(
+      'extra attempts of a call that failed in the sandbox itself (sandbox_error: server unreachable, HTTP 5xx, ' +
+        "a transport timeout, a crashed worker, a refused request), after the backend's own retries",
+      infraRetryDefaults.infraRetries,
+      { min: 0 },
+    ),
+    infraRetryDelayMs: int(
+      'wait before the first such extra attempt, doubled for each next one',
+      infraRetryDefaults.infraRetryDelayMs,
+      { min: 0 },
+    ),
+    maxInfraFailureRate: num(
+      "largest share of an RL step's tool calls that may still fail in the sandbox itself after the retries; past " +
+        "it the step fails with the sandbox's message instead of training (below it, their trajectories are " +
+        'dropped as tool-outage, never scored as wrong answers)',
+      0.05,
+      { min: 0, max: 1 },
+    ),
   }),
   rollout: section('multi-turn generation', {
     maxTurns: int('tool calls per trajectory at most', 5, { min: 0 }),

@@ -7,7 +7,7 @@ import {
 } from '@taorl/advantage';
 import { groupTrajectories, type Tokenizer, type Trajectory } from '@taorl/data';
 import type { CodeRunner } from '@taorl/eval';
-import type { Filter } from '@taorl/filter';
+import { type Filter, isInfraFailure, toolOutage } from '@taorl/filter';
 import type { RolloutOptions, ToolEnvironment } from '@taorl/rollout';
 import {
   countEndings,
@@ -56,7 +56,29 @@ export interface RlStepContext {
   maxGenBatches: number;
   /** DAPO soft overlong punishment, or null when off; `policyTokensOnly`: the length is the policy's tokens. */
   overlong: { buffer: number; factor: number; policyTokensOnly: boolean } | null;
+  /**
+   * The largest share of a step's tool calls that may fail in the sandbox itself (after the tool environment's
+   * retries); past it the step throws instead of training. Below it, their trajectories are dropped (tool-outage).
+   */
+  maxInfraFailureRate: number;
   seed: number;
+}
+
+/** Trajectories that met a tool outage leave every batch, whatever filters the config names. */
+const outageFilter = toolOutage();
+
+/** Throws when more than `max` of the tool calls in `trajectories` failed in the sandbox itself. */
+function checkInfraFailures(trajectories: readonly Trajectory[], ctx: RlStepContext, step: number): void {
+  const calls = trajectories.flatMap((t) => t.toolCalls);
+  const failed = calls.filter(isInfraFailure).length;
+  if (failed === 0 || failed <= ctx.maxInfraFailureRate * calls.length) return;
+  const share = ((100 * failed) / calls.length).toFixed(1);
+  const last = ctx.tools.lastInfraFailure?.();
+  throw new Error(
+    `RL step ${step}: ${failed} of ${calls.length} tool calls (${share}%) failed in the sandbox itself, more than ` +
+      `tool.maxInfraFailureRate (${ctx.maxInfraFailureRate}); the step is not trained on a tool outage` +
+      (last ? `. The sandbox said: ${last}` : ''),
+  );
 }
 
 const elapsed = (since: number) => performance.now() - since;
@@ -130,12 +152,16 @@ export async function rlStep(ctx: RlStepContext, step: number): Promise<RlStepMe
     );
     voidTurns += rewarded.filter((t) => t.voidTurn).length;
     generated.push(...rewarded);
+    checkInfraFailures(generated, ctx, step);
 
-    // 3. Filtering (@taorl/filter): the configured filters in order; each reason counted per action.
-    const filtered = ctx.filter?.apply(rewarded);
+    // 3. Filtering (@taorl/filter): tool outages out first, whatever the config names, then the configured filters
+    // in order; each reason counted per action.
+    const reachable = outageFilter.apply(rewarded);
+    const filtered = ctx.filter?.apply(reachable.kept);
     const count = (into: Record<string, number>, items: readonly { reason: string }[] | undefined) => {
       for (const { reason } of items ?? []) into[reason] = (into[reason] ?? 0) + 1;
     };
+    count(filterDrops, reachable.dropped);
     count(filterDrops, filtered?.dropped);
     count(filterMasks, filtered?.masked);
     count(filterResamples, filtered?.resampled);
@@ -144,7 +170,7 @@ export async function rlStep(ctx: RlStepContext, step: number): Promise<RlStepMe
       filterActions[stage.filter] = (filterActions[stage.filter] ?? 0) + acted.reduce((a, b) => a + b, 0);
     }
     if (filtered?.stats.metrics !== undefined) filterMetrics.push({ ...filtered.stats.metrics });
-    kept.push(...(filtered?.kept ?? rewarded));
+    kept.push(...(filtered?.kept ?? reachable.kept));
     genBatches++;
     time.scoringMs += rolled.gradingMs + elapsed(scoring);
   }

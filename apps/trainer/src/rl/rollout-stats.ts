@@ -1,5 +1,6 @@
 import type { Trajectory } from '@taorl/data';
 import { toolUseOf } from '@taorl/eval';
+import { isInfraFailure } from '@taorl/filter';
 
 /** Summary statistics of a set of graded trajectories (the rollout half of a metrics line). */
 export interface RolloutStats {
@@ -7,9 +8,14 @@ export interface RolloutStats {
   reward: number;
   /** Share of generated trajectories whose final answer is correct. */
   accuracy: number;
-  /** Successful calls / calls (1 when there were no calls). */
+  /**
+   * Successful calls / calls that reached the program (1 when there were none): a call that failed in the sandbox
+   * itself is not the program's failure and counts in `toolInfraFailureRate` instead.
+   */
   toolSuccessRate: number;
-  /** Trajectories with >= 1 successful call / trajectories with >= 1 call (1 when none called). */
+  /** Calls that failed in the sandbox itself (`sandbox_error`, after the trainer's retries) / all calls. */
+  toolInfraFailureRate: number;
+  /** Trajectories with >= 1 successful call / trajectories with >= 1 call that reached the program (1 when none). */
   validCodeRatio: number;
   toolCallsPerTrajectory: number;
   /**
@@ -28,6 +34,7 @@ export function rolloutStats(trajectories: readonly Trajectory[]): RolloutStats 
   let reward = 0;
   let correct = 0;
   let calls = 0;
+  let infraFailures = 0;
   let okCalls = 0;
   let calling = 0;
   let validCalling = 0;
@@ -43,9 +50,11 @@ export function rolloutStats(trajectories: readonly Trajectory[]): RolloutStats 
     tokens += t.responseIds.length;
     const { toolCalls, toolFailures } = toolUseOf(t.toolCalls);
     const ok = toolCalls - toolFailures;
+    const outages = t.toolCalls.filter(isInfraFailure).length;
     calls += toolCalls;
+    infraFailures += outages;
     okCalls += ok;
-    if (toolCalls > 0) {
+    if (toolCalls > outages) {
       calling++;
       if (ok > 0) validCalling++;
       else if (t.correct) allFailedCorrect++;
@@ -61,7 +70,8 @@ export function rolloutStats(trajectories: readonly Trajectory[]): RolloutStats 
   return {
     reward: reward / n,
     accuracy: correct / n,
-    toolSuccessRate: calls === 0 ? 1 : okCalls / calls,
+    toolSuccessRate: calls === infraFailures ? 1 : okCalls / (calls - infraFailures),
+    toolInfraFailureRate: calls === 0 ? 0 : infraFailures / calls,
     validCodeRatio: calling === 0 ? 1 : validCalling / calling,
     toolCallsPerTrajectory: calls / n,
     allFailedCorrect: allFailedCorrect / n,

@@ -128,6 +128,7 @@ export function rlContext(
           policyTokensOnly: rl.overlong.length === 'policy',
         }
       : null,
+    maxInfraFailureRate: config.tool.maxInfraFailureRate,
     seed: config.seed,
   };
   return { context, updater };

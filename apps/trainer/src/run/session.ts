@@ -5,7 +5,7 @@ import { loadHfTokenizer } from '@taorl/data/node';
 import { type BackendChoice, initBackend } from '@taorl/grpo';
 import type { ToolEnvironment } from '@taorl/rollout';
 import { sandboxToolEnvironment } from '@taorl/rollout';
-import { createSandbox, type Sandbox } from '@taorl/sandbox';
+import { checkSandboxHealth, createSandbox, type Sandbox } from '@taorl/sandbox';
 import { ConfigError } from '../config/config-error.js';
 import type { TrainerConfig } from '../config/trainer-config.js';
 import { parseHfConfig } from '../model/config.js';
@@ -138,6 +138,12 @@ export async function openSession(
       throw new ConfigError(source, 'tool.sandbox', error.message);
     },
   );
+  // Before anything relies on it: a sandbox that cannot run a trivial program would turn every tool call of the
+  // run into an outage.
+  await checkSandboxHealth(sandbox).catch(async (error: Error) => {
+    await sandbox.close();
+    throw new ConfigError(source, 'tool.sandbox', error.message);
+  });
   const tools = sandboxToolEnvironment(components.format, sandbox, config.tool);
   const local = policy;
   const withoutPolicy = () =>

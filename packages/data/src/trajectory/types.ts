@@ -1,7 +1,9 @@
 /**
  * Outcome of one tool execution, spelled as @taorl/sandbox's ExecStatus (test/tool-call-status.test.ts keeps the
  * two equal) but declared here, so this package needs no sandbox to load. Only `ok` counts as a successful
- * execution for TAO-RL's execution-validity filter.
+ * execution for TAO-RL's execution-validity filter. `sandbox_error` is the infrastructure status: the sandbox could
+ * not run the call (server unreachable, HTTP 5xx, a transport timeout, a crashed worker, a refused request), an
+ * outage, never the program's failure; @taorl/filter never counts it as the model's failed call.
  */
 export type ToolCallStatus =
   | 'ok'

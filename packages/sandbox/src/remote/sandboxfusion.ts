@@ -28,7 +28,7 @@ export interface SandboxFusionOptions {
   /** Requests in flight at once. Default 8. */
   concurrency?: number;
   /**
-   * Extra attempts after a transport error (connection refused or reset, HTTP 5xx or 429, no answer in time).
+   * Extra attempts after a transport error (connection refused or reset, HTTP 5xx, 408 or 429, no answer in time).
    * Default 3.
    */
   retries?: number;
@@ -150,7 +150,11 @@ function signalName(number: number): string {
   return entry ? entry[0] : `signal ${number}`;
 }
 
+/** A failure another attempt may not meet (the server unreachable or overloaded for now). */
 class TransportError extends Error {}
+
+/** The server refused the request (HTTP 4xx): retrying the same request would meet the same answer. */
+class RefusedError extends Error {}
 
 class SandboxFusionClient implements Sandbox {
   readonly backend = 'sandboxfusion';
@@ -208,6 +212,8 @@ class SandboxFusionClient implements Sandbox {
         const response = await this.attempt(endpoint, body, request.limits.timeoutMs + transportGraceMs);
         return fromRunCodeResponse(response, keepBytes, request.fetchFiles);
       } catch (error) {
+        // A refusal is the service's, never the program's: an infrastructure failure like the others.
+        if (error instanceof RefusedError) return sandboxError(error.message, performance.now() - started);
         if (!(error instanceof TransportError)) throw error;
         failed.add(endpoint);
         errors.push(`${endpoint}: ${error.message}`);
@@ -242,13 +248,14 @@ class SandboxFusionClient implements Sandbox {
     const text = await response.text().catch((error: Error) => {
       throw new TransportError(`reading the answer failed: ${error.message}`);
     });
-    // 429: the server's queue is full (taorl-sandbox serve's back-pressure); another try, or server, may be free.
-    if (response.status >= 500 || response.status === 429) {
+    // 429: the server's queue is full (taorl-sandbox serve's back-pressure), 408: it gave up waiting for the
+    // request; another try, or server, may be free.
+    if (response.status >= 500 || response.status === 429 || response.status === 408) {
       throw new TransportError(`HTTP ${response.status}: ${text.slice(0, 200)}`);
     }
     if (!response.ok) {
-      throw new Error(
-        `SandboxFusion at ${endpoint} rejected the request: HTTP ${response.status}: ${text.slice(0, 500)}`,
+      throw new RefusedError(
+        `SandboxFusion at ${endpoint} refused the request: HTTP ${response.status}: ${text.slice(0, 500)}`,
       );
     }
     try {
