@@ -152,7 +152,7 @@ describe('filter registry', () => {
     expect(() => getFilter('tool-aware', { mask: true })).toThrow(/unknown option 'mask'/);
     expect(() => getFilter('tool_aware')).toThrow(
       'unknown filter "tool_aware" (did you mean "tool-aware"?); registered: answer-discriminability, ' +
-        'dynamic-sampling, execution-validity, overlong, resample-on-correct, tool-aware, tool-outage, void-turn',
+        'dynamic-sampling, tool-outage, execution-validity, overlong, resample-on-correct, tool-aware, void-turn',
     );
   });
 
