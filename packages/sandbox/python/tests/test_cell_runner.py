@@ -113,11 +113,11 @@ class RunCodeAndExit(unittest.TestCase):
 class MainNamespace(unittest.TestCase):
     def test_is_a_fresh_main_module_of_the_script(self):
         program = ("import cell_runner, sys\n"
-                   "cell_runner.run_code_and_exit(%r, [], script='/work/main.py')") % (
+                   "cell_runner.run_code_and_exit(%r, [], script='/scratch/main.py')") % (
                        "import pickle, sys\n"
                        "def f():\n    pass\n"
                        "print(__file__, sys.argv, sys.path[0], pickle.loads(pickle.dumps(f)) is f)")
-        self.assertEqual(run_in_child(program), (0, "/work/main.py ['/work/main.py'] /work True\n", ""))
+        self.assertEqual(run_in_child(program), (0, "/scratch/main.py ['/scratch/main.py'] /scratch True\n", ""))
 
 
 if __name__ == "__main__":
