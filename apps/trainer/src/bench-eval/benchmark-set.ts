@@ -51,7 +51,7 @@ export interface BenchmarkSet {
 
 /**
  * The problems of each benchmark, benchmarks in the given order: `<dataDir>/<name>` when it exists; the copy
- * @taorl/eval ships for the math sets otherwise. GPQA-Diamond is `gpqa_diamond/gpqa_diamond.csv` (the release's
+ * @taorl/eval ships for the math sets otherwise (a `dataDir` that does not exist is an error). GPQA-Diamond is `gpqa_diamond/gpqa_diamond.csv` (the release's
  * file) or `test.{csv,jsonl,parquet}`; LiveCodeBench is every `*.jsonl` (its release files test.jsonl ..
  * test6.jsonl) or `*.parquet` in `livecodebench/`.
  */
@@ -60,6 +60,7 @@ export async function loadBenchmarkSet(
   dataDir: string,
   options: BenchmarkSetOptions,
 ): Promise<BenchmarkSet> {
+  if (!existsSync(dataDir)) throw new BenchmarkFormatError(`data folder not found: ${dataDir}`);
   const items: BenchmarkItem[] = [];
   const sources = new Map<string, string>();
   for (const name of benchmarks) {
