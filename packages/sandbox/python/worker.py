@@ -827,7 +827,9 @@ def serve():
         while True:
             try:
                 child = zygote.take_child()
-            except OSError:
+            except OSError as error:
+                # The host reads this line into the failure of the request it sends next.
+                print(error, file=sys.stderr, flush=True)
                 return 3
             line = requests.readline()
             if not line:

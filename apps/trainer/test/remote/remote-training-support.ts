@@ -12,6 +12,8 @@ export function remoteConfigText(options: {
   modelDir: string;
   steps: number;
   remote: string[];
+  /** rl.loss; an entropy bonus gives every step a gradient even when all of a group's rewards tie. */
+  loss?: string;
 }): string {
   return [
     'seed: 3',
@@ -30,6 +32,7 @@ export function remoteConfigText(options: {
     '  filters: []',
     '  overlong: {enabled: true, bufferFraction: 0.5}',
     '  microBatchRows: 4',
+    ...(options.loss === undefined ? [] : [`  loss: ${options.loss}`]),
     '  checkpointEvery: 0',
     'remote:',
     ...options.remote.map((line) => `  ${line}`),

@@ -45,7 +45,14 @@ describe('RL in remote mode: rollouts from a taorl serve process, training local
     const [server] = servers as [ServeProcess];
     const outDir = join(root, 'every-step');
     const config = parseConfig(
-      remoteConfigText({ outDir, modelDir, steps: 3, remote: [`endpoints: [${server.url}]`] }),
+      remoteConfigText({
+        outDir,
+        modelDir,
+        steps: 3,
+        remote: [`endpoints: [${server.url}]`],
+        // Tied rewards (every sample truncated) give zero advantages; the bonus still moves the weights.
+        loss: '{name: vanilla, entropyCoef: 0.01}',
+      }),
       'remote.yaml',
     );
     const session = await openSession(config, 'remote.yaml');
