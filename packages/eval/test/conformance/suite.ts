@@ -4,6 +4,8 @@ import type { ConformanceCase } from './mathVerifyCases';
 /** A case graded against its expected verdict: what was extracted and why it was decided so. */
 export interface CaseOutcome {
   readonly group: string;
+  /** The case's position in its group. */
+  readonly index: number;
   readonly testCase: ConformanceCase;
   readonly correct: boolean;
   readonly extracted: string | null;
@@ -28,12 +30,13 @@ export interface Suite {
 
 export function runSuite(suite: Suite): CaseOutcome[] {
   return Object.entries(suite.groups).flatMap(([group, cases]) =>
-    cases.map((testCase) => {
+    cases.map((testCase, index) => {
       const options = { ...suite.options, ...precisionOptions(testCase) };
       if ((testCase.level ?? suite.level) === 'answer') {
         const verdict = compareAnswers(testCase.pred, testCase.gold, options);
         return {
           group,
+          index,
           testCase,
           correct: verdict.equivalent,
           extracted: testCase.pred,
@@ -41,7 +44,7 @@ export function runSuite(suite: Suite): CaseOutcome[] {
         };
       }
       const result = grade(testCase.pred, testCase.gold, options);
-      return { group, testCase, correct: result.correct, extracted: result.extracted, reason: result.reason };
+      return { group, index, testCase, correct: result.correct, extracted: result.extracted, reason: result.reason };
     }),
   );
 }
@@ -84,4 +87,12 @@ export function agreementOf(outcomes: readonly CaseOutcome[]): Agreement {
     disagreements,
     falseEqual: disagreements.filter((outcome) => outcome.correct),
   };
+}
+
+/**
+ * The untouched part of a held-out suite: every third case of each group, kept out of view while the grader is
+ * changed, so its agreement stays a held-out measure whatever was tuned on the rest.
+ */
+export function isUntouched(outcome: CaseOutcome): boolean {
+  return outcome.index % 3 === 2;
 }

@@ -1,4 +1,6 @@
 import { categoryCases } from './categoryCases';
+import { heldOutGraderCases } from './heldOutGraderCases';
+import { heldOutMathVerifyCases } from './heldOutMathVerifyCases';
 import { lightevalCases } from './lightevalCases';
 import { mathVerifyCases } from './mathVerifyCases';
 import { minervaCases } from './minervaCases';
@@ -141,3 +143,22 @@ export const suites: readonly Suite[] = [
   },
   categorySuite,
 ];
+
+/** Held-out suite A of issue 37: Math-Verify's tests newer than the ported Math-Verify suite. */
+export const heldOutMathVerifySuite: Suite = {
+  name: 'held-out A: newer Math-Verify tests',
+  source:
+    'huggingface/Math-Verify tests/test_mixed_number_extraction.py, test_failed_latex_span.py, test_all.py (test/conformance/heldOutMathVerifyCases.ts)',
+  groups: heldOutMathVerifyCases,
+  level: 'response',
+  differences: differences([]),
+};
+
+/** Held-out suite B of issue 37: other graders' cases no earlier suite ported. */
+export const heldOutGraderSuite: Suite = {
+  name: "held-out B: other graders' remaining cases",
+  source: 'MARIO_EVAL, hendrycks/math, NeMo-Skills, inspect_ai (test/conformance/heldOutGraderCases.ts)',
+  groups: heldOutGraderCases,
+  level: 'answer',
+  differences: differences([]),
+};
