@@ -30,6 +30,8 @@ export function normalizeAnswer(raw: string): NormalizedAnswer {
     .replace(/(?<!\\)\\ /g, ' ');
   // A command escaped twice (\\le from a raw string) outside a matrix, where \\ breaks rows.
   if (!text.includes('\\begin')) text = text.replace(/\\\\(?=[a-zA-Z])/g, '\\');
+  // A matrix escaped twice (\\begin{matrix} a \\\\ b): every backslash is doubled, rows breaks included.
+  else if (/\\\\begin\{/.test(text)) text = text.replace(/\\\\/g, '\\');
   // "x = 1/3 \approx 0.33": the exact value stated before the approximation is the answer.
   const approx = /\\approx(?![a-zA-Z])/.exec(text);
   if (approx && !/^\s*[a-zA-Z](?:_\{?\w+\}?)?\s*$/.test(text.slice(0, approx.index))) {
@@ -47,8 +49,7 @@ export function normalizeAnswer(raw: string): NormalizedAnswer {
   // Thousands separators inside numbers: 1{,}000, 1\,000 and (whole-answer only) 1,000,000.
   text = text.replace(/(\d)\s*\{\s*,\s*\}\s*(?=\d{3})/g, '$1').replace(/(\d)\\[,!;: ](?=\d{3}(?!\d))/g, '$1');
   text = ungroupDigits(text);
-  // A plain-text mixed number "4 4/9" is 4 + 4/9 (the LaTeX form 4\frac{4}{9} is read by the parser).
-  text = text.replace(/^([+-]?)(\d+) +(\d+)\/(\d+)$/, '$1($2+\\frac{$3}{$4})');
+  text = text.replace(/^([+-]?)(\d+) +(\d+)\/(\d+)$/, plainMixedNumber);
   const percent = /\\?%|\bpercent(?:age)?\b|\bpct\b/.test(text);
   text = text.replace(/\\?%|\\text\{\s*percent\s*\}|\s*\b(?:percent(?:age)?|pct)\b/g, '');
   const stripped = stripUnits(text);
@@ -101,6 +102,17 @@ const units = [
   'nineteen',
 ];
 const tens = ['', '', 'twenty', 'thirty', 'forty', 'fifty', 'sixty', 'seventy', 'eighty', 'ninety'];
+
+/**
+ * A plain-text mixed number "4 4/9" is 4 + 4/9; the LaTeX form 4\frac{4}{9} is read by the parser. Only a proper
+ * fraction makes a mixed number: "11 6/6" or "4 4/0" could be read as 12, 11, 4 or 4·4/0, so it is kept as text,
+ * equal to no number (Math-Verify's test_mixed_number_extraction decides so too). A percent sign after a mixed
+ * number ("4 4/9%") is not read: the sources disagree on whether it may be dropped, so it equals no number.
+ */
+function plainMixedNumber(written: string, sign: string, whole: string, num: string, den: string): string {
+  if (BigInt(num) >= BigInt(den)) return `\\text{${written}}`;
+  return `${sign}(${whole}+\\frac{${num}}{${den}})`;
+}
 
 /** A whole answer that is one number with grouped digits (1,000,000 or 1 000) without its separators. */
 function ungroupDigits(text: string): string {

@@ -95,8 +95,8 @@ function numericValue(expr: Expr, context: CompareContext): Complex {
 }
 
 function percentFactors(context: CompareContext): number[] {
-  if (!context.predPercent && !context.goldPercent) return [1];
-  if (context.percent === 'strip') return [1];
+  // Both sides in percent (28\% and 0.28\%) are numbers of the same kind: no scaling.
+  if (context.predPercent === context.goldPercent || context.percent === 'strip') return [1];
   const towardsPred = context.goldPercent ? 0.01 : 100;
   return context.percent === 'ratio' ? [towardsPred] : [1, 0.01, 100];
 }
