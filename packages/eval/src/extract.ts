@@ -239,31 +239,6 @@ function startsLikeMath(text: string): boolean {
 }
 
 /**
- * The option letter (A-E) a response commits to, or null: the first letter after an answer phrase ("the correct
- * answer is C", "The answer: D, it can't be A or B", "réponse est C"; never after "not": "the answer is not A"), else a letter the response opens with ("C.
- * x = 42", "(B) 12", "B。不是 A", a lone "D"), else a letter that ends it ("... therefore I think it's B"). Read only
- * when the gold is an option letter (grade): "A" opens many an English sentence, so a letter opening the response
- * counts only with a bracket, a stop or a colon after it, or alone.
- */
-export function choiceAnswer(text: string, options: ExtractOptions = {}): string | null {
-  const finalText = options.finalTextOnly === false ? text : finalAssistantText(text);
-  const letter = '\\(?([A-E])\\)?(?![A-Za-z0-9])';
-  let phrased: string | null = null;
-  for (const match of finalText.matchAll(
-    new RegExp(
-      `(?:answer|réponse|choice|option)(?:\\s+is|\\s+est|\\s*:)[^A-Za-z\\n]{0,3}(?:(?!not\\b|never\\b)[a-z]{2,}\\s+){0,3}?${letter}`,
-      'gi',
-    ),
-  )) {
-    if (/[A-E]/.test(match[1]!)) phrased = match[1]!;
-  }
-  if (phrased !== null) return phrased;
-  const opening = new RegExp(`^\\s*${letter}(?:\\s*$|[.):。，,]|(?=[^\\x00-\\x7F]))`).exec(finalText);
-  if (opening) return opening[1]!;
-  return new RegExp(`(?:^|\\s)${letter}[\\s.!)]*$`).exec(finalText.slice(-200))?.[1] ?? null;
-}
-
-/**
  * The answer of a gold. A bare answer ("5", "$x=1$", "\\text{(C)}") is itself; a worked solution (Minerva's and
  * OlympiadBench's golds) is read like a response: its box, its "final answer is", or its last math span, as
  * Math-Verify parses its gold with the same extraction as the prediction.

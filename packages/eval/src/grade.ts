@@ -1,7 +1,8 @@
 import type { CompareContext, PercentPolicy } from './compare/context';
 import { proseKey } from './compare/prose';
 import { expressionsEqual, normaliseWords } from './compare/structure';
-import { choiceAnswer, type ExtractOptions, extractAnswer, extractGoldAnswer } from './extract';
+import { extractChoice } from './choice/extract-choice';
+import { type ExtractOptions, extractAnswer, extractGoldAnswer } from './extract';
 import type { Expr } from './latex/ast';
 import { ParseError, parseLatex } from './latex/parse';
 import { Deadline, defaultLimits, type Limits, TimeoutError, TooLargeError } from './limits';
@@ -63,7 +64,8 @@ export function grade(response: string, gold: Gold, options: GradeOptions = {}):
     (answer) => choiceLetter(normalizeAnswer(answer).text) !== null,
   );
   if (goldIsChoice && (extracted === null || choiceLetter(normalizeAnswer(extracted).text) === null)) {
-    extracted = choiceAnswer(response, options.extraction) ?? extracted;
+    const finalTextOnly = options.extraction?.finalTextOnly;
+    extracted = extractChoice(response, { letters: 'ABCDE', finalTextOnly })?.letter ?? extracted;
   }
   if (extracted === null) return { correct: false, extracted, gold, reason: 'no_answer' };
   const verdict = compareAnswers(extracted, goldAnswers, options);

@@ -1,13 +1,15 @@
 import { finalAssistantText, lastBoxed } from '../extract';
 
 /** Where a chosen option was read from, strongest first (the order extraction tries them). */
-export type ChoiceRule = 'boxed' | 'answer_phrase' | 'last_line' | 'option_text';
+export type ChoiceRule = 'boxed' | 'answer_phrase' | 'last_line' | 'opening' | 'closing' | 'option_text';
 
 export interface ChoiceOptions {
   /** The option letters, in order. Default 'ABCD' (GPQA). */
   readonly letters?: string;
   /** The options' texts in letter order: an answer that states an option's text picks its letter. */
   readonly optionTexts?: readonly string[];
+  /** Read only the final assistant turn (default true), as extractAnswer does. */
+  readonly finalTextOnly?: boolean;
 }
 
 export interface ExtractedChoice {
@@ -15,26 +17,36 @@ export interface ExtractedChoice {
   readonly rule: ChoiceRule;
 }
 
+/** What one reader found: a letter, nothing, or a hedge between letters (which ends the search: no choice). */
+type Reading = string | null | typeof hedge;
+const hedge = Symbol('hedge');
+
 /**
- * The option a response chose, or null when it chose none or more than one. Tried in order, each from the right:
- * the last `\boxed{...}` ("C", "(C)", "\text{C}", "C. 42", or an option's text), the last answer phrase
- * ("Answer: C", "the correct answer is (B)", "**Final answer:** D"), the last non-empty line when it is only a
- * letter ("C", "(C).", "**C**"), then the last line or phrase equal to an option's text. A span that names two
- * different letters ("A or B") is no choice: a reward must not pay for hedging.
+ * The option a response chose, or null when it chose none or hedged. Tried in order, each from the right: the last
+ * `\boxed{...}` ("C", "(C)", "\text{C}", "C. 42", or an option's text); the last answer phrase ("Answer: C", "the
+ * correct answer is (B)", "The answer is for sure D, it can't be A", "réponse est C non A"; never a letter after
+ * "not"); the last non-empty line when it is only a letter ("C", "(C).", "**C**"); a letter the response opens with
+ * ("C. x = 42", "(B) 12", "B。不是 A"; "A good start" is an article); a letter that ends it ("... therefore I think it's
+ * B"); then the last line or phrase equal to an option's text. A box or answer phrase naming two letters ("A or B",
+ * "(A) and (C)") is no choice: a reward must not pay for hedging. One extractor serves both the GPQA grader
+ * (gradeChoice) and grade() against an option-letter gold.
  */
 export function extractChoice(response: string, options: ChoiceOptions = {}): ExtractedChoice | null {
   const letters = options.letters ?? 'ABCD';
   validateLetters(letters);
-  const text = finalAssistantText(response);
-  const readers: readonly [ChoiceRule, () => string | null][] = [
+  const text = options.finalTextOnly === false ? response : finalAssistantText(response);
+  const readers: readonly [ChoiceRule, () => Reading][] = [
     ['boxed', () => letterOfStatement(lastBoxed(text), letters, options.optionTexts)],
-    ['answer_phrase', () => letterOfStatement(lastAnswerPhrase(text), letters, options.optionTexts)],
+    ['answer_phrase', () => letterOfStatement(lastAnswerPhrase(text), letters, options.optionTexts, true)],
     ['last_line', () => bareLetter(lastLine(text), letters)],
+    ['opening', () => openingLetter(text, letters)],
+    ['closing', () => closingLetter(text, letters)],
     ['option_text', () => letterOfOptionText(lastLine(text), options.optionTexts, letters)],
   ];
-  for (const [source, read] of readers) {
+  for (const [rule, read] of readers) {
     const letter = read();
-    if (letter !== null) return { letter, rule: source };
+    if (letter === hedge) return null;
+    if (letter !== null) return { letter, rule };
   }
   return null;
 }
@@ -45,7 +57,8 @@ function validateLetters(letters: string): void {
   }
 }
 
-const answerPhrase = /(?:final\s+answer|correct\s+(?:answer|option|choice)|answer)\s*(?:is|:|=)/gi;
+const answerPhrase =
+  /(?:final\s+answer|correct\s+(?:answer|option|choice)|answer|réponse|choice|option)\s*(?:is|est|:|=)/gi;
 
 /**
  * The rest of the line after the last answer phrase, or null. After "Answer:" a lone lower-case letter ("answer: b",
@@ -84,27 +97,34 @@ function unwrap(statement: string): string {
     .trim();
 }
 
+/** Up to three words between an answer phrase and its letter ("is for sure D"), never a negation ("is not A"). */
+const fillerWords = /^(?:(?!(?:not|never|non|pas)\b)[a-z]{2,}\s+){1,3}/;
+
 /**
  * The letter whose option text the statement is; else the letter it starts with when that letter stands alone
- * ("C", "(C)", "C.", "C) 42", "C: 42", "(C) 42", "C. x = 42", but not the article of "A hydrogen atom"). A statement
- * naming another letter as well ("A or B", "(A) and (C)") gives none.
+ * ("C", "(C)", "C.", "C) 42", "C: 42", "(C) 42", "C. x = 42", "C, it can't be A", "C non A", but not the article of
+ * "A hydrogen atom"). A letter joined to another by "or"/"and" ("A or B", "(A) and (C)") is a hedge.
  */
 function letterOfStatement(
   statement: string | null,
   letters: string,
   optionTexts: readonly string[] | undefined,
-): string | null {
+  afterPhrase = false,
+): Reading {
   if (statement === null) return null;
   const plain = unwrap(statement);
   const byText = letterOfOptionText(plain, optionTexts, letters);
   if (byText !== null) return byText;
-  const leading = new RegExp(`^(?:\\(([${letters}])\\)|([${letters}])(?=$|[.):,]))`).exec(plain);
-  if (leading !== null) {
-    const letter = (leading[1] ?? leading[2])!;
-    const others = new RegExp(`(?:^|[\\s(,])\\(?([${letters}])\\)?(?=$|[\\s.,)])`, 'g');
-    const named = new Set([...plain.matchAll(others)].map((match) => match[1]));
-    const hedged = /\b(?:or|and)\b/i.test(plain) && [...named].some((other) => other !== letter);
-    return hedged ? null : letter;
+  const candidates = afterPhrase ? [plain, plain.replace(fillerWords, '')] : [plain];
+  const hedged = new RegExp(
+    `^\\(?[${letters}]\\)?[.,]?\\s*(?:or|and|/)\\s*\\(?[${letters}]\\)?(?![A-Za-z])`,
+  );
+  for (const candidate of candidates) {
+    if (hedged.test(candidate)) return hedge;
+    const leading = new RegExp(
+      `^(?:\\(([${letters}])\\)|([${letters}])(?=$|[.):,;!。，]|\\s+(?:not|non|pas)\\b|[^\\x00-\\x7F]))`,
+    ).exec(candidate);
+    if (leading !== null) return (leading[1] ?? leading[2])!;
   }
   return null;
 }
@@ -114,6 +134,20 @@ function bareLetter(line: string | null, letters: string): string | null {
   if (line === null) return null;
   const match = new RegExp(`^\\(?([${letters}])\\)?\\.?$`).exec(unwrap(line));
   return match === null ? null : match[1]!;
+}
+
+/** "A" opens many an English sentence, so an opening letter counts only with a bracket, a stop or a colon after it. */
+function openingLetter(text: string, letters: string): string | null {
+  const opening = new RegExp(`^\\s*\\(?([${letters}])\\)?(?![A-Za-z0-9])(?:\\s*$|[.):。，,]|(?=[^\\x00-\\x7F]))`);
+  return opening.exec(text)?.[1] ?? null;
+}
+
+/** A letter the response ends with ("therefore I think it's B."), unless a negation precedes it ("... not A"). */
+function closingLetter(text: string, letters: string): string | null {
+  const closing = new RegExp(`(?:^|\\s)\\(?([${letters}])\\)?[\\s.!)]*$`).exec(text.slice(-200));
+  if (closing === null) return null;
+  const before = text.slice(0, text.length - text.slice(-200).length + closing.index);
+  return /(?:\bnot|\bnever|\bnon|n't(?:\s+be)?)\s*$/i.test(before) ? null : closing[1]!;
 }
 
 function letterOfOptionText(
