@@ -2,15 +2,17 @@ import { describe, expect, it } from 'vitest';
 import { extractChoice, formatChoicePrompt, gradeChoice, shuffleChoices } from '../src/index';
 
 // Answer forms of public graders' multiple-choice extraction: openai/simple-evals (common.py
-// ANSWER_PATTERN_MULTICHOICE, `Answer[ \t]*:[ \t]*\$?([A-D])\$?`, case-insensitive: "Answer:C", "answer: b",
-// "Answer: $c$"), lm-evaluation-harness's GPQA filters (EleutherAI/lm-evaluation-harness, tasks/gpqa: "(X)" and
+// ANSWER_PATTERN_MULTICHOICE, `Answer[ \t]*:[ \t]*\$?([A-D])\$?`: "Answer:C"; it matches "answer: b"
+// case-insensitively but scores the "b" against the gold "B" as wrong, as lighteval's gpqa_instruct_metric test
+// does), lm-evaluation-harness's GPQA filters (EleutherAI/lm-evaluation-harness, tasks/gpqa: "(X)" and
 // "The answer is (X)"), and boxed letters as math-tuned models write them. Where simple-evals takes the first
 // "Answer:" of a response, the last statement wins here (a reasoning model revises).
 const cases: readonly [string, string | null][] = [
   ['Reasoning...\nAnswer: C', 'C'],
   ['Answer:C', 'C'],
-  ['answer: b', 'B'],
-  ['Answer: $c$', 'C'],
+  ['answer: b', null],
+  ['Answer: $c$', null],
+  ['Answer: $C$', 'C'],
   ['Answer: a prime number', null],
   ['The answer is a', null],
   ['**Answer:** (B)', 'B'],

@@ -61,8 +61,9 @@ const answerPhrase =
   /(?:final\s+answer|correct\s+(?:answer|option|choice)|answer|réponse|choice|option)\s*(?:is|est|:|=)/gi;
 
 /**
- * The rest of the line after the last answer phrase, or null. After "Answer:" a lone lower-case letter ("answer: b",
- * as simple-evals' case-insensitive pattern reads it) is taken as its capital; "answer: a prime" stays prose.
+ * The rest of the line after the last answer phrase, or null. Letters are capitals: "answer: b" names no option
+ * (simple-evals' GPQA matches it case-insensitively but scores "b" against "B" as wrong; lighteval's
+ * gpqa_instruct_metric test reads no letter there), and "the answer is a prime" stays prose.
  */
 function lastAnswerPhrase(text: string): string | null {
   let last: RegExpExecArray | null = null;
@@ -70,12 +71,7 @@ function lastAnswerPhrase(text: string): string | null {
   answerPhrase.lastIndex = 0;
   if (last === null) return null;
   const rest = text.slice(last.index + last[0].length);
-  const line = rest.split('\n').find((part) => part.trim() !== '') ?? null;
-  if (line === null || !last[0].endsWith(':')) return line;
-  return line.replace(
-    /^(\s*[*$(]*)([a-z])(?=[*$).,]*\s*$)/,
-    (_, before: string, letter: string) => `${before}${letter.toUpperCase()}`,
-  );
+  return rest.split('\n').find((part) => part.trim() !== '') ?? null;
 }
 
 function lastLine(text: string): string | null {

@@ -13,6 +13,9 @@ import type { HeldOutCase } from './heldOutMathVerifyCases';
  * - nemo: NVIDIA/NeMo-Skills tests/test_math_equal.py @ 0b012df8a09cd4730d31b16e90a0d8f13d145fb8 (both directions)
  * - inspect: UKGovernmentBEIS/inspect_ai tests/scorer/math_cases.json @ 05d0479eec1439fc10a116a7901b84523d1f1eea
  *   and tests/scorer/test_math.py @ 0ad0e3fc7c48152b533b439999fbd563d9170040 (whole outputs: level 'response')
+ * - lighteval: huggingface/lighteval tests/unit/metrics/test_cases/gpqa_instruct_metric.json
+ *   @ 8955542d5b31d52ab2318612064a7e1fd053c0c2 (the gold option letter against the whole response; the model
+ *   responses are shortened to their reasoning's last sentence and answer lines, which is what extraction reads)
  */
 const mario = 1e-3;
 
@@ -24,6 +27,14 @@ const both = (a: string, b: string, expected: boolean): HeldOutCase[] => [
 
 const inspect = (pred: string, gold: string, expected: boolean): HeldOutCase => ({
   source: 'inspect',
+  level: 'response',
+  gold,
+  pred,
+  expected,
+});
+
+const gpqa = (pred: string, gold: string, expected: boolean): HeldOutCase => ({
+  source: 'lighteval',
   level: 'response',
   gold,
   pred,
@@ -121,5 +132,28 @@ export const heldOutGraderCases: Record<string, readonly HeldOutCase[]> = {
     inspect('\\boxed{2024^{4046}}', '2024^{4046}', true),
     inspect('\\boxed{1/2004!}', '1/2004!', true),
     inspect('\\boxed{2^{2025}}', '3^{2025}', false),
+  ],
+  'multiple-choice letters': [
+    gpqa('This is a well-known fact in geography.\n\nAnswer: B', 'B', true),
+    gpqa('So Mercury is the closest planet to the Sun.\n\nAnswer: C', 'C', true),
+    gpqa('2 + 2 = 4, so the answer is B. This is basic arithmetic.\n\nAnswer: B', 'B', true),
+    gpqa('The sky appears blue due to Rayleigh scattering of sunlight. The answer is C.\n\nAnswer: A', 'C', false),
+    gpqa("It's much larger than the Atlantic, Indian, and Arctic oceans.", 'C', false),
+    gpqa('So the answer is C (Red). Red is a primary color.\n\nAnswer: C', 'C', true),
+    gpqa("The chemical symbol for gold is Au. So the answer is (B) Au.\n\nAnswer: B", 'B', true),
+    gpqa('A triangle is a polygon with three sides. So the answer is B.\n\nAnswer: B.', 'B', true),
+    gpqa('The opposite of hot is cold. So the answer is B.\n\nAnswer: B, which is cold.', 'B', true),
+    gpqa('Jupiter is the largest planet in our solar system. So the answer is c.\n\nAnswer: c', 'C', false),
+    gpqa('The square root of 16 is 4, because 4 × 4 = 16. Therefore, the answer is B.', 'B', true),
+    gpqa('The capital of Japan is Tokyo. So the answer is "C".\n\nAnswer: "C"', 'C', false),
+    gpqa('Dogs are mammals, while fish, birds, and reptiles are not. So the answer is C.\n\nAnswer: C', 'C', true),
+    gpqa('Therefore, the answer is B.\n\nAnswer: B', 'B', true),
+    gpqa('So the answer is definitely C.\n\nAnswer: C', 'C', true),
+    gpqa('Let me solve this step by step:\n1. 15 × 3 = 45\n2. This matches option C\n\nAnswer: C', 'C', true),
+    gpqa('- Banana is a fruit ✓\n- Orange is a fruit ✓\n\nSo the answer is B.\n\nAnswer: B', 'B', true),
+    gpqa("Therefore, 'joyful' is a synonym for 'happy', so the answer is B.\n\nAnswer: B", 'B', true),
+    gpqa('1/5 = 0.2\n\n1/2 is the largest, so the answer is A.\n\nAnswer: A', 'A', true),
+    gpqa('Japan surrendered in September 1945. So the answer is C.\n\nAnswer: C', 'C', true),
+    gpqa('A = π(3)² = π(9) = 9π\n\nSo the answer is B.\n\nAnswer: B', 'B', true),
   ],
 };
