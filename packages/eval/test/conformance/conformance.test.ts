@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { compareAnswers } from '../../src/index';
 import { nearMissCases } from './nearMissCases';
-import { agreementOf, differenceFor, runSuite } from './suite';
-import { lightevalSuite, suites } from './suites';
+import { agreementOf, differenceFor, isUntouched, runSuite } from './suite';
+import { heldOutGraderSuite, heldOutMathVerifySuite, lightevalSuite, suites } from './suites';
 
 // Conformance with the public graders' own test cases (docs/benchmarks/eval.md reports the numbers).
 describe.each(suites)('conformance with $name', (suite) => {
@@ -68,5 +68,35 @@ describe('held-out: lighteval', () => {
         ),
     );
     expect(stale).toEqual([]);
+  });
+});
+
+// The two held-out suites of issue 37 (docs/results/grader-agreement.md): no wrong answer graded equal, every
+// disagreement a listed one, and the agreement measured when they were written kept as a floor, for the whole
+// suite and for its untouched third.
+describe.each([
+  { suite: heldOutMathVerifySuite, floor: 59 / 74, untouchedFloor: 18 / 24 },
+  { suite: heldOutGraderSuite, floor: 105 / 105, untouchedFloor: 33 / 33 },
+])('$suite.name', ({ suite, floor, untouchedFloor }) => {
+  const outcomes = runSuite(suite);
+  const agreement = agreementOf(outcomes);
+  const untouched = agreementOf(outcomes.filter(isUntouched));
+
+  it('grades no wrong answer equal', () => {
+    expect(agreement.falseEqual.map(({ testCase }) => testCase)).toEqual([]);
+  });
+
+  it('decides every case as the suite does, except the listed differences, none of them stale', () => {
+    const unlisted = agreement.disagreements.filter((outcome) => differenceFor(suite, outcome.testCase) === undefined);
+    expect(unlisted.map(({ group, testCase, extracted }) => ({ group, ...testCase, extracted }))).toEqual([]);
+    const stale = suite.differences.filter(
+      (difference) => !agreement.disagreements.some((outcome) => differenceFor(suite, outcome.testCase) === difference),
+    );
+    expect(stale).toEqual([]);
+  });
+
+  it('agrees at least as often as when it was measured', () => {
+    expect(agreement.agreed / agreement.cases).toBeGreaterThanOrEqual(floor);
+    expect(untouched.agreed / untouched.cases).toBeGreaterThanOrEqual(untouchedFloor);
   });
 });
