@@ -13,6 +13,8 @@ import type { HeldOutCase } from './heldOutMathVerifyCases';
  * - nemo: NVIDIA/NeMo-Skills tests/test_math_equal.py @ 0b012df8a09cd4730d31b16e90a0d8f13d145fb8 (both directions)
  * - inspect: UKGovernmentBEIS/inspect_ai tests/scorer/math_cases.json @ 05d0479eec1439fc10a116a7901b84523d1f1eea
  *   and tests/scorer/test_math.py @ 0ad0e3fc7c48152b533b439999fbd563d9170040 (whole outputs: level 'response')
+ * - verl: volcengine/verl tests/utils/reward_score/test_numeric_canonicalization_on_cpu.py
+ *   @ d69068d2a32b985e759049da6f801a039b94b31b (is_equiv of the boxed gold's content and the prediction)
  * - lighteval: huggingface/lighteval tests/unit/metrics/test_cases/gpqa_instruct_metric.json
  *   @ 8955542d5b31d52ab2318612064a7e1fd053c0c2 (the gold option letter against the whole response; the model
  *   responses are shortened to their reasoning's last sentence and answer lines, which is what extraction reads)
@@ -52,6 +54,12 @@ export const heldOutGraderCases: Record<string, readonly HeldOutCase[]> = {
     inspect('\\boxed{1.5 \\times 10^3}', '1500', true),
     inspect('0.5', '1/2', true),
     inspect('\\boxed{\\frac{1}{2}}', '0.5', true),
+  ],
+  'numbers: leading zeros and signs': [
+    { source: 'verl', gold: '033', pred: '33', expected: true },
+    { source: 'verl', gold: '+033', pred: '33', expected: true },
+    { source: 'verl', gold: '-0', pred: '0', expected: true },
+    { source: 'verl', gold: '000', pred: '0', expected: true },
   ],
   'percent': [
     { source: 'mario', gold: '10\\%', pred: '0.1', expected: true },
