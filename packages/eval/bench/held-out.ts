@@ -3,7 +3,14 @@
 // untouched part (every third case of a group, never looked at while the grader was changed). Disagreements of
 // the untouched part are printed only with --show-untouched. Run from the repository root:
 //   pnpm bench packages/eval/bench/held-out.ts [--show-untouched]
-import { agreementOf, type CaseOutcome, differenceFor, isUntouched, runSuite, type Suite } from '../test/conformance/suite';
+import {
+  agreementOf,
+  type CaseOutcome,
+  differenceFor,
+  isUntouched,
+  runSuite,
+  type Suite,
+} from '../test/conformance/suite';
 import { heldOutGraderSuite, heldOutMathVerifySuite } from '../test/conformance/suites';
 
 const showUntouched = process.argv.includes('--show-untouched');
@@ -21,7 +28,9 @@ const score = (group: readonly CaseOutcome[]): string => {
 function report(suite: Suite): void {
   const outcomes = runSuite(suite);
   console.log(`\n## ${suite.name}\n`);
-  console.log('| category | cases | equal / not | all: agreement | false "equal" | untouched: agreement | false "equal" |');
+  console.log(
+    '| category | cases | equal / not | all: agreement | false "equal" | untouched: agreement | false "equal" |',
+  );
   console.log('| --- | --- | --- | --- | --- | --- | --- |');
   const row = (name: string, group: readonly CaseOutcome[]): void => {
     const positives = group.filter((outcome) => outcome.testCase.expected).length;
@@ -30,9 +39,15 @@ function report(suite: Suite): void {
       `| ${name} | ${group.length} | ${positives} / ${group.length - positives} | ${score(group)} | ${score(untouched)} |`,
     );
   };
-  for (const group of Object.keys(suite.groups)) row(group, outcomes.filter((outcome) => outcome.group === group));
+  for (const group of Object.keys(suite.groups))
+    row(
+      group,
+      outcomes.filter((outcome) => outcome.group === group),
+    );
   row('**all**', outcomes);
-  const shown = agreementOf(outcomes).disagreements.filter((outcome) => showUntouched || !isUntouched(outcome));
+  const shown = agreementOf(outcomes).disagreements.filter(
+    (outcome) => showUntouched || !isUntouched(outcome),
+  );
   console.log(`\n${shown.length} disagreements shown${showUntouched ? '' : ' (tuning part only)'}:\n`);
   console.log('| category | gold | prediction | suite | ours (extracted) | why |');
   console.log('| --- | --- | --- | --- | --- | --- |');

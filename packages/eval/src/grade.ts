@@ -1,7 +1,7 @@
+import { extractChoice } from './choice/extract-choice';
 import type { CompareContext, PercentPolicy } from './compare/context';
 import { proseKey } from './compare/prose';
 import { expressionsEqual, normaliseWords } from './compare/structure';
-import { extractChoice } from './choice/extract-choice';
 import { type ExtractOptions, extractAnswer, extractGoldAnswer } from './extract';
 import type { Expr } from './latex/ast';
 import { ParseError, parseLatex } from './latex/parse';

@@ -58,6 +58,21 @@ describe('extractChoice', () => {
     expect(extractChoice('<|im_start|>user\nAnswer: A<|im_end|>\n<|im_start|>assistant\nHmm.')).toBeNull();
   });
 
+  it('reads the letter a response opens or ends with, never one after a negation, and stops at a hedge', () => {
+    expect(extractChoice('C. x = 42')).toEqual({ letter: 'C', rule: 'opening' });
+    expect(extractChoice('B。不是 A')).toEqual({ letter: 'B', rule: 'opening' });
+    expect(extractChoice('A good start is to factor the cubic.')).toBeNull();
+    expect(extractChoice("It's not A, therefore I think it's B")).toEqual({ letter: 'B', rule: 'closing' });
+    expect(extractChoice('The answer is for sure D, it cannot be A or B')).toEqual({
+      letter: 'D',
+      rule: 'answer_phrase',
+    });
+    expect(extractChoice('The answer is not A')).toBeNull();
+    // The hedge ends the search: the closing "B" is not read on.
+    expect(extractChoice('I think the answer is A or B')).toBeNull();
+    expect(extractChoice('So the answer is "C".\n\nAnswer: "C"')).toBeNull();
+  });
+
   it('knows more letters when told, and refuses a bad letter set', () => {
     expect(extractChoice('Answer: F', { letters: 'ABCDEFGHIJ' })?.letter).toBe('F');
     expect(() => extractChoice('Answer: A', { letters: 'AAB' })).toThrow(/distinct capitals/);

@@ -64,6 +64,8 @@ describe('extractAnswer', () => {
     );
     expect(grade('The answer is not A, it is C', 'A').correct).toBe(false);
     expect(grade('A good start is to factor the cubic.', 'A').correct).toBe(false);
+    expect(grade('The answer is A hydrogen atom', 'A').correct).toBe(false);
+    expect(grade('So the answer is "C".\n\nAnswer: "C"', 'C').correct).toBe(false);
   });
 
   it('obeys a configured rule order', () => {

@@ -112,9 +112,7 @@ function letterOfStatement(
   const byText = letterOfOptionText(plain, optionTexts, letters);
   if (byText !== null) return byText;
   const candidates = afterPhrase ? [plain, plain.replace(fillerWords, '')] : [plain];
-  const hedged = new RegExp(
-    `^\\(?[${letters}]\\)?[.,]?\\s*(?:or|and|/)\\s*\\(?[${letters}]\\)?(?![A-Za-z])`,
-  );
+  const hedged = new RegExp(`^\\(?[${letters}]\\)?[.,]?\\s*(?:or|and|/)\\s*\\(?[${letters}]\\)?(?![A-Za-z])`);
   for (const candidate of candidates) {
     if (hedged.test(candidate)) return hedge;
     const leading = new RegExp(
@@ -134,7 +132,9 @@ function bareLetter(line: string | null, letters: string): string | null {
 
 /** "A" opens many an English sentence, so an opening letter counts only with a bracket, a stop or a colon after it. */
 function openingLetter(text: string, letters: string): string | null {
-  const opening = new RegExp(`^\\s*\\(?([${letters}])\\)?(?![A-Za-z0-9])(?:\\s*$|[.):。，,]|(?=[^\\x00-\\x7F]))`);
+  const opening = new RegExp(
+    `^\\s*\\(?([${letters}])\\)?(?![A-Za-z0-9])(?:\\s*$|[.):。，,]|(?=[^\\x00-\\x7F]))`,
+  );
   return opening.exec(text)?.[1] ?? null;
 }
 

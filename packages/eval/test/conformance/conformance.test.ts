@@ -87,10 +87,13 @@ describe.each([
   });
 
   it('decides every case as the suite does, except the listed differences, none of them stale', () => {
-    const unlisted = agreement.disagreements.filter((outcome) => differenceFor(suite, outcome.testCase) === undefined);
+    const unlisted = agreement.disagreements.filter(
+      (outcome) => differenceFor(suite, outcome.testCase) === undefined,
+    );
     expect(unlisted.map(({ group, testCase, extracted }) => ({ group, ...testCase, extracted }))).toEqual([]);
     const stale = suite.differences.filter(
-      (difference) => !agreement.disagreements.some((outcome) => differenceFor(suite, outcome.testCase) === difference),
+      (difference) =>
+        !agreement.disagreements.some((outcome) => differenceFor(suite, outcome.testCase) === difference),
     );
     expect(stale).toEqual([]);
   });

@@ -76,9 +76,24 @@ export const heldOutMathVerifyCases: Record<string, readonly HeldOutCase[]> = {
     { source: percent, gold: '$28\\%$', pred: '$\\boxed{28 percentage}', expected: true },
   ],
   'answer phrases, last answers, unreadable LaTeX spans': [
-    { source: span, gold: '42', pred: 'Final answer is $\\sum_{k=0}^n\\bigl(k\\bigr)$. I hope. 42', expected: true },
-    { source: span, gold: '42', pred: 'Final answer is $\\sum_{k=0}^n\\bigl(k\\bigr)$. I hope. $42$', expected: true },
-    { source: span, gold: '1/2', pred: 'Final answer is $\\sum_{k=0}^n\\bigl(k\\bigr)$. I hope. 1/2', expected: true },
+    {
+      source: span,
+      gold: '42',
+      pred: 'Final answer is $\\sum_{k=0}^n\\bigl(k\\bigr)$. I hope. 42',
+      expected: true,
+    },
+    {
+      source: span,
+      gold: '42',
+      pred: 'Final answer is $\\sum_{k=0}^n\\bigl(k\\bigr)$. I hope. $42$',
+      expected: true,
+    },
+    {
+      source: span,
+      gold: '1/2',
+      pred: 'Final answer is $\\sum_{k=0}^n\\bigl(k\\bigr)$. I hope. 1/2',
+      expected: true,
+    },
     { source: span, gold: '42', pred: '$\\sum_{k=0}^n\\bigl(k\\bigr)$ and $42$', expected: true },
     { source: span, gold: '42', pred: '$42$ and $\\sum_{k=0}^n\\bigl(k\\bigr)$', expected: true },
     { source: span, gold: '42', pred: '42', expected: true },

@@ -173,4 +173,13 @@ export const nearMissCases: Record<string, readonly NearMiss[]> = {
     ['a - b = 1.7', 'a - b = \\sqrt{3}'],
     ['x + y = 2', 'x + y = 3'],
   ],
+  'issue 37: improper mixed numbers and percent on both sides': [
+    ['11 6/6', '12'],
+    ['11 6/6', '11'],
+    ['11 7/6', '\\frac{73}{6}'],
+    ['4 4/0', '4'],
+    ['4 0/0', '0'],
+    ['28\\%', '0.28\\%'],
+    ['50\\%', '0.5\\%'],
+  ],
 };

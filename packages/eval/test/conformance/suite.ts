@@ -44,7 +44,14 @@ export function runSuite(suite: Suite): CaseOutcome[] {
         };
       }
       const result = grade(testCase.pred, testCase.gold, options);
-      return { group, index, testCase, correct: result.correct, extracted: result.extracted, reason: result.reason };
+      return {
+        group,
+        index,
+        testCase,
+        correct: result.correct,
+        extracted: result.extracted,
+        reason: result.reason,
+      };
     }),
   );
 }
