@@ -196,13 +196,22 @@ function withoutUnopenedBracket(value: string | null): string | null {
   return closed > opened ? value.slice(0, -1).trimEnd() : value;
 }
 
-/** The last number a sentence states with a verb: "is 2/3", "are 12 distinct", "equals -4.5". */
+const statedNumberText = String.raw`-?\d(?:[\d,]*\d)?(?:\.\d+)?(?:\/\d+)?%?`;
+/**
+ * A verb, then a number or a chain of arithmetic on numbers, then what the chain equals: "is 2/3", "are 12
+ * distinct", "is 3 + 10 = 13 birds" (13, not 3), "is 2 * 6, so" (the chain). A number that other operators follow
+ * ("is 15 × 3 = 45") states nothing read here.
+ */
+const statedNumber = new RegExp(
+  String.raw`\b(?:is|are|equals|was)\s+(${statedNumberText}(?:\s*[-+*/]\s*${statedNumberText})*)(?:\s*=\s*(${statedNumberText}))?(?![\d,.]*\d)(?!\s*[-+*/×÷=^(\d])`,
+  'g',
+);
+
+/** The last number a sentence states with a verb (statedNumber). */
 function lastStatedNumber(text: string): Span | null {
   let found: Span | null = null;
-  for (const match of text.matchAll(
-    /\b(?:is|are|equals|was)\s+(-?\d(?:[\d,]*\d)?(?:\.\d+)?(?:\/\d+)?%?)(?![\d,.]*\d)/g,
-  )) {
-    const content = match[1]!;
+  for (const match of text.matchAll(statedNumber)) {
+    const content = (match[2] ?? match[1])!;
     found = { start: match.index, end: match.index + match[0].length, content };
   }
   return found;

@@ -48,6 +48,13 @@ describe('extractAnswer', () => {
     expect(extractAnswer('x<2')).toBe('x<2');
   });
 
+  it('reads what a chain of arithmetic in a sentence equals, never its first number', () => {
+    expect(extractAnswer('So there are 3 + 10 = 13 birds.')).toBe('13');
+    expect(grade('So there are 3 + 10 = 13 birds.', '3').correct).toBe(false);
+    expect(grade('The total is 2 * 6, which we check.', '12').correct).toBe(true);
+    expect(grade('The total is 2 * 6, which we check.', '2').correct).toBe(false);
+  });
+
   it('never takes a number out of code (issue 37)', () => {
     expect(extractAnswer("__import__('os').system('touch marker') or 0")).toBeNull();
     expect(extractAnswer("First we run it.\nopen('marker', 'w').write('x') or 0")).toBeNull();
