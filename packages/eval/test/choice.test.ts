@@ -68,6 +68,10 @@ describe('extractChoice', () => {
       rule: 'answer_phrase',
     });
     expect(extractChoice('The answer is not A')).toBeNull();
+    // A letter that ends a name is no choice, after an answer phrase or at the end.
+    expect(extractChoice('The answer is hepatitis B')).toBeNull();
+    expect(extractChoice('Citrus fruit is rich in vitamin C.')).toBeNull();
+    expect(extractChoice('So I pick (C).')?.letter).toBe('C');
     // The hedge ends the search: the closing "B" is not read on.
     expect(extractChoice('I think the answer is A or B')).toBeNull();
     expect(extractChoice('So the answer is "C".\n\nAnswer: "C"')).toBeNull();

@@ -93,8 +93,12 @@ function unwrap(statement: string): string {
     .trim();
 }
 
-/** Up to three words between an answer phrase and its letter ("is for sure D"), never a negation ("is not A"). */
-const fillerWords = /^(?:(?!(?:not|never|non|pas)\b)[a-z]{2,}\s+){1,3}/;
+/**
+ * Words of certainty between an answer phrase and its letter ("is for sure D", "is definitely (C)"). A closed list:
+ * any word would let "the answer is hepatitis B" or "vitamin C" name an option.
+ */
+const fillerWords =
+  /^(?:(?:for\s+sure|surely|definitely|clearly|certainly|obviously|probably|most\s+likely|likely|indeed|then|therefore|thus|hence|simply|just|actually|really|option|choice|letter)\s+){1,3}/i;
 
 /**
  * The letter whose option text the statement is; else the letter it starts with when that letter stands alone
@@ -138,12 +142,19 @@ function openingLetter(text: string, letters: string): string | null {
   return opening.exec(text)?.[1] ?? null;
 }
 
-/** A letter the response ends with ("therefore I think it's B."), unless a negation precedes it ("... not A"). */
+/**
+ * A letter the response ends with after a word that states a choice ("therefore I think it's B.", "so I pick (C)"),
+ * never after a negation ("... not A") or as the end of a name ("... rich in vitamin C.").
+ */
 function closingLetter(text: string, letters: string): string | null {
-  const closing = new RegExp(`(?:^|\\s)\\(?([${letters}])\\)?[\\s.!)]*$`).exec(text.slice(-200));
+  const tail = text.slice(-200);
+  const closing = new RegExp(`(?:^|\\s)\\(?([${letters}])\\)?[\\s.!)]*$`).exec(tail);
   if (closing === null) return null;
-  const before = text.slice(0, text.length - text.slice(-200).length + closing.index);
-  return /(?:\bnot|\bnever|\bnon|n't(?:\s+be)?)\s*$/i.test(before) ? null : closing[1]!;
+  const before = tail.slice(0, closing.index);
+  if (/(?:\bnot|\bnever|\bnon|n't(?:\s+be)?)\s*$/i.test(before)) return null;
+  return /(?:\b(?:it's|it\s+is|is|be|was|choose|chose|pick|picked|select|selected|go\s+with)|[:=])\s*$/i.test(before)
+    ? closing[1]!
+    : null;
 }
 
 function letterOfOptionText(
