@@ -152,10 +152,11 @@ function closingLetter(text: string, letters: string): string | null {
   if (closing === null) return null;
   const before = tail.slice(0, closing.index);
   if (/(?:\bnot|\bnever|\bnon|n't(?:\s+be)?)\s*$/i.test(before)) return null;
-  return /(?:\b(?:it's|it\s+is|is|be|was|choose|chose|pick|picked|select|selected|go\s+with)|[:=])\s*$/i.test(before)
-    ? closing[1]!
-    : null;
+  return choiceWordBefore.test(before) ? closing[1]! : null;
 }
+
+const choiceWordBefore =
+  /(?:\b(?:it's|it\s+is|is|be|was|choose|chose|pick|picked|select|selected|go\s+with)|[:=])\s*$/i;
 
 function letterOfOptionText(
   statement: string | null,
