@@ -1,31 +1,48 @@
-// Agreement on the two held-out suites of issue 37 per category, with the count of false "equal" (a wrong answer
-// graded equal) and every disagreement. Run from the repository root: pnpm bench packages/eval/bench/categories.ts
+// Agreement on the held-out suites of issue 37 per category, with the count of false "equal" (a wrong answer graded
+// equal) and every disagreement: suite 1 (six graders' tests, tuned on), suite 2 (lighteval), and the held-out
+// suites A (newer Math-Verify tests) and B (other graders' remaining cases), whose untouched third (every third case
+// of a group, never looked at while the grader was changed) is reported apart and its disagreements printed only
+// with --show-untouched. Run from the repository root:
+//   pnpm bench packages/eval/bench/categories.ts [--show-untouched]
 import {
   agreementOf,
   type CaseOutcome,
   differenceFor,
+  isUntouched,
   runSuite,
   type Suite,
 } from '../test/conformance/suite';
-import { categorySuite, lightevalSuite } from '../test/conformance/suites';
+import {
+  categorySuite,
+  heldOutGraderSuite,
+  heldOutMathVerifySuite,
+  lightevalSuite,
+} from '../test/conformance/suites';
 
+const showUntouched = process.argv.includes('--show-untouched');
 const cell = (text: string): string => {
   const short = text.length > 90 ? `...${text.slice(-87)}` : text;
-  return `\`${short.replace(/\n/g, '\\n').replace(/\|/g, '\\|').replace(/`/g, "'")}\``;
+  return `\`${short.replace(/\n/g, '\\n').replace(/\r/g, '\\r').replace(/\|/g, '\\|').replace(/`/g, "'")}\``;
 };
 const verdict = (equal: boolean): string => (equal ? 'equal' : 'not equal');
+const score = (group: readonly CaseOutcome[]): string => {
+  const { cases, agreed, falseEqual } = agreementOf(group);
+  if (cases === 0) return '- | -';
+  return `${agreed} / ${cases} (${((100 * agreed) / cases).toFixed(1)}%) | ${falseEqual.length}`;
+};
 
-function report(suite: Suite): void {
+/** `split`: report the untouched third apart and hide its disagreements unless asked. */
+function report(suite: Suite, split: boolean): void {
   const outcomes = runSuite(suite);
+  const untouchedColumns = split ? ' untouched: agreement | false "equal" |' : '';
   console.log(`\n## ${suite.name}\n`);
-  console.log('| category | cases | equal / not | agreement | false "equal" |');
-  console.log('| --- | --- | --- | --- | --- |');
+  console.log(`| category | cases | equal / not | agreement | false "equal" |${untouchedColumns}`);
+  console.log(`| --- | --- | --- | --- | --- |${split ? ' --- | --- |' : ''}`);
   const row = (name: string, group: readonly CaseOutcome[]): void => {
-    const { cases, agreed, falseEqual } = agreementOf(group);
     const positives = group.filter((outcome) => outcome.testCase.expected).length;
-    const percent = ((100 * agreed) / cases).toFixed(1);
+    const untouched = split ? ` ${score(group.filter(isUntouched))} |` : '';
     console.log(
-      `| ${name} | ${cases} | ${positives} / ${cases - positives} | ${agreed} / ${cases} (${percent}%) | ${falseEqual.length} |`,
+      `| ${name} | ${group.length} | ${positives} / ${group.length - positives} | ${score(group)} |${untouched}`,
     );
   };
   for (const group of Object.keys(suite.groups)) {
@@ -35,11 +52,14 @@ function report(suite: Suite): void {
     );
   }
   row('all', outcomes);
-  const { disagreements } = agreementOf(outcomes);
-  console.log(`\n${disagreements.length} cases decided differently:\n`);
+  const shown = agreementOf(outcomes).disagreements.filter(
+    (outcome) => !split || showUntouched || !isUntouched(outcome),
+  );
+  const hidden = split && !showUntouched ? ' (the untouched third hidden: --show-untouched)' : '';
+  console.log(`\n${shown.length} cases decided differently${hidden}:\n`);
   console.log('| category | gold | prediction | suite | ours (extracted) | why |');
   console.log('| --- | --- | --- | --- | --- | --- |');
-  for (const { group, testCase, correct, extracted } of disagreements) {
+  for (const { group, testCase, correct, extracted } of shown) {
     const reason = differenceFor(suite, testCase)?.reason ?? 'UNLISTED';
     console.log(
       `| ${group} | ${cell(testCase.gold)} | ${cell(testCase.pred)} | ${verdict(testCase.expected)} | ${verdict(correct)} (${cell(extracted ?? 'none')}) | ${reason} |`,
@@ -47,5 +67,7 @@ function report(suite: Suite): void {
   }
 }
 
-report(categorySuite);
-report(lightevalSuite);
+report(categorySuite, false);
+report(lightevalSuite, false);
+report(heldOutMathVerifySuite, true);
+report(heldOutGraderSuite, true);
