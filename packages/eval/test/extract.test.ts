@@ -48,6 +48,12 @@ describe('extractAnswer', () => {
     expect(extractAnswer('x<2')).toBe('x<2');
   });
 
+  it('reads no bound as a value', () => {
+    expect(grade('The answer is at least 5.', '5').correct).toBe(false);
+    expect(grade('Answer: no more than 4 apples', '4').correct).toBe(false);
+    expect(grade('Final Answer: Jane started growing it 3 hours ago.', '3').correct).toBe(true);
+  });
+
   it('reads what a chain of arithmetic in a sentence equals, never its first number', () => {
     expect(extractAnswer('So there are 3 + 10 = 13 birds.')).toBe('13');
     expect(grade('So there are 3 + 10 = 13 birds.', '3').correct).toBe(false);
