@@ -183,7 +183,9 @@ function statedValue(sentence: string): string | null {
   // "Final Answer: Jane started growing it 3 hours ago.": the one number of a sentence is its answer; a number
   // inside code ("__import__('os').system('x') or 0") is not.
   const numbers = stripped.match(numberPattern) ?? [];
-  return numbers.length === 1 && !looksLikeCode(stripped) && !comparison.test(stripped) ? numbers[0]! : stripped;
+  return numbers.length === 1 && !looksLikeCode(stripped) && !comparison.test(stripped)
+    ? numbers[0]!
+    : stripped;
 }
 
 /** A bound is not a value: "The answer is at least 5." states no answer 5. */
