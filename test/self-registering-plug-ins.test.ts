@@ -63,7 +63,9 @@ async function bundledSources(code: string, resolveDir: string, keepAll: boolean
 }
 
 const publishedPackages = readdirSync(join(root, 'packages')).filter(
-  (name) => (JSON.parse(readFileSync(join(root, 'packages', name, 'package.json'), 'utf8')) as Manifest).private !== true,
+  (name) =>
+    (JSON.parse(readFileSync(join(root, 'packages', name, 'package.json'), 'utf8')) as Manifest).private !==
+    true,
 );
 
 describe('self-registering built-in plug-ins', () => {
@@ -76,7 +78,11 @@ describe('self-registering built-in plug-ins', () => {
         .filter(registers);
       expect(registering.length).toBeGreaterThan(0);
       // An app that imports one function and none of the plug-ins' own exports.
-      const bundled = await bundledSources(`export { ${namesFunction[name]} } from '@taorl/${name}';`, dir, false);
+      const bundled = await bundledSources(
+        `export { ${namesFunction[name]} } from '@taorl/${name}';`,
+        dir,
+        false,
+      );
       for (const file of registering) expect(bundled, file).toContain(file);
     },
   );
@@ -94,7 +100,9 @@ describe('self-registering built-in plug-ins', () => {
         const imported = await bundledSources(`import '@taorl/${name}${subpath.slice(1)}';`, dir, true);
         const registersPlugIns = imported.some((file) => file.startsWith('packages/') && registers(file));
         for (const file of builds) {
-          expect(listed.includes(file ?? ''), `${subpath}: ${file} listed in sideEffects`).toBe(registersPlugIns);
+          expect(listed.includes(file ?? ''), `${subpath}: ${file} listed in sideEffects`).toBe(
+            registersPlugIns,
+          );
         }
       }
     },
