@@ -7,9 +7,12 @@
 // `npm_config_@taorl:registry`; the public registry when unset) and then runs `pnpm publish` per package, and pnpm
 // publishes to the registry of its .npmrc files (pnpm 12 does not read `npm_config_registry`). When the two
 // differ, changesets would check one registry and pnpm publish to another: this fails then, naming both.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+
+const execFileAsync = promisify(execFile);
 
 const PUBLIC_REGISTRY = 'https://registry.npmjs.org/';
 const withSlash = (url) => (url.endsWith('/') ? url : `${url}/`);
@@ -21,33 +24,52 @@ function changesetsRegistry() {
   return configured ? withSlash(configured) : PUBLIC_REGISTRY;
 }
 
-/** The registry `pnpm publish` names for the package in `dir`, read from its own dry run ("📦 name@1.0.0 → url"). */
-function pnpmRegistry(dir, registry) {
-  const run = spawnSync('pnpm', ['publish', '--dry-run', '--no-git-checks'], {
-    cwd: dir,
-    encoding: 'utf8',
-    // changesets passes its registry to pnpm this way; pnpm ignores it, which is what this shows.
-    env: { ...process.env, npm_config_registry: registry },
-  });
-  const target = /→\s*(\S+)/.exec(run.stdout + run.stderr);
-  if (run.status !== 0 || target === null) {
-    throw new Error(`pnpm publish --dry-run failed in ${dir}:\n${run.stdout}${run.stderr}`);
-  }
-  return withSlash(target[1]);
+/**
+ * The registry `pnpm publish` names for each package under packages/, read from its own dry run
+ * ("📦 @taorl/filter@1.0.0 → https://registry.npmjs.org/"), by package name.
+ */
+function pnpmRegistries(registry) {
+  const run = spawnSync(
+    'pnpm',
+    ['-r', '--filter', './packages/*', 'publish', '--dry-run', '--no-git-checks'],
+    {
+      encoding: 'utf8',
+      // changesets passes its registry to pnpm this way; pnpm ignores it, which is what this shows.
+      env: { ...process.env, npm_config_registry: registry },
+    },
+  );
+  if (run.status !== 0) throw new Error(`pnpm -r publish --dry-run failed:\n${run.stdout}${run.stderr}`);
+  return new Map(
+    [...(run.stdout + run.stderr).matchAll(/📦 (\S+)@[^@\s]+ → (\S+)/g)].map(([, name, url]) => [
+      name,
+      withSlash(url),
+    ]),
+  );
 }
 
 /** Whether `name@version` is on `registry` already (changesets then skips it); throws when the registry fails. */
-function isPublished(name, version, registry) {
-  const view = spawnSync(
-    'npm',
-    ['view', `${name}@${version}`, 'version', '--json', `--registry=${registry}`],
-    {
-      encoding: 'utf8',
-    },
-  );
-  if (view.status === 0) return view.stdout.trim() !== '';
-  if (/E404/.test(view.stdout + view.stderr)) return false;
-  throw new Error(`npm view ${name}@${version} --registry=${registry} failed:\n${view.stdout}${view.stderr}`);
+async function isPublished(name, version, registry) {
+  try {
+    const { stdout } = await execFileAsync('npm', [
+      'view',
+      `${name}@${version}`,
+      'version',
+      '--json',
+      `--registry=${registry}`,
+    ]);
+    return stdout.trim() !== '';
+  } catch (error) {
+    if (/E404/.test(`${error.stdout}${error.stderr}`)) return false;
+    throw new Error(
+      `npm view ${name}@${version} --registry=${registry} failed:\n${error.stdout}${error.stderr}`,
+    );
+  }
+}
+
+/** The files of the package's tarball, as `pnpm pack` would write it. */
+async function tarballFiles(dir) {
+  const { stdout } = await execFileAsync('pnpm', ['pack', '--dry-run', '--json'], { cwd: dir });
+  return JSON.parse(stdout).files.map((file) => file.path);
 }
 
 const packageDirs = readdirSync('packages')
@@ -59,8 +81,9 @@ const manifests = packageDirs.map((dir) => ({
   dir,
   ...JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')),
 }));
+const pnpmTargets = pnpmRegistries(registry);
 const mismatches = manifests
-  .map(({ dir, name }) => ({ name, pnpmTarget: pnpmRegistry(dir, registry) }))
+  .map(({ name }) => ({ name, pnpmTarget: pnpmTargets.get(name) ?? 'nowhere (pnpm would not publish it)' }))
   .filter(({ pnpmTarget }) => pnpmTarget !== registry);
 for (const { name, pnpmTarget } of mismatches) {
   console.error(
@@ -70,21 +93,20 @@ for (const { name, pnpmTarget } of mismatches) {
 }
 if (mismatches.length > 0) process.exit(1);
 
-let toPublish = 0;
-for (const { dir, name, version } of manifests) {
-  const published = isPublished(name, version, registry);
-  const files = JSON.parse(
-    execFileSync('pnpm', ['pack', '--dry-run', '--json'], {
-      cwd: dir,
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'pipe'],
-    }),
-  ).files.map((file) => file.path);
-  if (!published) toPublish += 1;
+const plans = await Promise.all(
+  manifests.map(async ({ dir, name, version }) => ({
+    name,
+    version,
+    published: await isPublished(name, version, registry),
+    files: await tarballFiles(dir),
+  })),
+);
+for (const { name, version, published, files } of plans) {
   console.log(
     `${published ? 'skip   ' : 'publish'} ${name}@${version} → ${registry}` +
       `${published ? ' (this version is there already)' : ''}, ${files.length} files:`,
   );
   for (const file of files) console.log(`          ${file}`);
 }
+const toPublish = plans.filter(({ published }) => !published).length;
 console.log(`\n${toPublish} of ${manifests.length} packages would be published to ${registry}`);
