@@ -59,7 +59,11 @@ async function bundledSources(code: string, resolveDir: string, keepAll: boolean
     ignoreAnnotations: keepAll,
     logLevel: 'silent',
   });
-  return Object.values(result.metafile.outputs).flatMap((output) => Object.keys(output.inputs));
+  return Object.values(result.metafile.outputs).flatMap((output) =>
+    Object.entries(output.inputs)
+      .filter(([, input]) => input.bytesInOutput > 0)
+      .map(([file]) => file),
+  );
 }
 
 const publishedPackages = readdirSync(join(root, 'packages')).filter(
