@@ -14,10 +14,10 @@ const changesets = readdirSync(folder).filter((name) => name.endsWith('.md') && 
 function parse(name: string): { packages: string[]; text: string } {
   const match = /^---\n([\s\S]*?)\n---\n([\s\S]*)$/.exec(readFileSync(join(folder, name), 'utf8'));
   if (!match) throw new Error(`.changeset/${name}: no front matter`);
-  const packages = [...match[1].matchAll(/^["']([^"']+)["']:\s*(?:major|minor|patch)\s*$/gm)].map(
-    ([, pkg]) => pkg,
+  const packages = [...match[1]!.matchAll(/^["']([^"']+)["']:\s*(?:major|minor|patch)\s*$/gm)].map(
+    ([, pkg]) => pkg!,
   );
-  return { packages, text: match[2] };
+  return { packages, text: match[2]! };
 }
 
 describe('changesets', () => {

@@ -49,10 +49,10 @@ export function markdownLinks(root: string, file: string): MarkdownLink[] {
   const links: MarkdownLink[] = [];
   const lineOf = (index: number) => text.slice(0, index).split('\n').length;
   for (const match of text.matchAll(/\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)) {
-    links.push({ file, line: lineOf(match.index), target: match[1] });
+    links.push({ file, line: lineOf(match.index), target: match[1]! });
   }
   for (const match of text.matchAll(/^ {0,3}\[[^\]]+\]:\s+<?(\S+?)>?(?:\s|$)/gm)) {
-    links.push({ file, line: lineOf(match.index), target: match[1] });
+    links.push({ file, line: lineOf(match.index), target: match[1]! });
   }
   return links;
 }
@@ -79,12 +79,12 @@ export function anchorsOf(path: string): Set<string> {
   const anchors = new Set<string>();
   const seen = new Map<string, number>();
   for (const [, heading] of text.matchAll(/^ {0,3}#{1,6}\s+(.+?)\s*#*\s*$/gm)) {
-    const base = headingAnchor(heading);
+    const base = headingAnchor(heading!);
     const count = seen.get(base) ?? 0;
     seen.set(base, count + 1);
     anchors.add(count === 0 ? base : `${base}-${count}`);
   }
-  for (const [, id] of text.matchAll(/<a\s+(?:id|name)="([^"]+)"/g)) anchors.add(id);
+  for (const [, id] of text.matchAll(/<a\s+(?:id|name)="([^"]+)"/g)) anchors.add(id!);
   anchorCache.set(path, anchors);
   return anchors;
 }
@@ -103,13 +103,13 @@ export function checkLinks(root: string, files: string[]): LinkReport {
       let path: string;
       let anchor: string | undefined;
       if (inRepository) {
-        path = resolve(root, decodeURIComponent(inRepository[1]));
+        path = resolve(root, decodeURIComponent(inRepository[1]!));
         anchor = inRepository[2]?.slice(1);
       } else if (/^[a-z][a-z+.-]*:/i.test(link.target)) {
         report.external += 1;
         continue;
       } else {
-        const [target, fragment] = link.target.split('#', 2);
+        const [target = '', fragment] = link.target.split('#', 2);
         path = target === '' ? join(root, file) : resolve(root, dirname(file), decodeURIComponent(target));
         anchor = fragment;
       }
