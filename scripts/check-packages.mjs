@@ -1,12 +1,14 @@
 // Packaging checks on the built workspace: every publishable package passes publint (strict, packed with pnpm so
 // publishConfig applies) and are-the-types-wrong, and its ESM and CJS builds load in Node with the same exports.
-// pnpm pack shows each tarball holds only what users need. Then the packed tarballs are installed into a project
+// pnpm pack shows each tarball holds only what users need. Then every package is released to a throwaway local
+// registry as docs/CONTRIBUTING.md releases (the dry run, then changeset publish), installed from it into a project
 // outside the workspace and exercised by the oldest Node the `engines` fields allow (scripts/packaging/). The
 // trainer's built CLI answers an unknown command with usage and exit code 2, on this Node and on the oldest.
 // Beyond those tools (scripts/packaging/tarball-rules.mjs): no build in a tarball that no export or bin names, a
 // portable main entry bundles for the browser, README links work on the npm page and its example runs as plain
-// JavaScript against the tarballs, each tarball's LICENSE is the licence text, and @taorl/eval/node bundled into
-// an application still grades on its worker threads.
+// JavaScript (an ES module and CommonJS) against the installed packages, each tarball's LICENSE is the licence
+// text, no published manifest names a private package, a bundle keeps the builds that register plug-ins, and
+// @taorl/eval/node bundled into an application still grades on its worker threads.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import {
   copyFileSync,
@@ -226,7 +228,7 @@ try {
   for (const binary of oldestBinaries) {
     const smoke = spawnSync(binary, [join(project, 'smoke.mjs'), parquet], { encoding: 'utf8' });
     process.stdout.write(smoke.stdout + smoke.stderr);
-    if (smoke.status !== 0) failures.push(`the packed tarballs on ${binary}`);
+    if (smoke.status !== 0) failures.push(`the installed packages on ${binary}`);
   }
 
   // Each README's example, as a user would paste it into an ES module and as a CommonJS user would write it,
