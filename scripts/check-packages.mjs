@@ -1,17 +1,18 @@
 // Packaging checks on the built workspace: every publishable package passes publint (strict, packed with pnpm so
 // publishConfig applies) and are-the-types-wrong, and its ESM and CJS builds load in Node with the same exports.
-// pnpm pack shows each tarball holds only what users need. Then the packed tarballs are installed into a project
+// pnpm pack shows each tarball holds only what users need. Then every package is released to a throwaway local
+// registry as docs/CONTRIBUTING.md releases (the dry run, then changeset publish), installed from it into a project
 // outside the workspace and exercised by the oldest Node the `engines` fields allow (scripts/packaging/). The
 // trainer's built CLI answers an unknown command with usage and exit code 2, on this Node and on the oldest.
 // Beyond those tools (scripts/packaging/tarball-rules.mjs): no build in a tarball that no export or bin names, a
 // portable main entry bundles for the browser, README links work on the npm page and its example runs as plain
-// JavaScript against the tarballs, each tarball's LICENSE is the licence text, and @taorl/eval/node bundled into
-// an application still grades on its worker threads.
+// JavaScript (an ES module and CommonJS) against the installed packages, each tarball's LICENSE is the licence
+// text, no published manifest names a private package, a bundle keeps the builds that register plug-ins, and
+// @taorl/eval/node bundled into an application still grades on its worker threads.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import {
   copyFileSync,
   existsSync,
-  mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
@@ -23,11 +24,13 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
+import { startLocalRegistry } from './packaging/local-registry.mjs';
 import { installNode, oldestNodeVersion } from './packaging/oldest-node.mjs';
 import {
   browserBundleProblem,
   builtFiles,
   codeSubpaths,
+  commonJsExample,
   isDeclarationChunk,
   isFullApacheLicense,
   PORTABLE_MAIN,
@@ -150,81 +153,111 @@ const oldestBinaries = oldestVersions.map((version) =>
   installNode(version, resolve('node_modules', '.cache', 'oldest-node')),
 );
 
-// A project outside the workspace that depends on every packed tarball; overrides point the packages'
-// dependencies on each other at the tarballs too. Third-party dependencies come from pnpm's store.
-const project = mkdtempSync(join(tmpdir(), 'taorl-packed-'));
+// The release of docs/CONTRIBUTING.md through a throwaway local registry: the dry run must name that registry,
+// `changeset publish` (no git tags) publishes every package to it, and a project outside the workspace installs
+// them from it as a user would: the @taorl scope from the local registry, third-party dependencies from the usual
+// one (pnpm's store first).
+const registryFolder = mkdtempSync(join(tmpdir(), 'taorl-registry-'));
+const registry = await startLocalRegistry(registryFolder);
+const project = mkdtempSync(join(tmpdir(), 'taorl-installed-'));
 try {
-  mkdirSync(join(project, 'tarballs'));
-  const tarballs = Object.fromEntries(
-    packageDirs.map((dir) => {
-      const packed = JSON.parse(
-        execFileSync('pnpm', ['pack', '--json', '--pack-destination', join(project, 'tarballs')], {
-          cwd: dir,
-          encoding: 'utf8',
-          stdio: ['ignore', 'pipe', 'pipe'],
-        }),
-      );
-      return [readManifest(dir).name, `file:${packed.filename}`];
-    }),
+  const plan = spawnSync('node', ['scripts/release-plan.mjs'], {
+    encoding: 'utf8',
+    env: registry.releaseEnv,
+  });
+  check(
+    plan.status === 0 &&
+      plan.stdout.includes(
+        `${packageDirs.length} of ${packageDirs.length} packages would be published to ${registry.url}`,
+      ),
+    `the release dry run names the local registry and lists every package's files`,
+  );
+  if (plan.status !== 0) console.log(plan.stdout + plan.stderr);
+  const publish = spawnSync('pnpm', ['exec', 'changeset', 'publish', '--no-git-tag'], {
+    encoding: 'utf8',
+    env: registry.releaseEnv,
+  });
+  check(publish.status === 0, 'changeset publish --no-git-tag publishes to the local registry');
+  if (publish.status !== 0) console.log(publish.stdout + publish.stderr);
+
+  const published = Object.fromEntries(
+    packageDirs.map((dir) => [readManifest(dir).name, readManifest(dir).version]),
   );
   // A user installs the peer dependencies beside a package (the READMEs' install lines), so its example finds them.
   const peers = Object.assign({}, ...packageDirs.map((dir) => readManifest(dir).peerDependencies ?? {}));
   writeFileSync(
     join(project, 'package.json'),
     JSON.stringify({
-      name: 'packed-check',
+      name: 'installed-check',
       private: true,
       type: 'module',
-      dependencies: { ...peers, ...tarballs },
+      dependencies: { ...peers, ...published },
     }),
   );
-  writeFileSync(
-    join(project, 'pnpm-workspace.yaml'),
-    // strictDepBuilds: false leaves dependencies' install scripts unrun, as the workspace declines them.
-    `strictDepBuilds: false\noverrides:\n${Object.entries(tarballs)
-      .map(([name, spec]) => `  ${JSON.stringify(name)}: ${JSON.stringify(spec)}`)
-      .join('\n')}\n`,
-  );
+  writeFileSync(join(project, '.npmrc'), `@taorl:registry=${registry.url}\n`);
+  // strictDepBuilds: false leaves dependencies' install scripts unrun, as the workspace declines them.
+  writeFileSync(join(project, 'pnpm-workspace.yaml'), 'strictDepBuilds: false\n');
   execFileSync('pnpm', ['install', '--prefer-offline', '--reporter=silent'], {
     cwd: project,
     stdio: 'inherit',
   });
-  for (const dir of packageDirs) {
-    const name = readManifest(dir).name;
+  const privateNames = new Set(
+    readdirSync('packages')
+      .map((name) => readManifest(resolve('packages', name)))
+      .filter((manifest) => manifest.private === true)
+      .map((manifest) => manifest.name),
+  );
+  for (const name of Object.keys(published)) {
+    const installed = JSON.parse(readFileSync(join(project, 'node_modules', name, 'package.json'), 'utf8'));
+    const named = ['dependencies', 'devDependencies', 'peerDependencies', 'optionalDependencies'].flatMap(
+      (field) => Object.keys(installed[field] ?? {}).filter((dependency) => privateNames.has(dependency)),
+    );
+    check(
+      named.length === 0,
+      `${name}: the published manifest names no private workspace package ${named.join(', ')}`,
+    );
     const license = readFileSync(join(project, 'node_modules', name, 'LICENSE'), 'utf8');
     check(
       isFullApacheLicense(license),
       `${name}: the tarball's LICENSE is the Apache License 2.0 text (${license.length} characters)`,
     );
   }
+  await checkBundledRegistrations(project, packageDirs.map(readManifest));
   copyFileSync(resolve('scripts/packaging/smoke.mjs'), join(project, 'smoke.mjs'));
   const parquet = resolve('packages/eval/data/benchmarks/aime24/deepscaler_aime.parquet');
   for (const binary of oldestBinaries) {
     const smoke = spawnSync(binary, [join(project, 'smoke.mjs'), parquet], { encoding: 'utf8' });
     process.stdout.write(smoke.stdout + smoke.stderr);
-    if (smoke.status !== 0) failures.push(`the packed tarballs on ${binary}`);
+    if (smoke.status !== 0) failures.push(`the installed packages on ${binary}`);
   }
 
-  // Each README's example, as a user would paste it into an ES module, against the installed tarballs.
-  // @taorl/rollout's rolls out against a vLLM-compatible server: the built trainer's `taorl serve` on the shipped
-  // base model, whose URL the example reads from TAORL_SERVER.
+  // Each README's example, as a user would paste it into an ES module and as a CommonJS user would write it,
+  // against the installed packages. @taorl/rollout's rolls out against a vLLM-compatible server: the built
+  // trainer's `taorl serve` on the shipped base model, whose URL the example reads from TAORL_SERVER.
   const server = await startTaorlServe();
   try {
     for (const dir of packageDirs) {
       const name = readManifest(dir).name;
       const example = readmeExample(readFileSync(join(dir, 'README.md'), 'utf8'));
       if (example === null) continue;
-      const file = join(project, `example-${name.split('/')[1]}.mjs`);
-      writeFileSync(file, example);
-      for (const binary of oldestBinaries) {
-        const run = spawnSync(binary, [file], {
-          cwd: project,
-          encoding: 'utf8',
-          timeout: 300_000,
-          env: { ...process.env, TAORL_SERVER: server.url },
-        });
-        check(run.status === 0, `${name}: the README example runs as JavaScript (${binary})`);
-        if (run.status !== 0) console.log(run.stdout + run.stderr);
+      const esm = join(project, `example-${name.split('/')[1]}.mjs`);
+      const cjs = join(project, `example-${name.split('/')[1]}.cjs`);
+      writeFileSync(esm, example);
+      writeFileSync(cjs, commonJsExample(example));
+      for (const [file, kind] of [
+        [esm, 'an ES module'],
+        [cjs, 'CommonJS'],
+      ]) {
+        for (const binary of oldestBinaries) {
+          const run = spawnSync(binary, [file], {
+            cwd: project,
+            encoding: 'utf8',
+            timeout: 300_000,
+            env: { ...process.env, TAORL_SERVER: server.url },
+          });
+          check(run.status === 0, `${name}: the README example runs as ${kind} (${binary})`);
+          if (run.status !== 0) console.log(run.stdout + run.stderr);
+        }
       }
     }
   } finally {
@@ -262,7 +295,9 @@ console.log(JSON.stringify(results.map((result) => result.correct)));
     rmSync(bundled, { recursive: true, force: true });
   }
 } finally {
+  registry.close();
   rmSync(project, { recursive: true, force: true });
+  rmSync(registryFolder, { recursive: true, force: true });
 }
 
 for (const node of [process.execPath, ...oldestBinaries]) {
@@ -300,4 +335,43 @@ function startTaorlServe() {
     child.stderr.on('data', collect);
     child.once('exit', (code) => reject(new Error(`taorl serve exited with ${code}: ${output}`)));
   });
+}
+
+/**
+ * An application that imports every entry of every package for its side effects alone (`import '@taorl/filter'`)
+ * has the same plug-ins registered whether Node runs it or esbuild bundles it first: `sideEffects` keeps the
+ * builds that register. The registries live on globalThis under Symbol.for('taorl.<package>.<kind>')
+ * (packages/plugin-registry), which the application prints.
+ */
+async function checkBundledRegistrations(project, manifests) {
+  const imports = manifests.flatMap((manifest) =>
+    codeSubpaths(manifest).map((subpath) => `import '${manifest.name}${subpath.slice(1)}';`),
+  );
+  const application = join(project, 'registrations.mjs');
+  writeFileSync(
+    application,
+    `${imports.join('\n')}
+const registries = Object.getOwnPropertySymbols(globalThis)
+  .filter((key) => key.description.startsWith('taorl.'))
+  .map((key) => \`\${key.description}: \${[...globalThis[key].entries.keys()].join(' ')}\`);
+console.log(registries.sort().join('\\n'));
+`,
+  );
+  await build({
+    entryPoints: [application],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    external: ['@tensorflow/*'],
+    outfile: join(project, 'registrations.bundled.mjs'),
+    logLevel: 'silent',
+  });
+  const [byNode, bundled] = [application, join(project, 'registrations.bundled.mjs')].map((file) =>
+    spawnSync(process.execPath, [file], { cwd: project, encoding: 'utf8' }).stdout.trim(),
+  );
+  check(
+    byNode.split('\n').length >= 4 && bundled === byNode,
+    `a bundle of bare imports of every entry registers what Node registers (${byNode.split('\n').length} registries)`,
+  );
+  if (bundled !== byNode) console.log(`Node:\n${byNode}\nbundled:\n${bundled}`);
 }

@@ -5,9 +5,11 @@ import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 
 // Built-in plug-ins register themselves in the files that define them (docs/plug-ins.md), so a bundler must keep
-// those files even when an app uses none of their exports. The published builds are one module per entry and keep
-// them; a bundle of the sources (the "@taorl/source" condition) keeps them only because each package's
-// `sideEffects` lists them. This checks that every self-registering file of every package is listed.
+// those files even when an app uses none of their exports. Each package's `sideEffects` names them twice: the
+// source files, for bundles of the sources (the "@taorl/source" condition, as the browser smoke test builds), and
+// the builds that contain them, for the published package (each entry is one module there, so a bundler that
+// drops a side-effect-free build drops every registration in it; `pnpm test:packaging` bundles the installed
+// packages to check that). This checks both lists against the sources.
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 /** Each package with plug-ins, and a function of its main entry that an app might import alone. */
@@ -19,6 +21,17 @@ const namesFunction: Record<string, string> = {
 };
 const REGISTERS = /^\s*(\w+\.registerBuiltIn|registerBuiltInFormat)\(/m;
 
+interface EntryConditions {
+  '@taorl/source'?: string;
+  import?: { default: string };
+  require?: { default: string };
+}
+interface Manifest {
+  private?: boolean;
+  sideEffects: boolean | string[];
+  exports: Record<string, EntryConditions | string>;
+}
+
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
     entry.isDirectory()
@@ -29,30 +42,73 @@ function sourceFiles(dir: string): string[] {
   );
 }
 
+const registers = (file: string): boolean => REGISTERS.test(readFileSync(join(root, file), 'utf8'));
+
+/** The files (relative to the root) that `code` pulls in when bundled from the sources, sideEffects ignored. */
+async function bundledSources(code: string, resolveDir: string, keepAll: boolean): Promise<string[]> {
+  const result = await build({
+    stdin: { contents: code, resolveDir },
+    absWorkingDir: root,
+    bundle: true,
+    write: false,
+    metafile: true,
+    platform: 'node',
+    format: 'esm',
+    conditions: ['@taorl/source'],
+    external: ['@tensorflow/*'],
+    ignoreAnnotations: keepAll,
+    logLevel: 'silent',
+  });
+  return Object.values(result.metafile.outputs).flatMap((output) =>
+    Object.entries(output.inputs)
+      .filter(([, input]) => input.bytesInOutput > 0)
+      .map(([file]) => file),
+  );
+}
+
+const publishedPackages = readdirSync(join(root, 'packages')).filter(
+  (name) =>
+    (JSON.parse(readFileSync(join(root, 'packages', name, 'package.json'), 'utf8')) as Manifest).private !==
+    true,
+);
+
 describe('self-registering built-in plug-ins', () => {
   it.each(Object.keys(namesFunction))(
     '@taorl/%s: a bundle of the sources that only lists names keeps every file that registers one',
     async (name) => {
       const dir = join(root, 'packages', name);
       const registering = sourceFiles(join(dir, 'src'))
-        .filter((file) => REGISTERS.test(readFileSync(file, 'utf8')))
-        .map((file) => relative(root, file));
+        .map((file) => relative(root, file))
+        .filter(registers);
       expect(registering.length).toBeGreaterThan(0);
-      const result = await build({
-        // An app that imports one function and none of the plug-ins' own exports.
-        stdin: { contents: `export { ${namesFunction[name]} } from '@taorl/${name}';`, resolveDir: dir },
-        absWorkingDir: root,
-        bundle: true,
-        write: false,
-        metafile: true,
-        platform: 'node',
-        format: 'esm',
-        conditions: ['@taorl/source'],
-        external: ['@tensorflow/*'],
-        logLevel: 'silent',
-      });
-      const bundled = Object.values(result.metafile.outputs).flatMap((output) => Object.keys(output.inputs));
+      // An app that imports one function and none of the plug-ins' own exports.
+      const bundled = await bundledSources(
+        `export { ${namesFunction[name]} } from '@taorl/${name}';`,
+        dir,
+        false,
+      );
       for (const file of registering) expect(bundled, file).toContain(file);
+    },
+  );
+
+  it.each(publishedPackages)(
+    '@taorl/%s: sideEffects names the builds of exactly the entries that register a plug-in when imported',
+    async (name) => {
+      const dir = join(root, 'packages', name);
+      const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as Manifest;
+      const listed = Array.isArray(manifest.sideEffects) ? manifest.sideEffects : [];
+      for (const [subpath, conditions] of Object.entries(manifest.exports)) {
+        if (typeof conditions === 'string' || conditions['@taorl/source'] === undefined) continue;
+        const builds = [conditions.import?.default, conditions.require?.default];
+        // Everything a bare `import '<package><subpath>'` runs, in this package or a sibling it imports.
+        const imported = await bundledSources(`import '@taorl/${name}${subpath.slice(1)}';`, dir, true);
+        const registersPlugIns = imported.some((file) => file.startsWith('packages/') && registers(file));
+        for (const file of builds) {
+          expect(listed.includes(file ?? ''), `${subpath}: ${file} listed in sideEffects`).toBe(
+            registersPlugIns,
+          );
+        }
+      }
     },
   );
 });

@@ -111,6 +111,28 @@ export function readmeExample(readme) {
   return section?.match(/^```js\n([\s\S]*?)^```$/m)?.[1] ?? null;
 }
 
+/**
+ * The README's example as a CommonJS user writes it: each import at its top a `require`, and the rest in an async
+ * function, since CommonJS has no top-level await. Throws for an import it cannot convert or one further down.
+ */
+export function commonJsExample(example) {
+  const lines = example.split('\n');
+  const requires = [];
+  let first = 0;
+  for (; first < lines.length; first += 1) {
+    const line = lines[first];
+    const named = /^import \{([^}]*)\} from '([^']+)';$/.exec(line);
+    const namespace = /^import \* as (\w+) from '([^']+)';$/.exec(line);
+    if (named) requires.push(`const {${named[1].replace(/\s+as\s+/g, ': ')}} = require('${named[2]}');`);
+    else if (namespace) requires.push(`const ${namespace[1]} = require('${namespace[2]}');`);
+    else if (line.trim() !== '') break;
+  }
+  const body = lines.slice(first).join('\n');
+  const stray = /^\s*import\b.*$/m.exec(body);
+  if (stray) throw new Error(`the README example's import cannot be written as a require: ${stray[0]}`);
+  return `${requires.join('\n')}\n(async () => {\n${body}})().catch((error) => {\n  console.error(error);\n  process.exitCode = 1;\n});\n`;
+}
+
 /** Whether a LICENSE file is the whole Apache License 2.0, not a short notice pointing to it. */
 export function isFullApacheLicense(text) {
   return (

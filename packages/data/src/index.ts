@@ -6,6 +6,7 @@ export {
   ARITH_MIXES,
   type ArithMix,
   type ArithMixName,
+  type ArithShare,
   type ArithStrategyShares,
   arithMix,
 } from './arith-tool/mixes';
@@ -40,6 +41,7 @@ export {
   passRates,
 } from './curation';
 export { DATASET_FORMATS, type DatasetFormat, type DatasetRecords } from './datasets/dataset-formats';
+export type { JsonObject } from './datasets/fields';
 export {
   parseConversation,
   parseQaPair,

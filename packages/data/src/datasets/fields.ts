@@ -1,5 +1,6 @@
 import { DataError, type DataLocation } from '../errors';
 
+/** A JSON object as read from a record: its field names and their values, not yet checked. */
 export type JsonObject = Record<string, unknown>;
 
 export function isObject(value: unknown): value is JsonObject {
