@@ -52,7 +52,7 @@ const packageDirs = readdirSync('packages')
 
 /**
  * The data files a package ships: each benchmark's test.jsonl and READMEs under data/benchmarks (only
- * @taorl/eval has that folder; the verl parquet copies stay in the repository, docs/packages/eval.md), and the
+ * @taorl/eval has that folder; the verl parquet copies stay in the repository, docs/explanation/grading.md), and the
  * Python programs under python/ that the code reads at run time (only @taorl/sandbox; not their tests).
  */
 function shippedData(dir) {

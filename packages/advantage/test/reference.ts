@@ -1,4 +1,4 @@
-// Independent float64 recomputations of the formulas in docs/packages/advantage.md (sections 1-4), written
+// Independent float64 recomputations of the formulas in docs/explanation/advantages.md (sections 1-4), written
 // plainly (sorts, per-token loops) so that they share no code with the optimised sources.
 import type { TestTrajectory } from './random';
 

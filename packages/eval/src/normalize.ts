@@ -12,7 +12,7 @@ const unitWord =
 
 /**
  * String-level rewrites before parsing: the union of Qwen2.5-Math's strip_string and Math-Verify's normalisation
- * (each rule is listed with an example in docs/packages/eval.md). Structure-level rules (x = 3, \frac12) live in
+ * (each rule is listed with an example in docs/explanation/grading.md). Structure-level rules (x = 3, \frac12) live in
  * the parser and the comparison instead.
  */
 export function normalizeAnswer(raw: string): NormalizedAnswer {

@@ -2,7 +2,7 @@ import type { Case } from './cases';
 
 /**
  * A second batch of cases, written after the grader was tuned on caseClasses and run once unchanged: its first-run
- * agreement is reported in docs/packages/eval.md. Cases whose verdict Math-Verify and the Qwen grader would give
+ * agreement is reported in docs/explanation/grading.md. Cases whose verdict Math-Verify and the Qwen grader would give
  * differently are left out.
  */
 export const heldOutCases: Record<string, readonly Case[]> = {

@@ -61,7 +61,7 @@ export const trainerSchema = z.strictObject({
     testSize: int('held-out problems for evaluation', 500, { min: 1 }),
     mix: oneOf(
       'arith-tool problems and demonstrations: classic (every kind, mostly right demonstrations) or strategy ' +
-        '(short answers, demonstrations with strategy mistakes that RL can fix; docs/packages/data.md) or pretrain ' +
+        '(short answers, demonstrations with strategy mistakes that RL can fix; docs/explanation/arith-tool-task.md) or pretrain ' +
         "(other operations, every demonstration right: the demo's base model)",
       'classic',
       ['classic', 'strategy', 'pretrain'] as const,
@@ -179,7 +179,7 @@ export const trainerSchema = z.strictObject({
       ),
     correction: section(
       "rollout correction (verl's, Yao et al. 2025): weigh each token by the truncated pi_old / pi_rollout, reject " +
-        'tokens or sequences whose ratio leaves [lower, upper]; needs rl.oldLogProbs trainer (docs/packages/grpo.md)',
+        'tokens or sequences whose ratio leaves [lower, upper]; needs rl.oldLogProbs trainer (docs/explanation/policy-update.md)',
       {
         enabled: z
           .boolean()

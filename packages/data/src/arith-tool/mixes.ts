@@ -35,8 +35,8 @@ export type ArithMixName = 'classic' | 'strategy' | 'pretrain';
  *   the strategy mistakes imitation keeps reproducing: answering in the head problems that need code, giving up
  *   after a failed call, stopping after the first of two needed calls. SFT plateaus at what that mix can reach;
  *   reward can find better tool use. Built so that TAO-RL's mechanisms have something to act on
- *   (docs/packages/data.md, The strategy mix).
- * - `pretrain`: what the demo's base model is pretrained on (docs/packages/data.md, The pretraining mix): other
+ *   (docs/explanation/arith-tool-task.md, The strategy mix).
+ * - `pretrain`: what the demo's base model is pretrained on (docs/explanation/arith-tool-task.md, The pretraining mix): other
  *   operations and wordings than the strategy mix's kinds, every demonstration calling the tool for each step and
  *   right. It teaches the format and copying numbers, which a tiny model learns late and at a seed-dependent
  *   step, and no strategy for the demo's problems.

@@ -1,6 +1,6 @@
 import type { Rational } from '../math/rational';
 
-/** Scalar and structural answers after parsing. Each kind maps to one comparison rule (docs/packages/eval.md). */
+/** Scalar and structural answers after parsing. Each kind maps to one comparison rule (docs/explanation/grading.md). */
 export type Expr =
   /** `decimal` marks literals written with a point or exponent: approximations, compared with tolerance. */
   | { readonly kind: 'number'; readonly value: Rational; readonly decimal?: boolean }

@@ -45,7 +45,7 @@ const failureMarker = /Traceback \(most recent call last\)|\b[A-Z][a-zA-Z]*Error
  * Tool use guessed from a response's text, for responses of another framework that recorded no calls: counts tool
  * calls (```python blocks, <tool_call> JSON, <code> tags) and their non-blank code lines, and tool outputs
  * (```output, <tool_response>, <interpreter>) that show a Python error or a timeout as failed calls: the trajectory
- * formats of docs/packages/sandbox.md, as in SimpleTIR, Open-AgentRL and ToRA. Any other format counts as no
+ * formats of docs/explanation/sandbox.md, as in SimpleTIR, Open-AgentRL and ToRA. Any other format counts as no
  * calls; where the calls were recorded, `toolUseOf` counts them whatever their format.
  */
 export function countToolUse(response: string): ToolUse {
