@@ -333,13 +333,13 @@ def page_runs(pages):
     return [tuple(run) for run in runs]
 
 
-# Trusted code that does what runs commonly do: a loop printing a number, and a common use of each preloaded module
-# that has one here. Not the warm-up, which touches far more of the libraries than a run (learnt from it, a child
-# copied 7,000 pages ahead, which cost a trivial run more than the faults it saved).
+# Trusted code that does what runs commonly do: a loop printing a number, and the light use of each preloaded module
+# that has one here (what any use of it writes; heavier uses fault in the rest). Not the warm-up, which touches far
+# more of the libraries than a run: learnt from it, a child copied 7,000 pages, more than a trivial run saved; from
+# sympy's solve, simplify and integrate, 3,100, and a sympy run that factors and integrates was no faster.
 CALIBRATION_CODES = {
     None: "total = 0\nfor i in range(1, 2001):\n    total += i * i % 7\nprint(total)",
-    "sympy": "import sympy as sp\nx = sp.Symbol('x')\nprint(sp.factor(x**2 - 1), sp.solve(x**2 - 2, x), "
-             "sp.simplify(sp.sin(x)**2 + sp.cos(x)**2), sp.integrate(x * sp.exp(x), x), sp.Rational(1, 3) + 1)",
+    "sympy": "import sympy as sp\nx = sp.Symbol('x')\nprint(sp.factor(x**2 - 1), sp.expand((x + 1)**3), sp.Rational(1, 3) + 1)",
     "numpy": "import numpy as np\nprint(np.arange(10).sum(), np.linalg.det(np.eye(3)), np.random.rand(2).shape)",
 }
 
