@@ -339,7 +339,8 @@ def page_runs(pages):
 # sympy's solve, simplify and integrate, 3,100, and a sympy run that factors and integrates was no faster.
 CALIBRATION_CODES = {
     None: "total = 0\nfor i in range(1, 2001):\n    total += i * i % 7\nprint(total)",
-    "sympy": "import sympy as sp\nx = sp.Symbol('x')\nprint(sp.factor(x**2 - 1), sp.expand((x + 1)**3), sp.Rational(1, 3) + 1)",
+    "sympy": "import sympy as sp\nx = sp.Symbol('x')\n"
+             "print(sp.factor(x**2 - 1), sp.expand((x + 1)**3), sp.Rational(1, 3) + 1)",
     "numpy": "import numpy as np\nprint(np.arange(10).sum(), np.linalg.det(np.eye(3)), np.random.rand(2).shape)",
 }
 
