@@ -368,7 +368,8 @@ export async function startSandboxServer(options: SandboxServerOptions): Promise
       .then((answer) => {
         heartbeat.stop();
         admission.release(share);
-        metrics.response(answer.statusCode);
+        // The status on the wire: 200 once the heartbeat's head went out, whatever the body says.
+        metrics.response(heartbeat.headSent ? 200 : answer.statusCode);
         if (response.destroyed) return;
         if (heartbeat.headSent) {
           response.end(answer.statusCode === 200 ? answer.body : failureInBody(answer));
