@@ -1,8 +1,10 @@
 // taorl-sandbox serve under load on loopback, side by side with the in-process pool in one run.
 // 1. Load, as a verl user meets it: verl's own unmodified client (test/fixtures/verl, Debian python3 with
 //    python3-requests), N calls at once each from its own thread, against a server process with default options
-//    (the built CLI), and the same N concurrent calls to the pool's run() in process, interleaved. Every call
-//    carries its own number and must come back exactly once with its own output ("lost" counts the others).
+//    (the built CLI), and the same N concurrent calls to the pool's run() in process: SERVE_BENCH_ROUNDS rounds
+//    (3) per N, the two arms in alternating order. Every call carries its own number and must come back exactly
+//    once with its own output ("lost" counts the others). CPU per call: the server process's own (HTTP, JSON, the
+//    pool's host side; its workers not included) against this process's in the in-process arm, and the client's.
 // 2. Per-request overhead of the server, before and after a change: the same Node clients against this build's
 //    server and against another build's (SERVE_BENCH_BASELINE_CLI, e.g. main's dist/cli.js), interleaved.
 // 3. The security suite's hostile cases (test/security.test.ts) over HTTP; the server must still answer.
@@ -19,6 +21,7 @@ import { HOSTILE_CASES } from '../test/hostile-code';
 const WORKERS = Number(process.env.SERVE_BENCH_WORKERS ?? 2);
 const CONCURRENCY = (process.env.SERVE_BENCH_CONCURRENCY ?? '16,64,256').split(',').map(Number);
 const CALLS = Number(process.env.SERVE_BENCH_CALLS ?? 512);
+const ROUNDS = Number(process.env.SERVE_BENCH_ROUNDS ?? 3);
 const OVERHEAD_CALLS = Number(process.env.SERVE_BENCH_OVERHEAD_CALLS ?? 256);
 const BASELINE_CLI = process.env.SERVE_BENCH_BASELINE_CLI;
 
@@ -37,6 +40,10 @@ interface Measurement {
   p50: number;
   p95: number;
   lost: number;
+  /** CPU ms per call of the calling side's host process (this process in process; the server over HTTP). */
+  hostCpuMs?: number;
+  /** CPU ms per call of verl's client process. */
+  clientCpuMs?: number;
 }
 
 function quantile(sorted: number[], q: number): number {
@@ -63,6 +70,7 @@ async function measure(
   let next = 0;
   let lost = 0;
   const started = performance.now();
+  const cpuBefore = process.cpuUsage();
   await Promise.all(
     Array.from({ length: clients }, async () => {
       while (next < calls) {
@@ -74,7 +82,19 @@ async function measure(
       }
     }),
   );
-  return summary(calls, (performance.now() - started) / 1000, latencies, lost);
+  const cpu = process.cpuUsage(cpuBefore);
+  return {
+    ...summary(calls, (performance.now() - started) / 1000, latencies, lost),
+    hostCpuMs: (cpu.user + cpu.system) / 1000 / calls,
+  };
+}
+
+/** A process's own CPU time (user and system, its children not included) in ms, from /proc. */
+function processCpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // utime and stime, fields 14 and 15 of stat(5), in clock ticks (100 per second on Linux).
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
 }
 
 interface VerlToolResult {
@@ -84,31 +104,43 @@ interface VerlToolResult {
 }
 
 /** `calls` calls through verl's client, `clients` at once (each call its own thread while it runs). */
-async function measureVerl(url: string, calls: number, clients: number): Promise<Measurement> {
+async function measureVerl(
+  url: string,
+  serverPid: number,
+  calls: number,
+  clients: number,
+): Promise<Measurement> {
   const job = {
     url: `${url}/run_code`,
     threads: clients,
     // verl's reward path: timeout 10 s, so its client gives each try 30 s and retries a 504 twice.
     tool: Array.from({ length: calls }, (_, id) => ({ code: snippet(id), timeout: 10 })),
   };
+  const serverCpuBefore = processCpuMs(serverPid);
   const { stdout } = await promisify(execFile)('/usr/bin/python3', [VERL_DRIVER, JSON.stringify(job)], {
     maxBuffer: 256 * 1024 * 1024,
     env: { PATH: '/usr/bin:/bin', LANG: 'C.UTF-8', PYTHONDONTWRITEBYTECODE: '1' },
   });
   // The calls' own wall time: Python's start and its imports are not the server's.
-  const { tool: results, tool_seconds: seconds } = JSON.parse(stdout) as {
-    tool: VerlToolResult[];
-    tool_seconds: number;
-  };
+  const serverCpuMs = processCpuMs(serverPid) - serverCpuBefore;
+  const {
+    tool: results,
+    tool_seconds: seconds,
+    tool_cpu_seconds: clientCpuSeconds,
+  } = JSON.parse(stdout) as { tool: VerlToolResult[]; tool_seconds: number; tool_cpu_seconds: number };
   const lost = results.filter(
     (result, id) => result.status !== true || result.metadata.stdout !== expected(id),
   ).length;
-  return summary(
-    calls,
-    seconds,
-    results.map((result) => result.seconds * 1000),
-    lost,
-  );
+  return {
+    ...summary(
+      calls,
+      seconds,
+      results.map((result) => result.seconds * 1000),
+      lost,
+    ),
+    hostCpuMs: serverCpuMs / calls,
+    clientCpuMs: (clientCpuSeconds * 1000) / calls,
+  };
 }
 
 function children(): Map<number, number[]> {
@@ -214,18 +246,36 @@ try {
   const loadRows: string[] = [];
   for (const clients of CONCURRENCY) {
     const calls = Math.max(CALLS, clients);
-    const inProcess = await measure(
-      calls,
-      clients,
-      async (id) => (await pool.run({ code: snippet(id) })).stdout,
+    const ratios: number[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const inProcessArm = () =>
+        measure(calls, clients, async (id) => (await pool.run({ code: snippet(id) })).stdout);
+      const verlArm = () => peakDuring(() => measureVerl(url, serverPid, calls, clients));
+      // Alternating order, so that neither arm always runs first after the other's load.
+      let inProcess: Measurement;
+      let verlRun: Awaited<ReturnType<typeof verlArm>>;
+      if (round % 2 === 0) {
+        inProcess = await inProcessArm();
+        verlRun = await verlArm();
+      } else {
+        verlRun = await verlArm();
+        inProcess = await inProcessArm();
+      }
+      const { result: verl, peak } = verlRun;
+      ratios.push(verl.perSecond / inProcess.perSecond);
+      loadRows.push(
+        `| ${clients} | ${round + 1} | ${calls} | ${row(inProcess)} | ${row(verl)} | ` +
+          `**${fmt(verl.perSecond / inProcess.perSecond, 2)}** | ${inProcess.lost} / ${verl.lost} | ` +
+          `${fmt(inProcess.hostCpuMs ?? 0)} / ${fmt(verl.hostCpuMs ?? 0)} / ${fmt(verl.clientCpuMs ?? 0)} | ` +
+          `${fmt(peak.nodeRssMb)} / ${fmt(peak.treePssMb)} |`,
+      );
+      console.error(loadRows.at(-1));
+    }
+    ratios.sort((a, b) => a - b);
+    console.error(
+      `${clients} at once: verl / in-process median ${fmt(quantile(ratios, 0.5), 2)}, ` +
+        `range ${fmt(ratios[0] as number, 2)}-${fmt(ratios.at(-1) as number, 2)}`,
     );
-    const { result: verl, peak } = await peakDuring(() => measureVerl(url, calls, clients));
-    loadRows.push(
-      `| ${clients} | ${WORKERS} | ${calls} | ${row(inProcess)} | ${row(verl)} | ` +
-        `**${fmt(verl.perSecond / inProcess.perSecond, 2)}** | ${inProcess.lost} / ${verl.lost} | ` +
-        `${fmt(peak.nodeRssMb)} / ${fmt(peak.treePssMb)} |`,
-    );
-    console.error(loadRows.at(-1));
   }
 
   const overheadRows: string[] = [];
@@ -272,8 +322,10 @@ try {
   const health = (await (await fetch(`${url}/health`)).json()) as { status: string };
   console.log(
     [
-      '| calls at once | workers | calls | in-process exec/s | in-process p50 / p95 ms | verl client exec/s | verl client p50 / p95 ms (per call, retries included) | verl / in-process | lost (in-process / verl) | server peak MB (RSS / PSS with workers) |',
-      '|---|---|---|---|---|---|---|---|---|---|',
+      `${WORKERS} workers; arms interleaved, ${ROUNDS} rounds per number of calls at once.`,
+      '',
+      '| calls at once | round | calls | in-process exec/s | in-process p50 / p95 ms | verl client exec/s | verl client p50 / p95 ms (per call, retries included) | verl / in-process | lost (in-process / verl) | CPU ms per call (in-process host / server / verl client) | server peak MB (RSS / PSS with workers) |',
+      '|---|---|---|---|---|---|---|---|---|---|---|',
       ...loadRows,
       '',
       `Server memory at rest (RSS; PSS with its ${WORKERS} workers): ${fmt(atRest.nodeRssMb)} MB / ` +

@@ -40,7 +40,10 @@ Options of serve:
   --max-queue-mb N    memory requests not yet running may hold (default 1024); past it a
                       request gets 504 with Retry-After, which SandboxFusion clients retry
   --max-queue N       also at most N requests waiting for a worker (default: no count)
-  --queue-timeout-ms N  longest wait for a worker before a 504 (default 18000)
+  --queue-timeout-ms N  longest wait for a worker before a 504 (default: no limit)
+  --heartbeat-ms N    a request unanswered this long gets its 200 head, then a space every
+                      N ms until its answer, so no client read timeout runs out while it
+                      waits (default 5000; 0: answers come whole)
   --max-connections N connections held open at once (default: what the descriptor limit
                       leaves beside the workers, at most 16384)
   --max-run-timeout-ms N  the longest run_timeout a run gets; more, or none, is this (default 60000)
@@ -83,6 +86,7 @@ const SERVE_ONLY = [
   'max-queue-mb',
   'max-queue',
   'queue-timeout-ms',
+  'heartbeat-ms',
   'max-connections',
   'max-run-timeout-ms',
   'max-memory-mb',
@@ -124,6 +128,7 @@ async function serve(values: Values): Promise<number> {
       ...optional('maxQueue', integerOption(values['max-queue'], 'max-queue', 0)),
       ...optional('maxConnections', integerOption(values['max-connections'], 'max-connections')),
       ...optional('queueTimeoutMs', integerOption(values['queue-timeout-ms'], 'queue-timeout-ms')),
+      ...optional('heartbeatMs', integerOption(values['heartbeat-ms'], 'heartbeat-ms', 0)),
       ...optional('maxRunTimeoutMs', integerOption(values['max-run-timeout-ms'], 'max-run-timeout-ms')),
       ...optional('maxMemoryMb', integerOption(values['max-memory-mb'], 'max-memory-mb')),
       ...optional('maxBodyBytes', integerOption(values['max-body-bytes'], 'max-body-bytes')),
@@ -215,6 +220,7 @@ function parseCommandLine(argv: string[]) {
       'max-queue-mb': { type: 'string' },
       'max-queue': { type: 'string' },
       'queue-timeout-ms': { type: 'string' },
+      'heartbeat-ms': { type: 'string' },
       'max-connections': { type: 'string' },
       'max-run-timeout-ms': { type: 'string' },
       'max-memory-mb': { type: 'string' },

@@ -1,4 +1,6 @@
+import { execFile } from 'node:child_process';
 import { connect } from 'node:net';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox, type ExecRequest, type LocalSandbox, type Sandbox } from '../src/index';
 import { type SandboxServer, startSandboxServer } from '../src/node';
@@ -236,6 +238,69 @@ describe('taorl-sandbox serve: back-pressure and shutdown', () => {
       expect((await first).status).toBe(200);
     } finally {
       await impatient.close();
+    }
+  });
+
+  it('keeps a waiting request alive past the client’s read timeout: its 200 head, then spaces until the answer', async () => {
+    // Python's requests (the library verl's client calls) with a read timeout of 1 s between two reads, the
+    // request queued behind a run of 2.5 s: with a space every 300 ms it gets its answer, without it times out.
+    const askWithReadTimeout = async (url: string, code: string) => {
+      const program = [
+        'import json, sys, requests',
+        'try:',
+        '    r = requests.post(sys.argv[1], data=sys.argv[2], headers={"Content-Type": "application/json"}, timeout=1)',
+        '    print(json.dumps({"status": r.status_code, "body": r.json()}))',
+        'except requests.exceptions.ReadTimeout as error:',
+        '    print(json.dumps({"timeout": str(error)}))',
+      ].join('\n');
+      const { stdout } = await promisify(execFile)('/usr/bin/python3', [
+        '-c',
+        program,
+        `${url}/run_code`,
+        JSON.stringify(runCodeBody(code)),
+      ]);
+      return JSON.parse(stdout) as { status?: number; body?: unknown; timeout?: string };
+    };
+    for (const heartbeatMs of [300, 0]) {
+      const sandbox = await createSandbox({ workers: 1, preload: [] });
+      const served = await startSandboxServer({ sandbox, port: 0, heartbeatMs });
+      try {
+        const first = http(served.url, '/run_code', { body: slow(2.5) });
+        await until(() => served.running === 1);
+        const waited = await askWithReadTimeout(served.url, 'print(6 * 7)');
+        if (heartbeatMs > 0) {
+          expect(waited).toMatchObject({
+            status: 200,
+            body: { status: 'Success', run_result: { stdout: '42\n' } },
+          });
+        } else {
+          expect(waited.timeout).toMatch(/Read timed out/);
+        }
+        expect((await first).json()).toMatchObject({ status: 'Success', run_result: { stdout: 'done\n' } });
+      } finally {
+        await served.close();
+      }
+    }
+    // A refusal after the head went out is told in the body, as SandboxFusion tells its own failures.
+    const sandbox = await createSandbox({ workers: 1, preload: [] });
+    const served = await startSandboxServer({ sandbox, port: 0, heartbeatMs: 100, queueTimeoutMs: 700 });
+    try {
+      const first = http(served.url, '/run_code', { body: slow(1.5) });
+      await until(() => served.running === 1);
+      const waited = await http(served.url, '/run_code', { body: slow(0) });
+      expect(waited.status).toBe(200);
+      expect(waited.text).toMatch(/^ +\{/);
+      expect(waited.json()).toEqual({
+        status: 'SandboxError',
+        message: 'HTTP 504: no worker was free within 700 ms',
+        compile_result: null,
+        run_result: null,
+        executor_pod_name: null,
+        files: {},
+      });
+      expect((await first).status).toBe(200);
+    } finally {
+      await served.close();
     }
   });
 

@@ -74,7 +74,7 @@ export class Admission {
 
   /**
    * Resolves when the request may run (its share is given back; `leave()` must follow); rejects with NotAdmitted
-   * when the queue is full, after `timeoutMs` in the queue, when `abandon` fires (the client went away) or on
+   * when the queue is full, after `timeoutMs` in the queue (Infinity: no limit), when `abandon` fires (the client went away) or on
    * `close()`.
    */
   enter(share: QueueShare, timeoutMs: number, abandon: AbortSignal): Promise<void> {
@@ -109,10 +109,14 @@ export class Admission {
           reject(error);
         },
       };
-      const timer = setTimeout(
-        () => waiter.refuse(new NotAdmitted('queue_timeout', `no worker was free within ${timeoutMs} ms`)),
-        timeoutMs,
-      );
+      // No timer for an unlimited wait (setTimeout would take Infinity for 1 ms).
+      const timer = Number.isFinite(timeoutMs)
+        ? setTimeout(
+            () =>
+              waiter.refuse(new NotAdmitted('queue_timeout', `no worker was free within ${timeoutMs} ms`)),
+            timeoutMs,
+          )
+        : undefined;
       const onAbort = () => waiter.refuse(new NotAdmitted('abandoned', 'the client went away'));
       abandon.addEventListener('abort', onAbort);
       this.waiting.add(waiter);

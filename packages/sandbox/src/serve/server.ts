@@ -5,6 +5,7 @@ import { rejectUnknownFields } from '../unknown-fields';
 import { Admission, NotAdmitted, QueueShare } from './admission';
 import { defaultMaxConnections } from './descriptors';
 import { isLoopback, Refused, RequestGuard } from './guard';
+import { Heartbeat } from './heartbeat';
 import { ServerMetrics } from './metrics';
 import { RunCodeRequestError, toExecRequest, toRunCodeResponse } from './run-code-api';
 
@@ -33,11 +34,19 @@ export interface SandboxServerOptions {
   /** At most this many requests wait for a worker; one more is answered 504 with Retry-After. Default: no count. */
   maxQueue?: number;
   /**
-   * The longest a request waits for a worker before it is answered 504 with Retry-After. Default 18 000: verl's
-   * client gives up on a try after compile_timeout + run_timeout + 10 s (30 s at its default of 10 s), so a wait
-   * of 18 s leaves a run of run_timeout 2 s to spare, and each of its three tries uses most of its 30 s.
+   * The longest a request waits for a worker before it is refused: 504 with Retry-After, or, once its head went
+   * out (heartbeatMs), status SandboxError in the body. Default: no limit (the queue is bounded by its memory, and
+   * the heartbeat keeps the client waiting).
    */
   queueTimeoutMs?: number;
+  /**
+   * A request not answered within this many ms (waiting for a worker, or running) gets its head, 200 with a JSON
+   * body, and then a space every heartbeatMs until its answer: JSON allows whitespace before the value, and a
+   * client's read timeout (verl's: compile_timeout + run_timeout + 10 s between two reads, at least 10 s) never
+   * runs out however long the queue. A failure after the head is answered in the body, as SandboxFusion answers
+   * its own (status SandboxError, the reason in message). 0: never (answers come whole). Default 5 000.
+   */
+  heartbeatMs?: number;
   /**
    * Connections held open at once; more are closed as they arrive. Default: what the file descriptor limit leaves
    * beside the workers' descriptors, at most 16 384.
@@ -80,6 +89,7 @@ const OPTIONS: readonly (keyof SandboxServerOptions)[] = [
   'maxQueueBytes',
   'maxQueue',
   'queueTimeoutMs',
+  'heartbeatMs',
   'maxConnections',
   'maxRunTimeoutMs',
   'maxMemoryMb',
@@ -113,6 +123,19 @@ const json = (statusCode: number, value: unknown, headers?: Record<string, strin
   contentType: 'application/json',
   ...(headers ? { headers } : {}),
 });
+
+/** An answer other than 200 as SandboxFusion words its own failures, for a response whose 200 head went out. */
+function failureInBody(answer: Answer): string {
+  const { detail } = JSON.parse(answer.body) as { detail: string };
+  return JSON.stringify({
+    status: 'SandboxError',
+    message: `HTTP ${answer.statusCode}: ${detail}`,
+    compile_result: null,
+    run_result: null,
+    executor_pod_name: null,
+    files: {},
+  });
+}
 
 class BodyTooLarge extends Error {}
 
@@ -195,7 +218,11 @@ export async function startSandboxServer(options: SandboxServerOptions): Promise
     options.maxQueue === undefined ? Number.POSITIVE_INFINITY : count(options.maxQueue, 0, 'maxQueue', 0),
     maxQueueBytes,
   );
-  const queueTimeoutMs = count(options.queueTimeoutMs, 18_000, 'queueTimeoutMs', 1);
+  const queueTimeoutMs =
+    options.queueTimeoutMs === undefined
+      ? Number.POSITIVE_INFINITY
+      : count(options.queueTimeoutMs, 0, 'queueTimeoutMs', 1);
+  const heartbeatMs = count(options.heartbeatMs, 5_000, 'heartbeatMs', 0);
   const maxConnections =
     options.maxConnections === undefined
       ? defaultMaxConnections(concurrency)
@@ -246,9 +273,12 @@ export async function startSandboxServer(options: SandboxServerOptions): Promise
     arrived: number,
     gone: AbortSignal,
     share: QueueShare,
+    heartbeat: Heartbeat,
   ): Promise<Answer> => {
     const served = await receive(request, share);
     if ('statusCode' in served) return served;
+    // Received and valid: from here on only the wait and the run take time.
+    heartbeat.start();
     try {
       await admission.enter(share, queueTimeoutMs, gone);
     } catch (error) {
@@ -268,7 +298,12 @@ export async function startSandboxServer(options: SandboxServerOptions): Promise
     }
   };
 
-  const route = async (request: IncomingMessage, gone: AbortSignal, share: QueueShare): Promise<Answer> => {
+  const route = async (
+    request: IncomingMessage,
+    gone: AbortSignal,
+    share: QueueShare,
+    heartbeat: Heartbeat,
+  ): Promise<Answer> => {
     const arrived = performance.now();
     const path = new URL(request.url ?? '/', 'http://localhost').pathname;
     try {
@@ -283,7 +318,7 @@ export async function startSandboxServer(options: SandboxServerOptions): Promise
     switch (path) {
       case '/run_code':
         if (closing) return json(503, { detail: 'the server is shutting down' }, retryAfter);
-        return allow('POST') ?? (await runCode(request, arrived, gone, share));
+        return allow('POST') ?? (await runCode(request, arrived, gone, share, heartbeat));
       case '/health':
         return (
           allow('GET') ??
@@ -327,12 +362,19 @@ export async function startSandboxServer(options: SandboxServerOptions): Promise
       if (!response.writableFinished) gone.abort();
     });
     const share = new QueueShare();
-    route(request, gone.signal, share)
+    const heartbeat = new Heartbeat(response, heartbeatMs);
+    route(request, gone.signal, share, heartbeat)
       .catch((error: Error): Answer => json(500, { detail: `internal error: ${error.message}` }))
       .then((answer) => {
+        heartbeat.stop();
         admission.release(share);
-        metrics.response(answer.statusCode);
+        // The status on the wire: 200 once the heartbeat's head went out, whatever the body says.
+        metrics.response(heartbeat.headSent ? 200 : answer.statusCode);
         if (response.destroyed) return;
+        if (heartbeat.headSent) {
+          response.end(answer.statusCode === 200 ? answer.body : failureInBody(answer));
+          return;
+        }
         // A body left unread (refused before reading, or too large) is not drained: the connection is closed.
         const unread = !request.complete;
         response.writeHead(answer.statusCode, {
