@@ -6,7 +6,7 @@
 # executes the cell), captures output up to the cap, enforces the wall clock, has the zygote reap the child, kills
 # every process the code left behind, wipes the scratch directory and replies.
 # One JSON request per stdin line, one JSON reply per stdout line.
-import base64, ctypes, errno, gc, json, os, platform, resource, select, signal, socket, stat, sys, time, traceback
+import base64, ctypes, gc, json, os, platform, resource, select, signal, socket, stat, sys, time, traceback
 from cell_runner import exit_process, run_code_and_exit
 
 CONFIG = json.loads(sys.argv[1])
@@ -265,130 +265,6 @@ def child_prepare(stdin_fd, out_w, err_w, mark_w, request_r):
         # Every process the code starts stays in the seat's cgroup: the run's memory is bounded as a whole.
         with open(cgroup_file("cgroup.procs"), "w") as handle:
             handle.write(str(os.getpid()))
-    copy_pages(PAGES_A_RUN_WRITES.get(None, ()))
-
-
-# Copying the pages a run writes at once (issue 35): a forked child shares the zygote's memory, and each page it
-# first writes costs a copy-on-write fault, up to hundreds of microseconds on a loaded VM (a trivial run takes about
-# 300, a sympy one about 2,000: most of a call's time). madvise(MADV_POPULATE_WRITE) copies a range in one system
-# call, about a quarter of the cost per page. Which pages: those that runs of trusted code (CALIBRATION_CODES)
-# wrote in children of the zygote, learnt once when the zygote starts. The pages every run writes are copied by the
-# prepared child while it waits for its request; those a preloaded module's use writes, once the request names the
-# module (copying them for every run cost a trivial one more than it saved). No request chooses which pages.
-MADV_POPULATE_WRITE = 23  # Linux 5.14
-MADVISE = LIBC.madvise
-MADVISE.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
-PAGE_BYTES = os.sysconf("SC_PAGE_SIZE")
-PM_PRESENT, PM_MMAP_EXCLUSIVE = 1 << 63, 1 << 56
-# (address, bytes) runs of pages: under None those every run writes, under a module's name those its use writes
-# besides. Set in the zygote before its first child.
-PAGES_A_RUN_WRITES = {}
-
-
-def copy_pages(runs):
-    for address, length in runs:
-        if MADVISE(address, length, MADV_POPULATE_WRITE) != 0 and ctypes.get_errno() == errno.EINVAL:
-            return  # a kernel before 5.14: the pages are copied as they are written
-
-
-def copy_pages_of_modules_named(req):
-    for module, runs in PAGES_A_RUN_WRITES.items():
-        if module is not None and any(module in cell for cell in (req["code"], *req["replay"])):
-            copy_pages(runs)
-
-
-def writable_private_ranges():
-    ranges = []
-    with open("/proc/self/maps") as maps:
-        for line in maps:
-            fields = line.split()
-            if fields[1][1] == "w" and fields[1][3] == "p":
-                ranges.append(tuple(int(bound, 16) for bound in fields[0].split("-")))
-    return ranges
-
-
-def own_pages(ranges):
-    """The addresses of the pages of ranges this process holds alone (copied or first written since its fork)."""
-    pages = []
-    with open("/proc/self/pagemap", "rb") as pagemap:
-        for low, high in ranges:
-            pagemap.seek(low // PAGE_BYTES * 8)
-            entries = pagemap.read((high - low) // PAGE_BYTES * 8)
-            for index in range(len(entries) // 8):
-                entry = int.from_bytes(entries[index * 8:index * 8 + 8], "little")
-                if entry & PM_PRESENT and entry & PM_MMAP_EXCLUSIVE:
-                    pages.append(low + index * PAGE_BYTES)
-    return pages
-
-
-def page_runs(pages):
-    """Page addresses as (address, bytes) runs of adjacent pages, in order. (Copying the pages between two runs
-    too, for fewer system calls, cost more than it saved: measured with 8 pages, the copies doubled.)"""
-    runs = []
-    for address in sorted(pages):
-        if runs and address == runs[-1][0] + runs[-1][1]:
-            runs[-1][1] = address + PAGE_BYTES - runs[-1][0]
-        else:
-            runs.append([address, PAGE_BYTES])
-    return [tuple(run) for run in runs]
-
-
-# Trusted code that does what runs commonly do: a loop printing a number, and the light use of each preloaded module
-# that has one here (what any use of it writes; heavier uses fault in the rest). Not the warm-up, which touches far
-# more of the libraries than a run: learnt from it, a child copied 7,000 pages, more than a trivial run saved; from
-# sympy's solve, simplify and integrate, 3,100, and a sympy run that factors and integrates was no faster.
-CALIBRATION_CODES = {
-    None: "total = 0\nfor i in range(1, 2001):\n    total += i * i % 7\nprint(total)",
-    "sympy": "import sympy as sp\nx = sp.Symbol('x')\n"
-             "print(sp.factor(x**2 - 1), sp.expand((x + 1)**3), sp.Rational(1, 3) + 1)",
-    "numpy": "import numpy as np\nprint(np.arange(10).sum(), np.linalg.det(np.eye(3)), np.random.rand(2).shape)",
-}
-
-
-def learn_pages_a_run_writes():
-    """In the zygote: for each of CALIBRATION_CODES that applies, a child runs it as a run's child would (a request
-    parsed, the environment set, the code in a fresh __main__, the interpreter's exit steps, its output discarded)
-    and reports the pages it then holds alone; returns PAGES_A_RUN_WRITES's value. Empty where a child cannot tell
-    (no /proc) and without root, where the code runs in a grandchild that would copy the pages again."""
-    if NESTED_PID_NAMESPACE:
-        return {}
-    ranges = writable_private_ranges()
-    pages = {}
-    for module, code in CALIBRATION_CODES.items():
-        if module is not None and module not in CONFIG["preload"]:
-            continue
-        report_r, report_w = os.pipe()
-        pid = os.fork()
-        if pid == 0:
-            try:
-                os.close(report_r)
-                null = os.open(os.devnull, os.O_RDWR)
-                for fd in (0, 1, 2):
-                    os.dup2(null, fd)
-                # Parsed, as a run's child parses its request.
-                request = json.loads(json.dumps({"id": 0, "code": code, "replay": [], "timeoutMs": 1000}))
-                run_environment()
-
-                def report():
-                    data = json.dumps(own_pages(ranges)).encode()
-                    while data:
-                        data = data[os.write(report_w, data):]
-
-                run_code_and_exit(request["code"], request["replay"], before_exit=report, script=SCRIPT)
-            finally:
-                os._exit(1)
-        os.close(report_w)
-        data = bytearray()
-        while chunk := os.read(report_r, 1 << 20):
-            data += chunk
-        os.close(report_r)
-        os.waitpid(pid, 0)
-        try:
-            pages[module] = set(json.loads(data))
-        except ValueError:
-            return {}  # the child could not tell
-    every_run = pages.pop(None)
-    return {None: page_runs(every_run), **{module: page_runs(own - every_run) for module, own in pages.items()}}
 
 
 def read_request():
@@ -398,20 +274,6 @@ def read_request():
         data += chunk
     os.close(REQUEST_FD)
     return json.loads(data) if data else None
-
-
-def run_environment():
-    """The environment, random states and output buffering of a fresh interpreter."""
-    os.environ.clear()
-    os.environ.update({"HOME": SCRATCH, "TMPDIR": SCRATCH, "PATH": "/usr/local/bin:/usr/bin:/bin",
-                       "LANG": "C.UTF-8", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"})
-    # A forked child inherits the worker's random state: reseed so runs differ as fresh interpreters would.
-    if "random" in sys.modules:
-        sys.modules["random"].seed()
-    if "numpy" in sys.modules:
-        sys.modules["numpy"].random.seed()
-    sys.stdout.reconfigure(line_buffering=True)
-    sys.stderr.reconfigure(line_buffering=True)
 
 
 def child_setup(req):
@@ -435,7 +297,16 @@ def child_setup(req):
     for field, which, scale in LIMITS:
         value = scale(req[field])
         resource.setrlimit(which, (value, value))
-    run_environment()
+    os.environ.clear()
+    os.environ.update({"HOME": SCRATCH, "TMPDIR": SCRATCH, "PATH": "/usr/local/bin:/usr/bin:/bin",
+                       "LANG": "C.UTF-8", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"})
+    # A forked child inherits the worker's random state: reseed so runs differ as fresh interpreters would.
+    if "random" in sys.modules:
+        sys.modules["random"].seed()
+    if "numpy" in sys.modules:
+        sys.modules["numpy"].random.seed()
+    sys.stdout.reconfigure(line_buffering=True)
+    sys.stderr.reconfigure(line_buffering=True)
     forbid_user_namespaces()
     os.write(3, MARK_READY)
     os.close(3)
@@ -452,7 +323,6 @@ def child_main(stdin_fd, out_w, err_w, mark_w, request_r):
             if req is None:
                 code = 0
                 return
-            copy_pages_of_modules_named(req)
             child_setup(req)
         except BaseException:
             try:
@@ -887,7 +757,6 @@ def zygote(channel):
     """The process every run's child is forked from. It never sees a request or a reply: it forks a child, hands
     the child's descriptors to the worker, and on the worker's word reaps it. The wait status and CPU time go
     through a ctypes buffer the kernel fills and that is zeroed once sent, so no later child finds them either."""
-    PAGES_A_RUN_WRITES.update(learn_pages_a_run_writes())
     reaped = Reaped()
     status_at, usage_at = ctypes.byref(reaped, Reaped.status.offset), ctypes.byref(reaped, Reaped.usage.offset)
     offer_child(channel)

@@ -26,5 +26,5 @@ export type { LocalSandbox } from './local/local-sandbox';
 export type { IsolationMode, LocalSandboxOptions } from './local/options';
 export type { RunCodeRequest, RunCodeResponse, SandboxFusionOptions } from './remote/sandboxfusion';
 export { SandboxSession } from './session';
-export type { ExecRequest, ExecResult, ExecStatus, Sandbox, SandboxFile } from './types';
+export type { ExecRequest, ExecResult, ExecStatus, FetchedFile, Sandbox, SandboxFile } from './types';
 export { EXEC_STATUSES } from './types';

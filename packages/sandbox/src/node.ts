@@ -1,3 +1,3 @@
 // Node-only parts of @taorl/sandbox: the HTTP server that serves a sandbox behind SandboxFusion's API.
-export type { ServedRunCodeRequest, ServedRunCodeResponse } from './serve/run-code-api';
+export type { ClampedLimit, ServedRunCodeRequest, ServedRunCodeResponse } from './serve/run-code-api';
 export { type SandboxServer, type SandboxServerOptions, startSandboxServer } from './serve/server';
