@@ -9,9 +9,9 @@
  */
 import { parseConfig, type RlStepMetrics } from '../src/index.js';
 import { rlStep } from '../src/rl/rl-step.js';
-import { problemSource } from '../src/run/problems.js';
-import { rlContext } from '../src/run/rl-run.js';
-import { openSession } from '../src/run/session.js';
+import { problemSource } from '../src/session/problem-source.js';
+import { rlContext } from '../src/workflows/rl-run.js';
+import { openSession } from '../src/session/session.js';
 
 const steps = Number(process.env.STEPS ?? 4);
 const config = parseConfig(

@@ -37,11 +37,11 @@ import type { RolloutPolicy, SamplingParams } from '../src/model/policy.js';
 import { TransformerPolicy } from '../src/model/transformer-policy.js';
 import type { RlStepMetrics } from '../src/report/metrics.js';
 import { rlStep } from '../src/rl/rl-step.js';
-import { RolloutWorkers } from '../src/rollout/rollout-workers.js';
-import { evaluate } from '../src/run/evaluate.js';
-import { problemSource } from '../src/run/problems.js';
-import { rlContext } from '../src/run/rl-run.js';
-import { openSession, type Session } from '../src/run/session.js';
+import { RolloutWorkers } from '../src/workers/policy-workers.js';
+import { evaluate } from '../src/workflows/evaluate.js';
+import { problemSource } from '../src/session/problem-source.js';
+import { rlContext } from '../src/workflows/rl-run.js';
+import { openSession, type Session } from '../src/session/session.js';
 import { presetPath } from '../src/util/shipped.js';
 
 const from = process.argv[2];

@@ -20,8 +20,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { parseConfig } from '../src/index.js';
 import { TransformerPolicy } from '../src/model/transformer-policy.js';
-import { openSession } from '../src/run/session.js';
-import { arithSftTraces, sftExampleOf, sftTrainer } from '../src/run/sft-run.js';
+import { openSession } from '../src/session/session.js';
+import { arithSftTraces, sftExampleOf, sftTrainer } from '../src/workflows/sft-run.js';
 import { balancedShards } from '../src/sft/batch-shards.js';
 import { epochStream, lengthGroupedBatches, streamBatches } from '../src/util/batching.js';
 

@@ -10,10 +10,10 @@
 import { checkTokenIntegrity, rollout, samplesOf } from '@taorl/rollout';
 import { parseConfig } from '../src/index.js';
 import { rlStep } from '../src/rl/rl-step.js';
-import { rolloutOptionsOf } from '../src/rollout/rollout-options.js';
-import { problemSource } from '../src/run/problems.js';
-import { rlContext } from '../src/run/rl-run.js';
-import { openSession } from '../src/run/session.js';
+import { rolloutOptionsOf } from '../src/session/rollout-options.js';
+import { problemSource } from '../src/session/problem-source.js';
+import { rlContext } from '../src/workflows/rl-run.js';
+import { openSession } from '../src/session/session.js';
 
 const rounds = Number(process.argv[2] ?? 2);
 const repeats = Number(process.argv[3] ?? 20);

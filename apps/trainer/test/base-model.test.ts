@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/index.js';
-import { evaluate } from '../src/run/evaluate.js';
-import { pretrainBase } from '../src/run/pretrain-base.js';
-import { problemSource } from '../src/run/problems.js';
-import { openSession } from '../src/run/session.js';
+import { evaluate } from '../src/workflows/evaluate.js';
+import { pretrainBase } from '../src/experiments/pretrain-base.js';
+import { problemSource } from '../src/session/problem-source.js';
+import { openSession } from '../src/session/session.js';
 import { basePolicyPath, presetPath } from '../src/util/shipped.js';
 
 const oneSandboxWorker = 'tool.sandbox={name: local, workers: 1, preload: []}';

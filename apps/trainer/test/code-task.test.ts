@@ -7,10 +7,10 @@ import { createSandbox, markdownFormat, type Sandbox } from '@taorl/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ScriptedPolicy } from '../../../packages/rollout/test/support/scripted-policy.js';
 import { MetricsWriter, parseConfig, type RlStepMetrics, readMetrics } from '../src/index.js';
-import { embeddedCodeProblems } from '../src/run/embedded-code-task.js';
-import { problemSource } from '../src/run/problems.js';
-import { runRl } from '../src/run/rl-run.js';
-import { openSession } from '../src/run/session.js';
+import { embeddedCodeProblems } from '../src/task/embedded-code-task.js';
+import { problemSource } from '../src/session/problem-source.js';
+import { runRl } from '../src/workflows/rl-run.js';
+import { openSession } from '../src/session/session.js';
 
 const tokenizer = new ByteTokenizer();
 const template = ChatTemplate.embedded();

@@ -16,11 +16,11 @@ import { runCli } from '../src/index.js';
 import { resolvePluginModule } from '../src/plugins/plugin-modules.js';
 import { secondTfjsCopy } from '../src/plugins/tfjs-copy.js';
 import type { RlStepMetrics } from '../src/report/metrics.js';
-import type { RunRecord } from '../src/run/run-folder.js';
+import type { RunRecord } from '../src/workflows/run-folder.js';
 import { capture } from './support/capture-io.js';
 import { tinyRunOverrides } from './support/tiny-run.js';
 
-const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
+const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
 const cli = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
 const examplePackage = join(repoRoot, 'examples', 'my-plugins');
 const root = mkdtempSync(join(tmpdir(), 'taorl-plugins-'));

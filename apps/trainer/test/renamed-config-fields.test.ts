@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../src/config/config-error.js';
 import { parseConfig } from '../src/config/load-config.js';
-import { planRun } from '../src/run/run-folder.js';
+import { planRun } from '../src/workflows/run-folder.js';
 
 // Fields renamed to the options they set (rl.lr -> rl.learningRate, ...) are still read under the old name for
 // one minor version, with a warning; a run recorded under the old names resumes.

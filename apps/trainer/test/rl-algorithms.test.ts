@@ -6,9 +6,9 @@ import { describe, expect, it } from 'vitest';
 import { MetricsWriter, parseConfig, type RlStepMetrics, readMetrics } from '../src/index.js';
 import { filterTable } from '../src/report/filter-table.js';
 import { assistantTurns, withTurnFacts } from '../src/rl/turn-facts.js';
-import { problemSource } from '../src/run/problems.js';
-import { runRl } from '../src/run/rl-run.js';
-import { openSession } from '../src/run/session.js';
+import { problemSource } from '../src/session/problem-source.js';
+import { runRl } from '../src/workflows/rl-run.js';
+import { openSession } from '../src/session/session.js';
 
 const tokenizer = new ByteTokenizer();
 const root = mkdtempSync(join(tmpdir(), 'taorl-rl-algorithms-'));

@@ -2,7 +2,7 @@ import { GrpoUpdater, initBackend, type UpdateBatch, type UpdateReport } from '@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { tinyQwen3Config } from '../src/model/config.js';
 import { initPolicy, TransformerPolicy } from '../src/model/transformer-policy.js';
-import { RolloutWorkers } from '../src/rollout/rollout-workers.js';
+import { RolloutWorkers } from '../src/workers/policy-workers.js';
 
 // The RL update's micro-batch gradients on the rollout workers (GrpoUpdater's microBatchGradients): the same
 // update, bit for bit, as on the main thread, over several optimizer steps (the replicas must follow the weights).

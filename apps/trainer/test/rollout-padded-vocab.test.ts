@@ -3,7 +3,7 @@ import { type RolloutPolicy, rollout, sandboxToolEnvironment } from '@taorl/roll
 import { createSandbox, markdownFormat, type Sandbox } from '@taorl/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TransformerPolicy } from '../src/index.js';
-import { RolloutWorkers } from '../src/rollout/rollout-workers.js';
+import { RolloutWorkers } from '../src/workers/policy-workers.js';
 import { byteTokenizer, paddedVocabPolicy } from './support/padded-vocab.js';
 
 // Local rollouts from a model with more rows than its tokenizer has ids, the padding rows scoring highest: the

@@ -6,11 +6,11 @@ import type { ToolEnvironment } from '@taorl/rollout';
 import { describe, expect, it } from 'vitest';
 import { parseConfig, type RlStepMetrics } from '../src/index.js';
 import { rlStep } from '../src/rl/rl-step.js';
-import { RolloutWorkers } from '../src/rollout/rollout-workers.js';
-import { evaluate } from '../src/run/evaluate.js';
-import { problemSource } from '../src/run/problems.js';
-import { rlContext } from '../src/run/rl-run.js';
-import { openSession, type Session } from '../src/run/session.js';
+import { RolloutWorkers } from '../src/workers/policy-workers.js';
+import { evaluate } from '../src/workflows/evaluate.js';
+import { problemSource } from '../src/session/problem-source.js';
+import { rlContext } from '../src/workflows/rl-run.js';
+import { openSession, type Session } from '../src/session/session.js';
 
 /** A tiny RL run: real tiny model on tfjs, real sandbox, graders, shaper and updater; 3 lanes over 2 workers. */
 function tinyConfig(workers: number) {

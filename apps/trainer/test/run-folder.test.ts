@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { latestCheckpoint } from '../src/checkpoint/train-checkpoint.js';
 import { readMetrics, runCli } from '../src/index.js';
-import type { RunRecord } from '../src/run/run-folder.js';
+import type { RunRecord } from '../src/workflows/run-folder.js';
 import { capture } from './support/capture-io.js';
 
 /** Two SFT steps of 4 traces, a checkpoint every step. */

@@ -1,7 +1,7 @@
-import { gradientArrays } from '../replicas/gradient-arrays.js';
-import { serveReplica } from '../replicas/replica-host.js';
+import { gradientArrays } from '../workers/gradient-arrays.js';
+import { serveReplica } from '../workers/replica-host.js';
 import type { ShardReply } from './gradient-protocol.js';
-import { shardGradient } from './shard-gradient.js';
+import { shardGradient } from '../model/shard-gradient.js';
 import type { WeightedTokenBatch } from './token-batch.js';
 
 // Worker-thread entry of SFT's data-parallel gradients (gradient-workers.ts): a policy replica on its own backend

@@ -1,5 +1,5 @@
 import type { TransformerPolicy } from '../model/transformer-policy.js';
-import { ReplicaWorkers } from '../replicas/replica-workers.js';
+import { ReplicaWorkers } from '../workers/replica-workers.js';
 import type { ShardReply } from './gradient-protocol.js';
 import type { WeightedTokenBatch } from './token-batch.js';
 

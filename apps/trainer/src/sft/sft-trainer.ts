@@ -14,7 +14,7 @@ import { TransformerPolicy } from '../model/transformer-policy.js';
 import { balancedShards } from './batch-shards.js';
 import type { ShardReply } from './gradient-protocol.js';
 import { GradientWorkers } from './gradient-workers.js';
-import { shardGradient } from './shard-gradient.js';
+import { shardGradient } from '../model/shard-gradient.js';
 import { lossTokenCount, type WeightedTokenBatch, weightedTokenBatch } from './token-batch.js';
 
 export interface SftTrainerOptions {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ablationMarkdown, ablationTable, type VariantRuns } from '../../src/ablate/ablation-report.js';
-import { type RunSummary, summarizeRun } from '../../src/ablate/run-summary.js';
-import { selectVariants } from '../../src/ablate/variants.js';
+import { ablationMarkdown, ablationTable, type VariantRuns } from '../../src/experiments/ablate/ablation-report.js';
+import { type RunSummary, summarizeRun } from '../../src/experiments/ablate/run-summary.js';
+import { selectVariants } from '../../src/experiments/ablate/variants.js';
 import type { EvalMetrics, MetricsLine, RlStepMetrics } from '../../src/report/metrics.js';
 import { trendNames } from '../../src/report/rl-trends.js';
 import { neutralRlLine } from '../support/metrics-lines.js';

@@ -1,9 +1,9 @@
 import { microBatchGradient } from '@taorl/grpo';
 import type * as tf from '@tensorflow/tfjs';
 import type { GeneratedSequence } from '../model/policy.js';
-import { gradientArrays } from '../replicas/gradient-arrays.js';
-import { type JobOutput, serveReplica } from '../replicas/replica-host.js';
-import type { RolloutJob, RolloutJobResult } from './rollout-job.js';
+import { gradientArrays } from './gradient-arrays.js';
+import { type JobOutput, serveReplica } from './replica-host.js';
+import type { RolloutJob, RolloutJobResult } from './worker-job.js';
 import { loadTokenizer, type TokenizerSource } from './tokenizer-source.js';
 
 // Worker-thread entry of the rollout workers (rollout-workers.ts): a policy replica on its own backend

@@ -1,7 +1,7 @@
 import { createWriteStream, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeFileAtomic } from '../util/atomic-write.js';
-import { TiedChildren } from '../util/tied-children.js';
+import { writeFileAtomic } from '../../util/atomic-write.js';
+import { TiedChildren } from '../../util/tied-children.js';
 
 /** How to start the taorl CLI in a child process: the executable and the arguments before the command. */
 export interface CliLauncher {

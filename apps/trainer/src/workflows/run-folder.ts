@@ -14,7 +14,7 @@ import type { TrainerConfig } from '../config/trainer-config.js';
 import { loadedPluginModules, type PluginModule } from '../plugins/plugin-modules.js';
 import { type MetricsLine, MetricsWriter } from '../report/metrics.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
-import type { Session } from './session.js';
+import type { Session } from '../session/session.js';
 
 /** What a training command (`taorl sft`, `taorl rl`) was asked to do with the run already in its outDir. */
 export interface RunFolderFlags {

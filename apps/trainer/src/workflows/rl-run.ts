@@ -11,9 +11,9 @@ import { ProgressBar } from '../report/progress.js';
 import { grpoUpdate } from '../rl/grpo-update.js';
 import { localPolicySync } from '../rl/policy-sync.js';
 import { type RlStepContext, rlStep } from '../rl/rl-step.js';
-import { rolloutOptionsOf } from '../rollout/rollout-options.js';
-import type { ProblemSource } from './problems.js';
-import type { Session } from './session.js';
+import { rolloutOptionsOf } from '../session/rollout-options.js';
+import type { ProblemSource } from '../session/problem-source.js';
+import type { Session } from '../session/session.js';
 
 export interface RlRunOptions {
   /** Metrics step numbers continue from here (e.g. after SFT steps in the same file). */

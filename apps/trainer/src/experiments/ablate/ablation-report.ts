@@ -1,10 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TopLevelSpec } from 'vega-lite';
-import { escapeHtml, htmlPage, lineChart, renderSvg } from '../report/html-report.js';
-import type { RlStepMetrics } from '../report/metrics.js';
-import { type TrendName, trendNames } from '../report/rl-trends.js';
-import { writeFileAtomic } from '../util/atomic-write.js';
+import { escapeHtml, htmlPage, lineChart, renderSvg } from '../../report/html-report.js';
+import type { RlStepMetrics } from '../../report/metrics.js';
+import { type TrendName, trendNames } from '../../report/rl-trends.js';
+import { writeFileAtomic } from '../../util/atomic-write.js';
 import {
   type CorrelationWithInterval,
   centredWithin,

@@ -1,7 +1,7 @@
 import { sftLoss, tokenLogProbsAndEntropy } from '@taorl/grpo';
 import * as tf from '@tensorflow/tfjs';
-import type { Policy } from '../model/policy.js';
-import type { WeightedTokenBatch } from './token-batch.js';
+import type { Policy } from './policy.js';
+import type { WeightedTokenBatch } from '../sft/token-batch.js';
 
 export interface ShardGradient {
   /** -sum_t w_t log pi(target_t): this batch's share of the step's token-mean cross-entropy. */

@@ -4,12 +4,12 @@ import { rolloutAndGrade, samplesOf } from '@taorl/rollout';
 import type { RolloutPolicy } from '../model/policy.js';
 import type { EvalMetrics } from '../report/metrics.js';
 import { ProgressBar } from '../report/progress.js';
-import type { Problem } from '../rl/rewards.js';
+import type { Problem } from '../task/problem.js';
 import { rolloutStats } from '../rl/rollout-stats.js';
-import { rolloutOptionsOf } from '../rollout/rollout-options.js';
+import { rolloutOptionsOf } from '../session/rollout-options.js';
 import { deriveSeed } from '../util/seeds.js';
-import type { Session } from './session.js';
-import { taskBreakdown } from './task-breakdown.js';
+import type { Session } from '../session/session.js';
+import { taskBreakdown } from '../task/task-breakdown.js';
 
 /** The label of the greedy evaluation written beside the sampled one labelled `label`. */
 export const greedyLabel = (label: string) => `${label} (greedy)`;

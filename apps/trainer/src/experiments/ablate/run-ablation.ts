@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
-import { loadConfig } from '../config/load-config.js';
-import type { TrainerConfig } from '../config/trainer-config.js';
-import { type EvalMetrics, type RlStepMetrics, readMetrics } from '../report/metrics.js';
-import { formatDuration } from '../report/progress.js';
-import type { RunRecord } from '../run/run-folder.js';
+import { loadConfig } from '../../config/load-config.js';
+import type { TrainerConfig } from '../../config/trainer-config.js';
+import { type EvalMetrics, type RlStepMetrics, readMetrics } from '../../report/metrics.js';
+import { formatDuration } from '../../report/progress.js';
+import type { RunRecord } from '../../workflows/run-folder.js';
 import {
   ablationTable,
   type StartEvaluation,

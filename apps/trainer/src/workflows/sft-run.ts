@@ -15,8 +15,8 @@ import { ProgressBar } from '../report/progress.js';
 import { SftTrainer } from '../sft/sft-trainer.js';
 import { epochStream, lengthGroupedBatches, streamBatches } from '../util/batching.js';
 import { deriveSeed } from '../util/seeds.js';
-import { arithProblems } from './problems.js';
-import type { Session } from './session.js';
+import { arithProblems } from '../session/problem-source.js';
+import type { Session } from '../session/session.js';
 
 /**
  * Real end-to-end demonstrations of the arith-tool task from @taorl/data: the code is executed by the session's

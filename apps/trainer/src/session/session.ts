@@ -12,8 +12,8 @@ import { parseHfConfig } from '../model/config.js';
 import { paddedVocabTokenizer } from '../model/padded-vocab-tokenizer.js';
 import type { RolloutPolicy } from '../model/policy.js';
 import { createTinyPolicy, loadPolicy, type TransformerPolicy } from '../model/transformer-policy.js';
-import { RolloutWorkers } from '../rollout/rollout-workers.js';
-import type { TokenizerSource } from '../rollout/tokenizer-source.js';
+import { RolloutWorkers } from '../workers/policy-workers.js';
+import type { TokenizerSource } from '../workers/tokenizer-source.js';
 import { basePolicyPath } from '../util/shipped.js';
 import { type RlComponents, rlComponents } from './components.js';
 

@@ -1,17 +1,17 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type * as tf from '@tensorflow/tfjs';
-import { writeReport } from '../report/html-report.js';
-import type { EvalMetrics, RlStepMetrics } from '../report/metrics.js';
-import { MetricsWriter, readMetrics } from '../report/metrics.js';
-import { formatDuration } from '../report/progress.js';
-import type { TrendName } from '../report/rl-trends.js';
+import { writeReport } from '../../report/html-report.js';
+import type { EvalMetrics, RlStepMetrics } from '../../report/metrics.js';
+import { MetricsWriter, readMetrics } from '../../report/metrics.js';
+import { formatDuration } from '../../report/progress.js';
+import type { TrendName } from '../../report/rl-trends.js';
 import { type DemoMechanisms, demoMechanisms } from './demo-mechanisms.js';
-import { evaluate, greedyLabel } from './evaluate.js';
-import { problemSource } from './problems.js';
-import { runRl } from './rl-run.js';
-import type { Session } from './session.js';
-import { arithSftTraces, runSft, sftExampleOf } from './sft-run.js';
+import { evaluate, greedyLabel } from '../../workflows/evaluate.js';
+import { problemSource } from '../../session/problem-source.js';
+import { runRl } from '../../workflows/rl-run.js';
+import type { Session } from '../../session/session.js';
+import { arithSftTraces, runSft, sftExampleOf } from '../../workflows/sft-run.js';
 
 /** One policy's held-out results: sampled at the rollout temperature (Avg@K, Pass@K), and greedy when asked. */
 export interface DemoRow {

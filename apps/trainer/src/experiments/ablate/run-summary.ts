@@ -1,5 +1,5 @@
 import { ALL_TOOL_CALLS_FAILED } from '@taorl/filter';
-import type { EvalMetrics, MetricsLine, RlStepMetrics } from '../report/metrics.js';
+import type { EvalMetrics, MetricsLine, RlStepMetrics } from '../../report/metrics.js';
 import {
   allFailedCorrectShare,
   decisionPointBonusShare,
@@ -10,9 +10,9 @@ import {
   sum,
   type TrendName,
   trends,
-} from '../report/rl-trends.js';
-import { greedyLabel } from '../run/evaluate.js';
-import { AFTER_RL } from '../run/train.js';
+} from '../../report/rl-trends.js';
+import { greedyLabel } from '../../workflows/evaluate.js';
+import { AFTER_RL } from '../../workflows/train.js';
 import { sampleVariance } from './confidence.js';
 
 /** Labels of the held-out lines `taorl rl --eval-after --eval-greedy` writes after its last step. */

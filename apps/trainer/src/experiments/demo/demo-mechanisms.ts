@@ -1,5 +1,5 @@
 import { ALL_TOOL_CALLS_FAILED } from '@taorl/filter';
-import type { RlStepMetrics } from '../report/metrics.js';
+import type { RlStepMetrics } from '../../report/metrics.js';
 import {
   allFailedCorrectShare,
   decisionPointBonusShare,
@@ -8,7 +8,7 @@ import {
   sum,
   type TrendName,
   trends,
-} from '../report/rl-trends.js';
+} from '../../report/rl-trends.js';
 
 /** What TAO-RL's mechanisms found to act on during the demo's RL, early against late (as the ablation reports). */
 export interface DemoMechanisms {

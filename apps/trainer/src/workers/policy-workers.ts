@@ -1,9 +1,9 @@
 import type { GradientSettings, MicroBatch, MicroBatchGradient } from '@taorl/grpo';
 import type { GeneratedSequence, RolloutPolicy, SamplingParams } from '../model/policy.js';
 import type { TransformerPolicy } from '../model/transformer-policy.js';
-import type { FaultMode } from '../replicas/replica-protocol.js';
-import { ReplicaWorkers } from '../replicas/replica-workers.js';
-import type { RolloutJob, RolloutJobResult } from './rollout-job.js';
+import type { FaultMode } from './replica-protocol.js';
+import { ReplicaWorkers } from './replica-workers.js';
+import type { RolloutJob, RolloutJobResult } from './worker-job.js';
 import type { TokenizerSource } from './tokenizer-source.js';
 
 type Result = RolloutJobResult[keyof RolloutJobResult];
@@ -55,7 +55,7 @@ export class RolloutWorkers implements RolloutPolicy {
     this.maxSequenceLength = policy.maxSequenceLength;
     this.replicas = new ReplicaWorkers(policy, count, {
       label: 'rollout worker',
-      entry: { source: new URL('./rollout-worker-entry.ts', import.meta.url), built: 'rollout-worker.js' },
+      entry: { source: new URL('./worker-entry.ts', import.meta.url), built: 'rollout-worker.js' },
       setup: tokenizer,
     });
   }
