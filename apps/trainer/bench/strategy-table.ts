@@ -10,8 +10,8 @@
 import { arithStrategyOf } from '@taorl/data';
 import { rolloutAndGrade, samplesOf } from '@taorl/rollout';
 import { loadConfig } from '../src/index.js';
-import { rolloutOptionsOf } from '../src/session/rollout-options.js';
 import { problemSource } from '../src/session/problem-source.js';
+import { rolloutOptionsOf } from '../src/session/rollout-options.js';
 import { openSession } from '../src/session/session.js';
 import { presetPath } from '../src/util/shipped.js';
 

@@ -6,8 +6,8 @@
  */
 
 import { resolve } from 'node:path';
-import { loadConfig } from '../src/index.js';
 import { pretrainBase } from '../src/experiments/pretrain-base.js';
+import { loadConfig } from '../src/index.js';
 import { openSession } from '../src/session/session.js';
 import { presetPath } from '../src/util/shipped.js';
 

@@ -80,4 +80,64 @@ describe('renamed config fields', () => {
       /rl\.learningRate: differs from the run/,
     );
   });
+  it('reads rollout.workers and sft.workers as the one pool, workers, with the notice naming it', () => {
+    const notice = (old: string) =>
+      `${old} is now workers; the old name is read until the next minor version`;
+    const rollout = parsed('rollout:\n  workers: 3\n');
+    expect(rollout.config.workers).toBe(3);
+    expect(rollout.config.rollout).not.toHaveProperty('workers');
+    expect(rollout.notices).toEqual([`old.yaml: ${notice('rollout.workers')}`]);
+    const sft = parsed('seed: 1\n', ['sft.workers=2']);
+    expect(sft.config.workers).toBe(2);
+    expect(sft.config.sft).not.toHaveProperty('workers');
+    expect(sft.notices).toEqual([`--set sft.workers=2: ${notice('sft.workers')}`]);
+    // Both old names (as every config written for the two pools could have them): the larger pool, two notices.
+    const both = parsed('rollout:\n  workers: 2\nsft:\n  workers: 4\n');
+    expect(both.config.workers).toBe(4);
+    expect(both.notices).toEqual([
+      `old.yaml: ${notice('rollout.workers')}`,
+      `old.yaml: ${notice('sft.workers')}`,
+    ]);
+    // The new name alone: no notice.
+    expect(parsed('workers: 4\n')).toEqual({ config: both.config, notices: [] });
+    // An old value out of range is still refused under the field it now sets.
+    expect(() => parsed('sft:\n  workers: 0\n')).toThrow(/workers/);
+  });
+
+  it('refuses workers beside an old name of it, naming the old one', () => {
+    expect(() => parsed('workers: 2\nrollout:\n  workers: 2\n')).toThrow(
+      new ConfigError(
+        'old.yaml',
+        'rollout.workers',
+        'renamed to workers, which is given too: keep only workers',
+      ),
+    );
+  });
+
+  it('resumes a run recorded with rollout.workers and sft.workers; workers stays operational', () => {
+    const outDir = mkdtempSync(join(tmpdir(), 'taorl-renamed-workers-'));
+    const { config } = parsed(`outDir: ${JSON.stringify(outDir)}\nworkers: 2\n`);
+    const checkpoints = join(outDir, 'checkpoints');
+    mkdirSync(checkpoints);
+    const file = 'sft-step-000002.safetensors';
+    writeFileSync(join(checkpoints, file), '');
+    writeFileSync(
+      join(checkpoints, 'latest.json'),
+      JSON.stringify({ phase: 'sft', step: 2, seed: config.seed, file }),
+    );
+    // The record as a run before the rename wrote it: both pools, the rollout one the larger.
+    const { workers, ...rest } = config;
+    const recorded = {
+      ...rest,
+      rollout: { ...config.rollout, workers },
+      sft: { ...config.sft, workers: 1 },
+    };
+    writeFileSync(join(outDir, 'run-config.json'), JSON.stringify({ config: recorded, changes: [] }));
+    const flags = { resume: true, overwrite: false, allowConfigChange: false };
+    expect(planRun(config, 'old.yaml', 'sft', flags).changes).toEqual([]);
+    // Another pool size on resume is recorded, not refused.
+    expect(planRun({ ...config, workers: 3 }, 'old.yaml', 'sft', flags).changes).toEqual([
+      { field: 'workers', before: 2, after: 3 },
+    ]);
+  });
 });

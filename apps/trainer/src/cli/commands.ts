@@ -1,5 +1,5 @@
-import { curateProblems } from '../workflows/curate.js';
 import { demoTable, runDemo } from '../experiments/demo/demo.js';
+import { curateProblems } from '../workflows/curate.js';
 import { planRun, type RunFolderFlags } from '../workflows/run-folder.js';
 import { trainRl, trainSft } from '../workflows/train.js';
 import { ablateCommand } from './ablate-command.js';

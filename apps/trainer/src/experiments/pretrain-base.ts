@@ -1,9 +1,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MetricsWriter, readMetrics } from '../report/metrics.js';
-import { evaluate } from '../workflows/evaluate.js';
 import { problemSource } from '../session/problem-source.js';
 import type { Session } from '../session/session.js';
+import { evaluate } from '../workflows/evaluate.js';
 import { arithSftTraces, runSft, sftExampleOf } from '../workflows/sft-run.js';
 
 /** One point of the pretraining curve: mean SFT loss since the previous point, held-out greedy accuracy. */

@@ -1,7 +1,21 @@
 import { sftLoss, tokenLogProbsAndEntropy } from '@taorl/grpo';
 import * as tf from '@tensorflow/tfjs';
 import type { Policy } from './policy.js';
-import type { WeightedTokenBatch } from '../sft/token-batch.js';
+
+/**
+ * A right-padded batch ready for the loss: inputs, next-token targets, the targets' loss mask and each target's
+ * aggregation weight, row-major over `shape` ([rows, width]). Plain typed arrays, so a batch can be posted to a
+ * worker thread as it is.
+ */
+export interface WeightedTokenBatch {
+  inputs: Int32Array;
+  targets: Int32Array;
+  /** 1 where the target token is trained on. */
+  mask: Float32Array;
+  /** The token-mean weight of each target: mask / (loss tokens of the whole step's batch). */
+  weights: Float32Array;
+  shape: [number, number];
+}
 
 export interface ShardGradient {
   /** -sum_t w_t log pi(target_t): this batch's share of the step's token-mean cross-entropy. */

@@ -10,10 +10,10 @@ import type { CodeProblem } from '@taorl/eval';
 import { loadCodeProblems } from '@taorl/eval/node';
 import { ConfigError } from '../config/config-error.js';
 import { codeUserMessage } from '../task/code-prompt.js';
+import { embeddedCodeProblems } from '../task/embedded-code-task.js';
 import type { Problem } from '../task/problem.js';
 import { epochStream } from '../util/batching.js';
 import { deriveSeed } from '../util/seeds.js';
-import { embeddedCodeProblems } from '../task/embedded-code-task.js';
 import type { Session } from './session.js';
 
 /** Where RL problems and held-out problems come from. */

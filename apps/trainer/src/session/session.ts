@@ -12,9 +12,9 @@ import { parseHfConfig } from '../model/config.js';
 import { paddedVocabTokenizer } from '../model/padded-vocab-tokenizer.js';
 import type { RolloutPolicy } from '../model/policy.js';
 import { createTinyPolicy, loadPolicy, type TransformerPolicy } from '../model/transformer-policy.js';
-import { RolloutWorkers } from '../workers/policy-workers.js';
-import type { TokenizerSource } from '../workers/tokenizer-source.js';
 import { basePolicyPath } from '../util/shipped.js';
+import { PolicyWorkers } from '../workers/policy-workers.js';
+import type { TokenizerSource } from '../workers/tokenizer-source.js';
 import { type RlComponents, rlComponents } from './components.js';
 
 /** The live parts of a run: backend, tokenizer, chat template, policy, sandbox and the plug-ins. */
@@ -28,15 +28,16 @@ export interface Session {
   /** The local policy (throws when the session was opened with `localPolicy: false`). */
   readonly policy: TransformerPolicy;
   /**
-   * What rollouts and evaluations sample from: the local policy itself (rollout.workers 1) or `rolloutWorkers`,
+   * What rollouts and evaluations sample from: the local policy itself (`workers: 1`) or `workers`,
    * which get its current weights before every rollout batch.
    */
   readonly rolloutPolicy: RolloutPolicy;
   /**
-   * rollout.workers > 1: worker threads with replicas of the local policy, which generate the rollouts and compute
-   * the RL update's micro-batch gradients; null with 1 (the main thread does both).
+   * The one worker pool (config `workers` > 1): threads with replicas of the local policy, which generate the
+   * rollouts and evaluations, compute the RL update's micro-batch gradients and SFT's gradient shards; null with 1
+   * (the main thread does all of it).
    */
-  readonly rolloutWorkers: RolloutWorkers | null;
+  readonly workers: PolicyWorkers | null;
   /** Longest prompt + response the model takes (its RoPE table size). */
   contextLength: number;
   /**
@@ -148,11 +149,11 @@ export async function openSession(
   const local = policy;
   const withoutPolicy = () =>
     new Error('this command runs without local weights (inference servers answer): no session.policy');
-  const { workers } = config.rollout;
-  let rolloutWorkers: RolloutWorkers | null = null;
+  const { workers } = config;
+  let pool: PolicyWorkers | null = null;
   const localWorkers = (policy: TransformerPolicy) => {
-    if (workers > 1) rolloutWorkers ??= new RolloutWorkers(policy, workers, tokenizerSource);
-    return rolloutWorkers;
+    if (workers > 1) pool ??= new PolicyWorkers(policy, workers, tokenizerSource);
+    return pool;
   };
   return {
     config,
@@ -168,7 +169,7 @@ export async function openSession(
       if (local === null) throw withoutPolicy();
       return localWorkers(local) ?? local;
     },
-    get rolloutWorkers(): RolloutWorkers | null {
+    get workers(): PolicyWorkers | null {
       if (local === null) throw withoutPolicy();
       return localWorkers(local);
     },
@@ -179,7 +180,7 @@ export async function openSession(
     components,
     promptIds: (messages) => tokenizer.encode(template.render(messages, { addGenerationPrompt: true })),
     async close() {
-      await rolloutWorkers?.dispose();
+      await pool?.dispose();
       local?.dispose();
       await sandbox.close();
     },

@@ -12,7 +12,7 @@ import type { FaultMode, ReplicaReply, ReplicaRequest } from './replica-protocol
 export interface WorkerEntry {
   /** The entry module's source (`new URL('../replicas/x-entry.ts', import.meta.url)` next to the pool's module). */
   source: URL;
-  /** The bundle's file name next to the trainer's dist/index.js, e.g. 'sft-gradient-worker.js'. */
+  /** The bundle's file name next to the trainer's dist/index.js, e.g. 'policy-worker.js'. */
   built: string;
 }
 

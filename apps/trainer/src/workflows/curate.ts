@@ -9,11 +9,11 @@ import {
 } from '@taorl/data';
 import { rolloutAndGrade, samplesOf } from '@taorl/rollout';
 import type { RolloutPolicy } from '../model/policy.js';
+import { problemSource } from '../session/problem-source.js';
 import { rolloutOptionsOf } from '../session/rollout-options.js';
+import type { Session } from '../session/session.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { deriveSeed } from '../util/seeds.js';
-import { problemSource } from '../session/problem-source.js';
-import type { Session } from '../session/session.js';
 
 export interface CurateOptions {
   /** The first `problems` training problems are scored. */

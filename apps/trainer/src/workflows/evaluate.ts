@@ -4,12 +4,12 @@ import { rolloutAndGrade, samplesOf } from '@taorl/rollout';
 import type { RolloutPolicy } from '../model/policy.js';
 import type { EvalMetrics } from '../report/metrics.js';
 import { ProgressBar } from '../report/progress.js';
-import type { Problem } from '../task/problem.js';
 import { rolloutStats } from '../rl/rollout-stats.js';
 import { rolloutOptionsOf } from '../session/rollout-options.js';
-import { deriveSeed } from '../util/seeds.js';
 import type { Session } from '../session/session.js';
+import type { Problem } from '../task/problem.js';
 import { taskBreakdown } from '../task/task-breakdown.js';
+import { deriveSeed } from '../util/seeds.js';
 
 /** The label of the greedy evaluation written beside the sampled one labelled `label`. */
 export const greedyLabel = (label: string) => `${label} (greedy)`;
@@ -60,7 +60,7 @@ export async function evaluate(
     bar?.tick(chunk.length);
     return trajectories;
   };
-  // Chunks are independent (each has its own seed), so a policy that takes concurrent calls (rollout workers,
+  // Chunks are independent (each has its own seed), so a policy that takes concurrent calls (the worker pool,
   // inference servers) gets two at once: while one chunk's last lane finishes, the other's lanes keep the other
   // workers busy. The result is the same as one chunk after the other. After a failure no further chunk starts,
   // and the evaluation rejects once the chunk still running has settled.

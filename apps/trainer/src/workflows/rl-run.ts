@@ -6,13 +6,14 @@ import type { TrainerConfig } from '../config/trainer-config.js';
 import { apiKeyFromEnv } from '../remote/api-key.js';
 import { RemoteRollouts } from '../remote/remote-rollouts.js';
 import { idleFilters } from '../report/filter-table.js';
-import type { MetricsWriter, RlStepMetrics } from '../report/metrics.js';
+import type { MetricsWriter } from '../report/metrics.js';
 import { ProgressBar } from '../report/progress.js';
 import { grpoUpdate } from '../rl/grpo-update.js';
 import { localPolicySync } from '../rl/policy-sync.js';
 import { type RlStepContext, rlStep } from '../rl/rl-step.js';
-import { rolloutOptionsOf } from '../session/rollout-options.js';
+import type { RlStepMetrics } from '../rl/step-metrics.js';
 import type { ProblemSource } from '../session/problem-source.js';
+import { rolloutOptionsOf } from '../session/rollout-options.js';
 import type { Session } from '../session/session.js';
 
 export interface RlRunOptions {
@@ -75,7 +76,7 @@ export function rlContext(
   log: (message: string) => void = toStderr,
 ): { context: RlStepContext; updater: GrpoUpdater } {
   checkRemoteMode(session);
-  const { config, components, policy, tokenizer, tools, rolloutWorkers } = session;
+  const { config, components, policy, tokenizer, tools, workers } = session;
   const { rl, rollout, remote } = config;
   const { update, updater } = grpoUpdate(policy, tokenizer, {
     learningRate: rl.learningRate,
@@ -84,9 +85,9 @@ export function rlContext(
     microBatchRows: rl.microBatchRows,
     temperature: rollout.temperature,
     ...components.learner,
-    ...(rolloutWorkers === null
+    ...(workers === null
       ? {}
-      : { microBatchGradients: (micros, settings) => rolloutWorkers.microBatchGradients(micros, settings) }),
+      : { microBatchGradients: (micros, settings) => workers.microBatchGradients(micros, settings) }),
   });
   const apiKey = apiKeyFromEnv();
   const servers =

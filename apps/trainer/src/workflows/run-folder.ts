@@ -13,8 +13,8 @@ import { renameOldFields } from '../config/renamed-fields.js';
 import type { TrainerConfig } from '../config/trainer-config.js';
 import { loadedPluginModules, type PluginModule } from '../plugins/plugin-modules.js';
 import { type MetricsLine, MetricsWriter } from '../report/metrics.js';
-import { writeFileAtomic } from '../util/atomic-write.js';
 import type { Session } from '../session/session.js';
+import { writeFileAtomic } from '../util/atomic-write.js';
 
 /** What a training command (`taorl sft`, `taorl rl`) was asked to do with the run already in its outDir. */
 export interface RunFolderFlags {
@@ -50,10 +50,11 @@ const METRICS = 'metrics.jsonl';
 
 /**
  * Fields a resumed run may change without --allow-config-change: where the run lives, how long it goes on, how
- * often it checkpoints and evaluates, how many threads generate its rollouts (the same trajectories for any number;
- * the default is the machine's core count), and how it reaches its inference servers. None changes what a step
- * computes (RL's learning rate is constant, so more RL steps only extend the run; SFT's cosine schedule spans
- * sft.steps, so that one is guarded).
+ * often it checkpoints and evaluates, how many worker threads it uses (the default is the machine's core count, so
+ * a run resumed on another machine changes it; the same trajectories and RL updates for any number, and SFT's
+ * shards sum to the same gradient up to float summation order), and how it reaches its inference servers. None
+ * changes what a step computes (RL's learning rate is constant, so more RL steps only extend the run; SFT's cosine
+ * schedule spans sft.steps, so that one is guarded).
  */
 const OPERATIONAL_FIELDS = [
   'outDir',
@@ -63,7 +64,7 @@ const OPERATIONAL_FIELDS = [
   'rl.checkpointEvery',
   'sft.checkpointEvery',
   'eval.',
-  'rollout.workers',
+  'workers',
   'remote.endpoints',
   'remote.timeoutMs',
   'remote.maxAttempts',

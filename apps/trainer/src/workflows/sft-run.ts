@@ -12,11 +12,11 @@ import { saveTrainCheckpoint } from '../checkpoint/train-checkpoint.js';
 import { ConfigError } from '../config/config-error.js';
 import type { MetricsWriter, SftStepMetrics } from '../report/metrics.js';
 import { ProgressBar } from '../report/progress.js';
+import { arithProblems } from '../session/problem-source.js';
+import type { Session } from '../session/session.js';
 import { SftTrainer } from '../sft/sft-trainer.js';
 import { epochStream, lengthGroupedBatches, streamBatches } from '../util/batching.js';
 import { deriveSeed } from '../util/seeds.js';
-import { arithProblems } from '../session/problem-source.js';
-import type { Session } from '../session/session.js';
 
 /**
  * Real end-to-end demonstrations of the arith-tool task from @taorl/data: the code is executed by the session's
@@ -98,7 +98,7 @@ export function sftTrainer(session: Session): SftTrainer {
     },
     maxGradNorm: session.config.rl.maxGradNorm,
     padId: session.tokenizer.padTokenId,
-    workers: sft.workers,
+    ...(session.workers === null ? {} : { workers: session.workers }),
   });
 }
 

@@ -1,11 +1,11 @@
 import { join } from 'node:path';
 import { writeReport } from '../report/html-report.js';
 import { type MetricsLine, readMetrics } from '../report/metrics.js';
-import { evaluate, greedyLabel } from './evaluate.js';
 import { problemSource } from '../session/problem-source.js';
+import type { Session } from '../session/session.js';
+import { evaluate, greedyLabel } from './evaluate.js';
 import { checkRemoteMode, rolloutMode, runRl } from './rl-run.js';
 import { openRun, type RunFolderFlags, type RunIO } from './run-folder.js';
-import type { Session } from '../session/session.js';
 import { runSft, sftExamples, sftTrainer } from './sft-run.js';
 
 /** The label of the held-out evaluation after the last RL step (`--eval-after`). */

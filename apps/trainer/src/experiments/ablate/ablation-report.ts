@@ -1,9 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TopLevelSpec } from 'vega-lite';
-import { escapeHtml, htmlPage, lineChart, renderSvg } from '../../report/html-report.js';
-import type { RlStepMetrics } from '../../report/metrics.js';
+import { escapeHtml } from '../../report/escape-html.js';
+import { htmlPage, lineChart, renderSvg } from '../../report/html-report.js';
 import { type TrendName, trendNames } from '../../report/rl-trends.js';
+import type { RlStepMetrics } from '../../rl/step-metrics.js';
 import { writeFileAtomic } from '../../util/atomic-write.js';
 import {
   type CorrelationWithInterval,

@@ -3,8 +3,9 @@ import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { loadConfig } from '../../config/load-config.js';
 import type { TrainerConfig } from '../../config/trainer-config.js';
-import { type EvalMetrics, type RlStepMetrics, readMetrics } from '../../report/metrics.js';
+import { type EvalMetrics, readMetrics } from '../../report/metrics.js';
 import { formatDuration } from '../../report/progress.js';
+import type { RlStepMetrics } from '../../rl/step-metrics.js';
 import type { RunRecord } from '../../workflows/run-folder.js';
 import {
   ablationTable,
@@ -103,10 +104,10 @@ export function ablationRuns(
   source: TrainerConfig['model']['source'],
 ): QueuedRun[] {
   const dirs = ablationDirs(outDir);
-  // The children share the cores: each generates on its share of them (rollout.workers, the same trajectories
+  // The children share the cores: each generates on its share of them (workers, the same trajectories
   // for any number) unless the overrides say otherwise, instead of each starting a worker thread per core.
   const workers = Math.max(1, Math.floor(availableParallelism() / Math.max(1, options.parallel)));
-  const common = [`rollout.workers=${workers}`, ...options.overrides, ...startingPolicy(source, from)];
+  const common = [`workers=${workers}`, ...options.overrides, ...startingPolicy(source, from)];
   const evaluation = (label: string, dir: string, seed: number, decoding: readonly string[]): QueuedRun => ({
     label,
     dir,

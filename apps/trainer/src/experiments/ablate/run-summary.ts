@@ -1,5 +1,5 @@
 import { ALL_TOOL_CALLS_FAILED } from '@taorl/filter';
-import type { EvalMetrics, MetricsLine, RlStepMetrics } from '../../report/metrics.js';
+import type { EvalMetrics, MetricsLine } from '../../report/metrics.js';
 import {
   allFailedCorrectShare,
   decisionPointBonusShare,
@@ -11,6 +11,7 @@ import {
   type TrendName,
   trends,
 } from '../../report/rl-trends.js';
+import type { RlStepMetrics } from '../../rl/step-metrics.js';
 import { greedyLabel } from '../../workflows/evaluate.js';
 import { AFTER_RL } from '../../workflows/train.js';
 import { sampleVariance } from './confidence.js';

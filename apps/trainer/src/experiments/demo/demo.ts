@@ -2,16 +2,17 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type * as tf from '@tensorflow/tfjs';
 import { writeReport } from '../../report/html-report.js';
-import type { EvalMetrics, RlStepMetrics } from '../../report/metrics.js';
+import type { EvalMetrics } from '../../report/metrics.js';
 import { MetricsWriter, readMetrics } from '../../report/metrics.js';
 import { formatDuration } from '../../report/progress.js';
 import type { TrendName } from '../../report/rl-trends.js';
-import { type DemoMechanisms, demoMechanisms } from './demo-mechanisms.js';
-import { evaluate, greedyLabel } from '../../workflows/evaluate.js';
+import type { RlStepMetrics } from '../../rl/step-metrics.js';
 import { problemSource } from '../../session/problem-source.js';
-import { runRl } from '../../workflows/rl-run.js';
 import type { Session } from '../../session/session.js';
+import { evaluate, greedyLabel } from '../../workflows/evaluate.js';
+import { runRl } from '../../workflows/rl-run.js';
 import { arithSftTraces, runSft, sftExampleOf } from '../../workflows/sft-run.js';
+import { type DemoMechanisms, demoMechanisms } from './demo-mechanisms.js';
 
 /** One policy's held-out results: sampled at the rollout temperature (Avg@K, Pass@K), and greedy when asked. */
 export interface DemoRow {
