@@ -21,9 +21,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { parseConfig } from '../src/index.js';
 import { TransformerPolicy } from '../src/model/transformer-policy.js';
 import { openSession } from '../src/session/session.js';
-import { PolicyWorkers } from '../src/workers/policy-workers.js';
 import { balancedShards } from '../src/sft/batch-shards.js';
 import { epochStream, lengthGroupedBatches, streamBatches } from '../src/util/batching.js';
+import { PolicyWorkers } from '../src/workers/policy-workers.js';
 import { arithSftTraces, sftExampleOf, sftTrainer } from '../src/workflows/sft-run.js';
 
 const rounds = Number(process.argv[2] ?? 12);

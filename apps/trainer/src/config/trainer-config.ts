@@ -1,6 +1,5 @@
 import { availableParallelism } from 'node:os';
-import { infraRetryDefaults } from '@taorl/rollout';
-import { remotePolicyDefaults } from '@taorl/rollout/node';
+import { infraRetryDefaults, remotePolicyDefaults } from '@taorl/rollout';
 import { z } from 'zod';
 import {
   bool,
