@@ -18,7 +18,7 @@ import { evaluateBenchmarks, parseConfig } from '../src/index.js';
 
 // Fixtures in GPQA's and LiveCodeBench's formats, written for taorl (packages/eval/test/fixtures/code-and-choice).
 const fixtures = fileURLToPath(
-  new URL('../../../packages/eval/test/fixtures/code-and-choice', import.meta.url),
+  new URL('../../../packages/eval/test/fixtures/code-and-choice/', import.meta.url),
 );
 const tokenizer = new ByteTokenizer();
 const template = ChatTemplate.embedded();

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { configJsonSchema, configJsonSchemaText } from '../src/config/json-schema.js';
 
-const configs = new URL('../configs', import.meta.url);
+const configs = new URL('../configs/', import.meta.url);
 const SCHEMA_FILE = 'taorl-config.schema.json';
 
 describe('the JSON Schema of config files', () => {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, parseConfig } from '../src/index.js';
 
-const presets = new URL('../configs', import.meta.url);
+const presets = new URL('../configs/', import.meta.url);
 
 function errorOf(run: () => unknown): ConfigError {
   try {

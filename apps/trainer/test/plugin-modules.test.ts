@@ -20,7 +20,7 @@ import type { RunRecord } from '../src/workflows/run-folder.js';
 import { capture } from './support/capture-io.js';
 import { tinyRunOverrides } from './support/tiny-run.js';
 
-const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
+const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 const cli = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
 const examplePackage = join(repoRoot, 'examples', 'my-plugins');
 const root = mkdtempSync(join(tmpdir(), 'taorl-plugins-'));

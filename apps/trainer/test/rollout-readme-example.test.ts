@@ -12,7 +12,7 @@ import { type ServeProcess, startServeProcess } from './remote/serve-process.js'
 // sandbox: multi-turn tool rollouts over the vLLM-compatible /v1/completions. The packaging check runs the same
 // example against the packed tarballs (scripts/check-packages.mjs).
 
-const root = fileURLToPath(new URL('../../..', import.meta.url));
+const root = fileURLToPath(new URL('../../../', import.meta.url));
 const readme = readFileSync(join(root, 'packages/rollout/README.md'), 'utf8');
 let server: ServeProcess;
 let project: string;

@@ -10,7 +10,7 @@ import type { FaultMode, ReplicaReply, ReplicaRequest } from './replica-protocol
 
 /** A worker thread's script: its TypeScript source and its bundle in dist/ (see tsup.config.ts). */
 export interface WorkerEntry {
-  /** The entry module's source (`new URL('../replicas/x-entry.ts', import.meta.url)` next to the pool's module). */
+  /** The entry module's source (`new URL('./x-entry.ts', import.meta.url)` next to the pool's module). */
   source: URL;
   /** The bundle's file name next to the trainer's dist/index.js, e.g. 'policy-worker.js'. */
   built: string;
