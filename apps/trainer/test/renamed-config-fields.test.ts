@@ -15,6 +15,21 @@ function parsed(text: string, overrides: string[] = []) {
   return { config, notices };
 }
 
+/** A run folder with an SFT checkpoint at step 2, for the config `extra` (YAML) adds to; its record is the caller's. */
+function checkpointedRun(extra: string) {
+  const outDir = mkdtempSync(join(tmpdir(), 'taorl-renamed-'));
+  const { config } = parsed(`outDir: ${JSON.stringify(outDir)}\n${extra}`);
+  const checkpoints = join(outDir, 'checkpoints');
+  mkdirSync(checkpoints);
+  const file = 'sft-step-000002.safetensors';
+  writeFileSync(join(checkpoints, file), '');
+  writeFileSync(
+    join(checkpoints, 'latest.json'),
+    JSON.stringify({ phase: 'sft', step: 2, seed: config.seed, file }),
+  );
+  return { outDir, config };
+}
+
 describe('renamed config fields', () => {
   it('reads the old names as the new ones and warns once per name, in files and in --set', () => {
     const { config, notices } = parsed('sft:\n  lr: 0.01\nrl:\n  lr: 3.0e-4\n  microBatch: 8\n', [
@@ -53,16 +68,7 @@ describe('renamed config fields', () => {
   });
 
   it('resumes a run recorded under the old names without a config change', () => {
-    const outDir = mkdtempSync(join(tmpdir(), 'taorl-renamed-'));
-    const { config } = parsed(`outDir: ${JSON.stringify(outDir)}\n`);
-    const checkpoints = join(outDir, 'checkpoints');
-    mkdirSync(checkpoints);
-    const file = 'sft-step-000002.safetensors';
-    writeFileSync(join(checkpoints, file), '');
-    writeFileSync(
-      join(checkpoints, 'latest.json'),
-      JSON.stringify({ phase: 'sft', step: 2, seed: config.seed, file }),
-    );
+    const { outDir, config } = checkpointedRun('');
     // The record as a run before the rename wrote it.
     const { learningRate: sftLr, ...sft } = config.sft;
     const { learningRate, maxGradNorm, microBatchRows, ...rl } = config.rl;
@@ -115,16 +121,7 @@ describe('renamed config fields', () => {
   });
 
   it('resumes a run recorded with rollout.workers and sft.workers; workers stays operational', () => {
-    const outDir = mkdtempSync(join(tmpdir(), 'taorl-renamed-workers-'));
-    const { config } = parsed(`outDir: ${JSON.stringify(outDir)}\nworkers: 2\n`);
-    const checkpoints = join(outDir, 'checkpoints');
-    mkdirSync(checkpoints);
-    const file = 'sft-step-000002.safetensors';
-    writeFileSync(join(checkpoints, file), '');
-    writeFileSync(
-      join(checkpoints, 'latest.json'),
-      JSON.stringify({ phase: 'sft', step: 2, seed: config.seed, file }),
-    );
+    const { outDir, config } = checkpointedRun('workers: 2\n');
     // The record as a run before the rename wrote it: both pools, the rollout one the larger.
     const { workers, ...rest } = config;
     const recorded = {
