@@ -341,7 +341,7 @@ report(
 report('RL step', steps, (wall) => `${ms(wall)}/step`);
 for (const arm of [1, 2] as const) {
   const lines = steps[arm].map((s) => s.result as RlStepMetrics);
-  const time = (key: keyof RlStepMetrics['time']) => ms(mean(lines.map((line) => line.time[key])));
+  const time = (key: keyof RlStepMetrics['time']) => ms(mean(lines.map((line) => line.time[key] ?? 0)));
   console.log(
     `workers=${arm} step time: generation ${time('generationMs')}, sandbox wait ${time('sandboxMs')}, ` +
       `scoring ${time('scoringMs')}, training ${time('trainingMs')}, weight sync ${time('weightSyncMs')}; ` +
