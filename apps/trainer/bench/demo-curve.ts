@@ -12,12 +12,12 @@
 import { ARITH_STRATEGIES } from '@taorl/data';
 import * as tf from '@tensorflow/tfjs';
 import { type EvalMetrics, loadConfig, MetricsWriter, readMetrics } from '../src/index.js';
-import { evaluate } from '../src/run/evaluate.js';
-import { problemSource } from '../src/run/problems.js';
-import { runRl } from '../src/run/rl-run.js';
-import { openSession } from '../src/run/session.js';
-import { arithSftTraces, runSft, sftExampleOf } from '../src/run/sft-run.js';
+import { problemSource } from '../src/session/problem-source.js';
+import { openSession } from '../src/session/session.js';
 import { presetPath } from '../src/util/shipped.js';
+import { evaluate } from '../src/workflows/evaluate.js';
+import { runRl } from '../src/workflows/rl-run.js';
+import { arithSftTraces, runSft, sftExampleOf } from '../src/workflows/sft-run.js';
 
 const sftSteps = Number(process.argv[2] ?? 1200);
 const every = Number(process.argv[3] ?? 200);

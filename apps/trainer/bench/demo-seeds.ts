@@ -11,8 +11,8 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, rmSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { demoMechanisms } from '../src/experiments/demo/demo-mechanisms.js';
 import { type EvalMetrics, type RlStepMetrics, readMetrics } from '../src/index.js';
-import { demoMechanisms } from '../src/run/demo-mechanisms.js';
 
 const seeds = (process.argv[2] ?? '1,2,3').split(',').map(Number);
 const outRoot = resolve(process.argv[3] ?? 'runs/demo-seeds');

@@ -9,9 +9,9 @@
  */
 import { parseConfig, type RlStepMetrics } from '../src/index.js';
 import { rlStep } from '../src/rl/rl-step.js';
-import { problemSource } from '../src/run/problems.js';
-import { rlContext } from '../src/run/rl-run.js';
-import { openSession } from '../src/run/session.js';
+import { problemSource } from '../src/session/problem-source.js';
+import { openSession } from '../src/session/session.js';
+import { rlContext } from '../src/workflows/rl-run.js';
 
 const steps = Number(process.env.STEPS ?? 4);
 const config = parseConfig(
@@ -21,7 +21,8 @@ const config = parseConfig(
     'outDir: /tmp/taorl-bench-old-log-probs',
     'model: {source: base}',
     'tool: {sandbox: {name: local, workers: 1, preload: []}, observationChars: 256}',
-    'rollout: {maxTurns: 3, maxResponseTokens: 160, temperature: 0.7, lanes: 2, workers: 1}',
+    'workers: 1',
+    'rollout: {maxTurns: 3, maxResponseTokens: 160, temperature: 0.7, lanes: 2}',
     'rl: {groups: 4, groupSize: 8, maxGenBatches: 1, filters: [], microBatchRows: 32}',
   ].join('\n'),
   'bench',

@@ -6,8 +6,8 @@
 
 import { rolloutAndGrade, samplesOf } from '@taorl/rollout';
 import { loadConfig } from '../src/index.js';
-import { problemSource } from '../src/run/problems.js';
-import { openSession } from '../src/run/session.js';
+import { problemSource } from '../src/session/problem-source.js';
+import { openSession } from '../src/session/session.js';
 import { presetPath } from '../src/util/shipped.js';
 
 const path = process.argv[2]!;

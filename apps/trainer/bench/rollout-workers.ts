@@ -1,5 +1,5 @@
 /**
- * Rollout workers (rollout.workers): RL step wall time and held-out evaluation throughput with 1 worker (the main
+ * The worker pool generating rollouts (workers): RL step wall time and held-out evaluation throughput with 1 worker (the main
  * thread generates) and with 2 worker threads, side by side in one run, on the demo's config (apps/trainer/configs/
  * demo.yaml: 8 x 8 rollouts, 2 lanes, 256 response tokens, temperature 0.7, real tool calls in the sandbox).
  *
@@ -35,21 +35,21 @@ import { join } from 'node:path';
 import { loadConfig } from '../src/config/load-config.js';
 import type { RolloutPolicy, SamplingParams } from '../src/model/policy.js';
 import { TransformerPolicy } from '../src/model/transformer-policy.js';
-import type { RlStepMetrics } from '../src/report/metrics.js';
 import { rlStep } from '../src/rl/rl-step.js';
-import { RolloutWorkers } from '../src/rollout/rollout-workers.js';
-import { evaluate } from '../src/run/evaluate.js';
-import { problemSource } from '../src/run/problems.js';
-import { rlContext } from '../src/run/rl-run.js';
-import { openSession, type Session } from '../src/run/session.js';
+import type { RlStepMetrics } from '../src/rl/step-metrics.js';
+import { problemSource } from '../src/session/problem-source.js';
+import { openSession, type Session } from '../src/session/session.js';
 import { presetPath } from '../src/util/shipped.js';
+import { PolicyWorkers } from '../src/workers/policy-workers.js';
+import { evaluate } from '../src/workflows/evaluate.js';
+import { rlContext } from '../src/workflows/rl-run.js';
 
 const from = process.argv[2];
 const rlSteps = Number(process.argv[3] ?? 6);
 const evalProblems = Number(process.argv[4] ?? 64);
 const overrides = [
   `outDir=${join(tmpdir(), 'taorl-bench-rollout-workers')}`,
-  'rollout.workers=1',
+  'workers=1',
   ...(from === undefined || from === '' ? [] : ['model.source=embedded', `model.path=${from}`]),
   ...process.argv.slice(5),
 ];
@@ -70,7 +70,7 @@ class Occupancy implements RolloutPolicy {
   ms = [0, 0, 0];
   private inFlight = 0;
   private since = performance.now();
-  constructor(private readonly inner: RolloutWorkers) {
+  constructor(private readonly inner: PolicyWorkers) {
     this.vocabSize = inner.vocabSize;
     this.maxSequenceLength = inner.maxSequenceLength;
   }
@@ -104,12 +104,12 @@ class Occupancy implements RolloutPolicy {
 
 /** The two arms: the session's policy rolling out on the main thread, and a copy rolling out on 2 workers. */
 const copy = new TransformerPolicy(session.policy.toCheckpoint());
-const workers = new RolloutWorkers(copy, 2, { kind: 'byte' });
+const workers = new PolicyWorkers(copy, 2, { kind: 'byte' });
 const occupancy = new Occupancy(workers);
 const arms = {
   1: { session, rollouts: session.policy as RolloutPolicy },
   2: {
-    session: { ...session, policy: copy, rolloutPolicy: occupancy, rolloutWorkers: workers } as Session,
+    session: { ...session, policy: copy, rolloutPolicy: occupancy, workers } as Session,
     rollouts: occupancy,
   },
 };
@@ -310,12 +310,12 @@ const report = (name: string, samples: Record<Arm, Sample[]>, unit: (wallMs: num
   const machine = (arm: typeof one) =>
     `other threads of this process ${ms(arm.other)}; machine (all processes) busy ${ms(arm.busy)}, idle ${ms(arm.idle)}`;
   console.log(
-    `${name}, rollout.workers=1: ${unit(one.wall)}; CPU main thread ${ms(one.main)}; sandbox processes ` +
+    `${name}, workers=1: ${unit(one.wall)}; CPU main thread ${ms(one.main)}; sandbox processes ` +
       `${ms(one.sandbox)}; waited for a CPU: main ${ms(one.waited[0]!)}; minor page faults: main ` +
       `${count(one.faults[0]!)}; ${machine(one)}`,
   );
   console.log(
-    `${name}, rollout.workers=2: ${unit(two.wall)}; CPU main thread ${ms(two.main)}, worker threads ` +
+    `${name}, workers=2: ${unit(two.wall)}; CPU main thread ${ms(two.main)}, worker threads ` +
       `${two.workers.map(ms).join(' / ')}; sandbox processes ${ms(two.sandbox)}; waited for a CPU: main ` +
       `${ms(two.waited[0]!)}, workers ${two.waited.slice(1).map(ms).join(' / ')}; minor page faults: main ` +
       `${count(two.faults[0]!)}, workers ${two.faults.slice(1).map(count).join(' / ')}; ${machine(two)}`,
@@ -328,7 +328,7 @@ const report = (name: string, samples: Record<Arm, Sample[]>, unit: (wallMs: num
   const inFlight = [0, 1, 2].map((k) => sum(samples[2].map((s) => s.callsInFlightMs[k]!)));
   const share = (k: number) => `${((100 * inFlight[k]!) / sum(inFlight)).toFixed(0)}%`;
   console.log(
-    `${name}, rollout.workers=2: generate calls in flight 2 (both workers busy) ${share(2)}, 1 ${share(1)}, ` +
+    `${name}, workers=2: generate calls in flight 2 (both workers busy) ${share(2)}, 1 ${share(1)}, ` +
       `0 ${share(0)} of the wall time`,
   );
 };
@@ -341,9 +341,9 @@ report(
 report('RL step', steps, (wall) => `${ms(wall)}/step`);
 for (const arm of [1, 2] as const) {
   const lines = steps[arm].map((s) => s.result as RlStepMetrics);
-  const time = (key: keyof RlStepMetrics['time']) => ms(mean(lines.map((line) => line.time[key])));
+  const time = (key: keyof RlStepMetrics['time']) => ms(mean(lines.map((line) => line.time[key] ?? 0)));
   console.log(
-    `rollout.workers=${arm} step time: generation ${time('generationMs')}, sandbox wait ${time('sandboxMs')}, ` +
+    `workers=${arm} step time: generation ${time('generationMs')}, sandbox wait ${time('sandboxMs')}, ` +
       `scoring ${time('scoringMs')}, training ${time('trainingMs')}, weight sync ${time('weightSyncMs')}; ` +
       `tool calls/trajectory ${mean(lines.map((line) => line.toolCallsPerTrajectory)).toFixed(2)}`,
   );
@@ -351,7 +351,7 @@ for (const arm of [1, 2] as const) {
 for (const arm of [1, 2] as const) {
   const cpu = (thread: number) => ms(mean(updates[arm].map((u) => u.cpu[thread]!)));
   console.log(
-    `rollout.workers=${arm} update CPU: main thread ${cpu(0)}` +
+    `workers=${arm} update CPU: main thread ${cpu(0)}` +
       (arm === 1 ? '' : `, worker threads ${workerThreads.map((_, i) => cpu(i + 1)).join(' / ')}`) +
       `; rows per update ${updates[arm].map((u) => u.rows).join(', ')}`,
   );

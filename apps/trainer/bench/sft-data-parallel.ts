@@ -1,16 +1,16 @@
 /**
- * Data-parallel SFT (sft.workers): steps per second with 1 and with 2 gradient shards on the demo's model and data
+ * Data-parallel SFT (workers, the pool's SFT shards): steps per second with 1 and with 2 gradient shards on the demo's model and data
  * (the tiny model, batches of 16 real arith-tool traces), measured in the same run. Both trainers start from the
  * same weights and take the same batches, interleaved (their order alternating each round), so both see the same
  * machine load; the weights they end with are compared as a check that both computed the same steps. The first
- * step of each, on the 16 longest traces, is timed apart: it includes starting the worker thread and growing each
+ * step of each, on the 16 longest traces, is timed apart: it includes starting the worker threads and growing each
  * thread's wasm memory to the largest batch (a one-time cost of 1-3 s per thread that would otherwise land on
  * whichever timed step first needs more memory).
  *
  * Other processes' load changes wall times, and with both cores busy an extra thread cannot show its gain. The
  * CPU time of each thread (Linux /proc/self/task/<id>/schedstat) barely depends on that load, so the idle-machine
- * speed-up is also estimated from it: the 1-worker step's CPU time over the larger of the 2-worker step's main
- * thread and worker thread CPU times (an upper bound: it ignores the main thread waiting for a slower worker).
+ * speed-up is also estimated from it: the 1-worker step's CPU time over the largest of the 2-worker step's main
+ * thread and worker threads' CPU times (an upper bound: it ignores waiting for the slower worker).
  *
  * `grouped` takes length-grouped batches (sft.batching: length) instead of random ones: their sequences are of
  * similar length, so sharding saves no padding and the ratio is the parallelism alone.
@@ -20,10 +20,11 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { parseConfig } from '../src/index.js';
 import { TransformerPolicy } from '../src/model/transformer-policy.js';
-import { openSession } from '../src/run/session.js';
-import { arithSftTraces, sftExampleOf, sftTrainer } from '../src/run/sft-run.js';
+import { openSession } from '../src/session/session.js';
 import { balancedShards } from '../src/sft/batch-shards.js';
 import { epochStream, lengthGroupedBatches, streamBatches } from '../src/util/batching.js';
+import { PolicyWorkers } from '../src/workers/policy-workers.js';
+import { arithSftTraces, sftExampleOf, sftTrainer } from '../src/workflows/sft-run.js';
 
 const rounds = Number(process.argv[2] ?? 12);
 const grouped = process.argv[3] === 'grouped';
@@ -41,10 +42,11 @@ const session = await openSession(config, 'bench');
 const examples = (await arithSftTraces(session, 512, true)).map(sftExampleOf);
 const meanTokens = examples.reduce((s, e) => s + e.inputIds.length, 0) / examples.length;
 
-const trainerWith = (workers: number, policy: TransformerPolicy) =>
-  sftTrainer({ ...session, policy, config: { ...config, sft: { ...config.sft, workers } } });
+const trainerWith = (policy: TransformerPolicy, workers: PolicyWorkers | null) =>
+  sftTrainer({ ...session, policy, workers });
 const policies = { 1: session.policy, 2: new TransformerPolicy(session.policy.toCheckpoint()) };
-const trainers = { 1: trainerWith(1, policies[1]), 2: trainerWith(2, policies[2]) };
+const pool = new PolicyWorkers(policies[2], 2, { kind: 'byte' });
+const trainers = { 1: trainerWith(policies[1], null), 2: trainerWith(policies[2], pool) };
 const stream = epochStream(examples.length, config.seed, 'bench');
 const { batchSize } = config.sft;
 const batchAt = grouped
@@ -80,7 +82,7 @@ for (let round = 0; round <= rounds; round++) {
     padded.shards.push(shardSizes.reduce((s, x) => s + x, 0));
   }
   for (const workers of round % 2 === 0 ? ([1, 2] as const) : ([2, 1] as const)) {
-    const [mainCpu, workerCpu] = [cpuMs(mainThread), cpuMs(workerThreads)];
+    const [mainCpu, threadCpu] = [cpuMs(mainThread), workerThreads.map((id) => cpuMs([id]))];
     const started = performance.now();
     await trainers[workers].step(batch);
     const ms = performance.now() - started;
@@ -88,13 +90,17 @@ for (let round = 0; round <= rounds; round++) {
     else {
       stepMs[workers].push(ms);
       cpu[workers].push(cpuMs(mainThread) - mainCpu);
-      if (workers === 2) cpu.worker.push(cpuMs(workerThreads) - workerCpu);
+      if (workers === 2) {
+        cpu.worker.push(Math.max(...workerThreads.map((id, i) => cpuMs([id]) - threadCpu[i]!)));
+      }
     }
   }
-  // The threads the 2-worker trainer started (its worker; any other new thread idles).
+  // The threads the 2-worker pool started (any other new thread idles).
   if (round === 0) workerThreads = readdirSync('/proc/self/task').filter((id) => !threadsBefore.has(id));
 }
-await Promise.all([trainers[1].dispose(), trainers[2].dispose()]);
+trainers[1].dispose();
+trainers[2].dispose();
+await pool.dispose();
 
 const flat = (policy: TransformerPolicy) =>
   policy.trainableVariables().flatMap((v) => Array.from(v.dataSync() as Float32Array));
@@ -112,7 +118,7 @@ console.log(
 for (const workers of [1, 2] as const) {
   const ms = stepMs[workers];
   console.log(
-    `sft.workers=${workers}: median ${median(ms).toFixed(0)} ms/step, mean ${mean(ms).toFixed(0)} ms = ${(1000 / mean(ms)).toFixed(2)} steps/s; first step ${firstStepMs[workers].toFixed(0)} ms`,
+    `workers=${workers}: median ${median(ms).toFixed(0)} ms/step, mean ${mean(ms).toFixed(0)} ms = ${(1000 / mean(ms)).toFixed(2)} steps/s; first step ${firstStepMs[workers].toFixed(0)} ms`,
   );
 }
 console.log(
@@ -120,7 +126,7 @@ console.log(
 );
 const [cpu1, cpu2, cpuWorker] = [mean(cpu[1]), mean(cpu[2]), mean(cpu.worker)];
 console.log(
-  `CPU per step (mean): 1 worker ${cpu1.toFixed(0)} ms; 2 workers: main thread ${cpu2.toFixed(0)} ms, worker thread ${cpuWorker.toFixed(0)} ms; idle-machine estimate ${(cpu1 / Math.max(cpu2, cpuWorker)).toFixed(2)}x`,
+  `CPU per step (mean): 1 worker ${cpu1.toFixed(0)} ms; 2 workers: main thread ${cpu2.toFixed(0)} ms, busier worker thread ${cpuWorker.toFixed(0)} ms; idle-machine estimate ${(cpu1 / Math.max(cpu2, cpuWorker)).toFixed(2)}x`,
 );
 console.log(
   `padded tokens per step (mean): whole batch ${mean(padded.full).toFixed(0)}; 2 shards ${mean(padded.shards).toFixed(0)} in all, the larger ${mean(padded.largestShard).toFixed(0)}`,

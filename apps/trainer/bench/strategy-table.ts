@@ -10,9 +10,9 @@
 import { arithStrategyOf } from '@taorl/data';
 import { rolloutAndGrade, samplesOf } from '@taorl/rollout';
 import { loadConfig } from '../src/index.js';
-import { rolloutOptionsOf } from '../src/rollout/rollout-options.js';
-import { problemSource } from '../src/run/problems.js';
-import { openSession } from '../src/run/session.js';
+import { problemSource } from '../src/session/problem-source.js';
+import { rolloutOptionsOf } from '../src/session/rollout-options.js';
+import { openSession } from '../src/session/session.js';
 import { presetPath } from '../src/util/shipped.js';
 
 const path = process.argv[2];

@@ -10,10 +10,10 @@
 import { checkTokenIntegrity, rollout, samplesOf } from '@taorl/rollout';
 import { parseConfig } from '../src/index.js';
 import { rlStep } from '../src/rl/rl-step.js';
-import { rolloutOptionsOf } from '../src/rollout/rollout-options.js';
-import { problemSource } from '../src/run/problems.js';
-import { rlContext } from '../src/run/rl-run.js';
-import { openSession } from '../src/run/session.js';
+import { problemSource } from '../src/session/problem-source.js';
+import { rolloutOptionsOf } from '../src/session/rollout-options.js';
+import { openSession } from '../src/session/session.js';
+import { rlContext } from '../src/workflows/rl-run.js';
 
 const rounds = Number(process.argv[2] ?? 2);
 const repeats = Number(process.argv[3] ?? 20);
@@ -23,7 +23,8 @@ const config = parseConfig(
     'backend: wasm',
     'outDir: /tmp/taorl-bench-integrity',
     'tool: {sandbox: {name: local, workers: 2, preload: []}, observationChars: 256}',
-    'rollout: {maxTurns: 3, maxResponseTokens: 160, temperature: 0.7, lanes: 2, workers: 1}',
+    'workers: 1',
+    'rollout: {maxTurns: 3, maxResponseTokens: 160, temperature: 0.7, lanes: 2}',
     'rl: {groups: 8, groupSize: 8, maxGenBatches: 1, filters: [], microBatchRows: 32}',
   ].join('\n'),
   'bench',

@@ -9,11 +9,11 @@
 import * as tf from '@tensorflow/tfjs';
 import { MetricsWriter, parseConfig } from '../src/index.js';
 import { rlStep } from '../src/rl/rl-step.js';
-import { problemSource } from '../src/run/problems.js';
-import { rlContext } from '../src/run/rl-run.js';
-import { openSession } from '../src/run/session.js';
-import { arithSftTraces, sftExampleOf, sftTrainer } from '../src/run/sft-run.js';
+import { problemSource } from '../src/session/problem-source.js';
+import { openSession } from '../src/session/session.js';
 import { epochStream, lengthGroupedBatches } from '../src/util/batching.js';
+import { rlContext } from '../src/workflows/rl-run.js';
+import { arithSftTraces, sftExampleOf, sftTrainer } from '../src/workflows/sft-run.js';
 
 const config = parseConfig(
   [

@@ -6,9 +6,9 @@
  */
 
 import { resolve } from 'node:path';
+import { pretrainBase } from '../src/experiments/pretrain-base.js';
 import { loadConfig } from '../src/index.js';
-import { pretrainBase } from '../src/run/pretrain-base.js';
-import { openSession } from '../src/run/session.js';
+import { openSession } from '../src/session/session.js';
 import { presetPath } from '../src/util/shipped.js';
 
 const args = process.argv.slice(2);

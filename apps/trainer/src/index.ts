@@ -1,8 +1,6 @@
 // The trainer's public surface: what README.md's API table documents (the model parts: docs/models.md), with the
 // option and result types of those functions. Everything else is internal; import it from its module in tests.
-export { type MeanWithInterval, meanWithInterval } from './ablate/confidence.js';
-export { type AblationOptions, type AblationResult, runAblation } from './ablate/run-ablation.js';
-export { type AblationVariant, ablationVariants } from './ablate/variants.js';
+
 export { type BenchmarkReportPaths, writeBenchmarkReports } from './bench-eval/benchmark-reports.js';
 export {
   type BenchmarkEvalOptions,
@@ -15,6 +13,9 @@ export { commands, runCli, usage } from './cli/run-cli.js';
 export { ConfigError } from './config/config-error.js';
 export { loadConfig, parseConfig } from './config/load-config.js';
 export { type TrainerConfig, trainerSchema } from './config/trainer-config.js';
+export { type MeanWithInterval, meanWithInterval } from './experiments/ablate/confidence.js';
+export { type AblationOptions, type AblationResult, runAblation } from './experiments/ablate/run-ablation.js';
+export { type AblationVariant, ablationVariants } from './experiments/ablate/variants.js';
 export {
   type Checkpoint,
   loadCheckpoint,
@@ -44,7 +45,6 @@ export {
   type EvalMetrics,
   type MetricsLine,
   MetricsWriter,
-  type RlStepMetrics,
   readMetrics,
   type SftStepMetrics,
 } from './report/metrics.js';
@@ -55,21 +55,22 @@ export {
   type PolicySyncReport,
   type RolloutVersion,
 } from './rl/policy-sync.js';
-export type { Problem } from './rl/rewards.js';
 export { type RlStepContext, rlStep } from './rl/rl-step.js';
 export { type RolloutStats, rolloutStats } from './rl/rollout-stats.js';
+export type { RlStepMetrics } from './rl/step-metrics.js';
 export { type PaddedBatch, paddedBatch } from './rl/update-batch.js';
-export { rolloutOptionsOf } from './rollout/rollout-options.js';
-export { RolloutWorkers } from './rollout/rollout-workers.js';
-export type { TokenizerSource } from './rollout/tokenizer-source.js';
-export { type CurateOptions, type CurateResult, curateProblems } from './run/curate.js';
-export { type EvaluateOptions, evaluate } from './run/evaluate.js';
-export { type ProblemSource, problemSource } from './run/problems.js';
-export { type RlRunOptions, rlContext, runRl } from './run/rl-run.js';
-export type { RunFolderFlags, RunIO } from './run/run-folder.js';
-export { openSession, type Session } from './run/session.js';
-export { type TrainingResult, type TrainRlOptions, trainRl, trainSft } from './run/train.js';
 export { openServedModel, type ServedModel, type ServedModelOptions } from './serve/model.js';
 export { type InferenceServer, type ServeOptions, startServer } from './serve/server.js';
+export { type ProblemSource, problemSource } from './session/problem-source.js';
+export { rolloutOptionsOf } from './session/rollout-options.js';
+export { openSession, type Session } from './session/session.js';
+export type { Problem } from './task/problem.js';
 export { writeFileAtomic } from './util/atomic-write.js';
 export { deriveSeed, permutation, prng } from './util/seeds.js';
+export { PolicyWorkers, RolloutWorkers } from './workers/policy-workers.js';
+export type { TokenizerSource } from './workers/tokenizer-source.js';
+export { type CurateOptions, type CurateResult, curateProblems } from './workflows/curate.js';
+export { type EvaluateOptions, evaluate } from './workflows/evaluate.js';
+export { type RlRunOptions, rlContext, runRl } from './workflows/rl-run.js';
+export type { RunFolderFlags, RunIO } from './workflows/run-folder.js';
+export { type TrainingResult, type TrainRlOptions, trainRl, trainSft } from './workflows/train.js';

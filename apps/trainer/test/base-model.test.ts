@@ -2,12 +2,12 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { pretrainBase } from '../src/experiments/pretrain-base.js';
 import { ConfigError, loadConfig } from '../src/index.js';
-import { evaluate } from '../src/run/evaluate.js';
-import { pretrainBase } from '../src/run/pretrain-base.js';
-import { problemSource } from '../src/run/problems.js';
-import { openSession } from '../src/run/session.js';
+import { problemSource } from '../src/session/problem-source.js';
+import { openSession } from '../src/session/session.js';
 import { basePolicyPath, presetPath } from '../src/util/shipped.js';
+import { evaluate } from '../src/workflows/evaluate.js';
 
 const oneSandboxWorker = 'tool.sandbox={name: local, workers: 1, preload: []}';
 
@@ -18,7 +18,7 @@ describe("the demo's pretrained base model (model.source: base)", () => {
       const config = loadConfig(presetPath('pretrain'), [
         `model.source=${source}`,
         'task.testSize=24',
-        'rollout.workers=1',
+        'workers=1',
         oneSandboxWorker,
       ]);
       const session = await openSession(config, 'pretrain.yaml');
@@ -60,9 +60,8 @@ describe("the demo's pretrained base model (model.source: base)", () => {
     const config = loadConfig(presetPath('pretrain'), [
       'sft.steps=3',
       'sft.examples=16',
-      'sft.workers=1',
       'task.testSize=4',
-      'rollout.workers=1',
+      'workers=1',
       'rollout.maxResponseTokens=32',
       oneSandboxWorker,
       `outDir=${join(outDir, 'run')}`,

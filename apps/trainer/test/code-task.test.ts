@@ -7,10 +7,10 @@ import { createSandbox, markdownFormat, type Sandbox } from '@taorl/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ScriptedPolicy } from '../../../packages/rollout/test/support/scripted-policy.js';
 import { MetricsWriter, parseConfig, type RlStepMetrics, readMetrics } from '../src/index.js';
-import { embeddedCodeProblems } from '../src/run/embedded-code-task.js';
-import { problemSource } from '../src/run/problems.js';
-import { runRl } from '../src/run/rl-run.js';
-import { openSession } from '../src/run/session.js';
+import { problemSource } from '../src/session/problem-source.js';
+import { openSession } from '../src/session/session.js';
+import { embeddedCodeProblems } from '../src/task/embedded-code-task.js';
+import { runRl } from '../src/workflows/rl-run.js';
 
 const tokenizer = new ByteTokenizer();
 const template = ChatTemplate.embedded();
@@ -74,7 +74,8 @@ describe('the code task: programs judged by their tests as the reward (real sand
         `outDir: ${JSON.stringify(outDir)}`,
         `task: ${task}`,
         'tool: {sandbox: {name: local, workers: 2, preload: []}}',
-        'rollout: {maxResponseTokens: 24, maxTurns: 1, workers: 1}',
+        'workers: 1',
+        'rollout: {maxResponseTokens: 24, maxTurns: 1}',
         'rl: {steps: 1, groups: 1, groupSize: 2, maxGenBatches: 1, filters: [], microBatchRows: 2}',
       ].join('\n');
     for (const task of ['{name: code}', `{name: code, file: ${JSON.stringify(file)}}`]) {

@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import { registerPolicyLoss, vanillaPolicyLoss } from '@taorl/grpo';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { selectVariants } from '../src/ablate/variants.js';
+import { selectVariants } from '../src/experiments/ablate/variants.js';
 import { ConfigError, parseConfig } from '../src/index.js';
-import { rlComponents } from '../src/run/components.js';
+import { rlComponents } from '../src/session/components.js';
 
 // A user's loss with an option: the vanilla surrogate, whose option `scale` its zod schema checks.
 registerPolicyLoss('components-test-loss', () => vanillaPolicyLoss, {

@@ -35,8 +35,8 @@ describe('the JSON Schema of config files', () => {
     expect(rl.properties.learningRate).toMatchObject({ type: 'number', default: 5e-5, exclusiveMinimum: 0 });
     expect(rl.properties.loss).toMatchObject({ default: 'vanilla' });
     expect(schema.properties.backend).toMatchObject({ enum: ['wasm', 'cpu', 'tensorflow'], default: 'wasm' });
-    // rollout.workers defaults to the cores available: no default in a file that must not depend on the machine.
-    expect(schema.properties.rollout!.properties.workers).not.toHaveProperty('default');
-    expect(schema.properties.rollout!.properties.workers).toMatchObject({ type: 'integer', minimum: 1 });
+    // workers defaults to the cores available: no default in a file that must not depend on the machine.
+    expect(schema.properties.workers).not.toHaveProperty('default');
+    expect(schema.properties.workers).toMatchObject({ type: 'integer', minimum: 1 });
   });
 });

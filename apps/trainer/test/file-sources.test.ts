@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, openSession, parseConfig, problemSource, type Session } from '../src/index.js';
-import { sftExamples } from '../src/run/sft-run.js';
+import { sftExamples } from '../src/workflows/sft-run.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'taorl-files-'));
 const verl = (id: string, question: string, gold: string) =>

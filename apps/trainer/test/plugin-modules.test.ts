@@ -15,8 +15,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../src/index.js';
 import { resolvePluginModule } from '../src/plugins/plugin-modules.js';
 import { secondTfjsCopy } from '../src/plugins/tfjs-copy.js';
-import type { RlStepMetrics } from '../src/report/metrics.js';
-import type { RunRecord } from '../src/run/run-folder.js';
+import type { RlStepMetrics } from '../src/rl/step-metrics.js';
+import type { RunRecord } from '../src/workflows/run-folder.js';
 import { capture } from './support/capture-io.js';
 import { tinyRunOverrides } from './support/tiny-run.js';
 
@@ -63,8 +63,7 @@ function project(): { config: string; outDir: string } {
       // Masking keeps every trajectory (and its reward in the group), so the loss has tokens to train on.
       '  filters: [{name: max-response-tokens, maxTokens: 31, mode: mask}]',
       '  loss: {name: capped-reinforce, maxWeight: 1.5, clipHigh: 0.28}',
-      'rollout:',
-      '  workers: 2',
+      'workers: 2',
       '',
     ].join('\n'),
   );
@@ -92,7 +91,7 @@ describe('plug-in modules through the taorl CLI', () => {
       // A loss that reports no clip fractions gets none written, rather than zeros.
       expect(line).not.toHaveProperty('clipFracLow');
     }
-    // The sign estimator's advantages are +-1 or 0; the loss ran on the worker threads (rollout.workers 2 computes
+    // The sign estimator's advantages are +-1 or 0; the loss ran on the worker threads (workers 2 computes
     // the update's micro-batch gradients there) and reported its own metric.
     const trained = lines.filter((line) => line.lossMetrics !== undefined);
     expect(trained.length).toBeGreaterThan(0);

@@ -6,9 +6,9 @@ import { describe, expect, it } from 'vitest';
 import { MetricsWriter, parseConfig, type RlStepMetrics, readMetrics } from '../src/index.js';
 import { filterTable } from '../src/report/filter-table.js';
 import { assistantTurns, withTurnFacts } from '../src/rl/turn-facts.js';
-import { problemSource } from '../src/run/problems.js';
-import { runRl } from '../src/run/rl-run.js';
-import { openSession } from '../src/run/session.js';
+import { problemSource } from '../src/session/problem-source.js';
+import { openSession } from '../src/session/session.js';
+import { runRl } from '../src/workflows/rl-run.js';
 
 const tokenizer = new ByteTokenizer();
 const root = mkdtempSync(join(tmpdir(), 'taorl-rl-algorithms-'));
@@ -98,7 +98,8 @@ async function oneStep(name: string, overrides: string[]) {
     `outDir: ${JSON.stringify(outDir)}`,
     'tool:',
     '  sandbox: {name: local, workers: 1, preload: []}',
-    'rollout: {maxResponseTokens: 32, maxTurns: 2, temperature: 1.0, workers: 1}',
+    'workers: 1',
+    'rollout: {maxResponseTokens: 32, maxTurns: 2, temperature: 1.0}',
     'rl: {steps: 1, groups: 2, groupSize: 4, maxGenBatches: 1, learningRate: 1.0e-3, microBatchRows: 8}',
   ].join('\n');
   const session = await openSession(parseConfig(text, `${name}.yaml`, overrides), `${name}.yaml`);

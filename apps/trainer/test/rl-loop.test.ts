@@ -7,10 +7,10 @@ import { describe, expect, it } from 'vitest';
 import { latestCheckpoint, restoreTrainCheckpoint } from '../src/checkpoint/train-checkpoint.js';
 import { curateProblems, MetricsWriter, parseConfig, type RlStepMetrics, readMetrics } from '../src/index.js';
 import { rlStep } from '../src/rl/rl-step.js';
-import { problemSource } from '../src/run/problems.js';
-import { rlContext, runRl } from '../src/run/rl-run.js';
-import { openSession } from '../src/run/session.js';
-import { trainRl } from '../src/run/train.js';
+import { problemSource } from '../src/session/problem-source.js';
+import { openSession } from '../src/session/session.js';
+import { rlContext, runRl } from '../src/workflows/rl-run.js';
+import { trainRl } from '../src/workflows/train.js';
 
 /** A metrics line without its wall-clock fields. */
 function untimed(line: RlStepMetrics) {
@@ -28,7 +28,8 @@ function configText(outDir: string): string {
     '  sandbox: {name: local, workers: 2, preload: []}',
     // Generation on the main thread: 5 sessions would each start worker threads (seconds each, from the sources);
     // rollout-workers.test.ts runs RL steps on them.
-    'rollout: {maxResponseTokens: 40, maxTurns: 2, temperature: 1.0, workers: 1}',
+    'workers: 1',
+    'rollout: {maxResponseTokens: 40, maxTurns: 2, temperature: 1.0}',
     'rl:',
     '  steps: 2',
     '  groups: 2',

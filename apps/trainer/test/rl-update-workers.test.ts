@@ -2,7 +2,7 @@ import { GrpoUpdater, initBackend, type UpdateBatch, type UpdateReport } from '@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { tinyQwen3Config } from '../src/model/config.js';
 import { initPolicy, TransformerPolicy } from '../src/model/transformer-policy.js';
-import { RolloutWorkers } from '../src/rollout/rollout-workers.js';
+import { PolicyWorkers } from '../src/workers/policy-workers.js';
 
 // The RL update's micro-batch gradients on the rollout workers (GrpoUpdater's microBatchGradients): the same
 // update, bit for bit, as on the main thread, over several optimizer steps (the replicas must follow the weights).
@@ -59,8 +59,8 @@ interface Run {
 
 /** An updater over a copy of the starting policy; 2 epochs of 2 mini-batches, micro-batches of 2 rows. */
 function learner(
-  workers: (policy: TransformerPolicy) => RolloutWorkers | null,
-): Run & { pool: RolloutWorkers | null } {
+  workers: (policy: TransformerPolicy) => PolicyWorkers | null,
+): Run & { pool: PolicyWorkers | null } {
   const policy = new TransformerPolicy(start.toCheckpoint());
   const pool = workers(policy);
   const updater = new GrpoUpdater({
@@ -85,7 +85,7 @@ describe('the RL update on rollout workers', () => {
   it('gives the report and weights of the main thread, bit for bit, and a failing worker applies nothing', async () => {
     const batch = rlBatch();
     const single = learner(() => null);
-    const parallel = learner((policy) => new RolloutWorkers(policy, 2, { kind: 'byte' }));
+    const parallel = learner((policy) => new PolicyWorkers(policy, 2, { kind: 'byte' }));
     const pool = parallel.pool!;
     try {
       const expected: UpdateReport = await single.updater.update(batch);
@@ -99,7 +99,7 @@ describe('the RL update on rollout workers', () => {
       const before = parallel.weights();
       pool.injectFault(1, 'throw');
       await expect(parallel.updater.update(batch)).rejects.toThrow(
-        'rollout worker thread 2 of 2 failed: injected fault (test hook)',
+        'policy worker thread 2 of 2 failed: injected fault (test hook)',
       );
       expect(parallel.updater.step).toBe(0);
       expect(parallel.weights()).toEqual(before);

@@ -3,7 +3,7 @@ import { type RolloutPolicy, rollout, sandboxToolEnvironment } from '@taorl/roll
 import { createSandbox, markdownFormat, type Sandbox } from '@taorl/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TransformerPolicy } from '../src/index.js';
-import { RolloutWorkers } from '../src/rollout/rollout-workers.js';
+import { PolicyWorkers } from '../src/workers/policy-workers.js';
 import { byteTokenizer, paddedVocabPolicy } from './support/padded-vocab.js';
 
 // Local rollouts from a model with more rows than its tokenizer has ids, the padding rows scoring highest: the
@@ -49,8 +49,8 @@ describe('rollout with a vocabulary padded past the tokenizer', () => {
     await expectDecodableRollouts(policy, 1);
   });
 
-  it('on rollout worker threads too (the limit travels with the sampling parameters)', async () => {
-    const workers = new RolloutWorkers(policy, 2, { kind: 'byte' });
+  it('on policy worker threads too (the limit travels with the sampling parameters)', async () => {
+    const workers = new PolicyWorkers(policy, 2, { kind: 'byte' });
     try {
       await expectDecodableRollouts(workers, 1);
     } finally {

@@ -6,11 +6,11 @@ import type { ToolEnvironment } from '@taorl/rollout';
 import { describe, expect, it } from 'vitest';
 import { parseConfig, type RlStepMetrics } from '../src/index.js';
 import { rlStep } from '../src/rl/rl-step.js';
-import { RolloutWorkers } from '../src/rollout/rollout-workers.js';
-import { evaluate } from '../src/run/evaluate.js';
-import { problemSource } from '../src/run/problems.js';
-import { rlContext } from '../src/run/rl-run.js';
-import { openSession, type Session } from '../src/run/session.js';
+import { problemSource } from '../src/session/problem-source.js';
+import { openSession, type Session } from '../src/session/session.js';
+import { PolicyWorkers } from '../src/workers/policy-workers.js';
+import { evaluate } from '../src/workflows/evaluate.js';
+import { rlContext } from '../src/workflows/rl-run.js';
 
 /** A tiny RL run: real tiny model on tfjs, real sandbox, graders, shaper and updater; 3 lanes over 2 workers. */
 function tinyConfig(workers: number) {
@@ -21,7 +21,8 @@ function tinyConfig(workers: number) {
       'backend: wasm',
       `outDir: ${JSON.stringify(outDir)}`,
       'tool: {sandbox: {name: local, workers: 2, preload: []}}',
-      `rollout: {maxResponseTokens: 48, maxTurns: 3, temperature: 1.0, lanes: 3, workers: ${workers}}`,
+      `workers: ${workers}`,
+      'rollout: {maxResponseTokens: 48, maxTurns: 3, temperature: 1.0, lanes: 3}',
       'rl: {groups: 2, groupSize: 4, maxGenBatches: 1, learningRate: 1.0e-3, filters: [], microBatchRows: 4}',
       'task: {testSize: 4}',
       'eval: {samples: 2}',
@@ -81,7 +82,7 @@ interface Run {
 async function run(workers: number): Promise<Run> {
   const session = await openSession(tinyConfig(workers), 'tiny.yaml');
   try {
-    expect(session.rolloutPolicy instanceof RolloutWorkers).toBe(workers > 1);
+    expect(session.rolloutPolicy instanceof PolicyWorkers).toBe(workers > 1);
     const start = session.policy.toCheckpoint().tensors;
     const problems = await problemSource(session);
     const { context, updater } = rlContext(session, problems);
@@ -117,7 +118,7 @@ async function run(workers: number): Promise<Run> {
   }
 }
 
-describe('rollout workers (rollout.workers)', () => {
+describe('the worker pool generating rollouts (workers)', () => {
   it('2 workers give the trajectories, metrics, weights and evaluation of 1 (the main thread)', async () => {
     const single = await run(1);
     const parallel = await run(2);
@@ -139,7 +140,7 @@ describe('rollout worker failures', () => {
   it('a worker that throws or exits fails the RL step by name and cause, trains on nothing, and is replaced', async () => {
     const session = await openSession(tinyConfig(2), 'tiny.yaml');
     const workers = session.rolloutPolicy;
-    if (!(workers instanceof RolloutWorkers)) throw new Error('expected rollout worker threads');
+    if (!(workers instanceof PolicyWorkers)) throw new Error('expected policy worker threads');
     const problems = await problemSource(session);
     const { context, updater } = rlContext(session, problems);
     let updates = 0;
@@ -161,11 +162,11 @@ describe('rollout worker failures', () => {
       // 3 lanes over 2 threads: both threads get a call in the first turn.
       workers.injectFault(1, 'throw');
       await expect(rlStep(counted, 1)).rejects.toThrow(
-        'rollout worker thread 2 of 2 failed: injected fault (test hook)',
+        'policy worker thread 2 of 2 failed: injected fault (test hook)',
       );
       workers.injectFault(0, 'exit');
       await expect(rlStep(counted, 1)).rejects.toThrow(
-        'rollout worker thread 1 of 2 failed: exited with code 70',
+        'policy worker thread 1 of 2 failed: exited with code 70',
       );
       expect(updates).toBe(0);
       expect(unchanged()).toBe(true);
@@ -183,21 +184,21 @@ describe('rollout worker failures', () => {
   it("a replica's own error names the worker; calls outside a rollout and after dispose are refused", async () => {
     const session = await openSession(tinyConfig(2), 'tiny.yaml');
     const workers = session.rolloutPolicy;
-    if (!(workers instanceof RolloutWorkers)) throw new Error('expected rollout worker threads');
+    if (!(workers instanceof PolicyWorkers)) throw new Error('expected policy worker threads');
     const threads = () => readdirSync('/proc/self/task').length;
     const before = threads();
     try {
       await expect(workers.generate([Int32Array.of(1, 2)], { maxNewTokens: 2 })).rejects.toThrow(
-        'rollout workers: call beforeRollout before generate',
+        'policy workers: call beforeRollout before generate',
       );
       workers.beforeRollout();
       const outside = session.tokenizer.vocabSize + 5;
       await expect(workers.generate([Int32Array.of(1, outside)], { maxNewTokens: 2 })).rejects.toThrow(
-        `rollout worker thread 1 of 2 failed: prompt 0: token ${outside} at 1 is outside the vocabulary`,
+        `policy worker thread 1 of 2 failed: prompt 0: token ${outside} at 1 is outside the vocabulary`,
       );
       // Refused until the next rollout starts fresh workers, which then answer.
       await expect(workers.generate([Int32Array.of(1, 2)], { maxNewTokens: 2 })).rejects.toThrow(
-        'rollout worker thread 1 of 2 failed',
+        'policy worker thread 1 of 2 failed',
       );
       workers.beforeRollout();
       const [sequence] = await workers.generate([Int32Array.of(1, 2)], { maxNewTokens: 3, seed: 1 });
@@ -209,7 +210,7 @@ describe('rollout worker failures', () => {
     }
     if (process.platform === 'linux') expect(threads()).toBeLessThanOrEqual(before);
     await expect(workers.generate([Int32Array.of(1, 2)], { maxNewTokens: 2 })).rejects.toThrow(
-      'rollout workers were disposed',
+      'policy workers were disposed',
     );
   });
 });

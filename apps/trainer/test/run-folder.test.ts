@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { latestCheckpoint } from '../src/checkpoint/train-checkpoint.js';
 import { readMetrics, runCli } from '../src/index.js';
-import type { RunRecord } from '../src/run/run-folder.js';
+import type { RunRecord } from '../src/workflows/run-folder.js';
 import { capture } from './support/capture-io.js';
 
 /** Two SFT steps of 4 traces, a checkpoint every step. */
@@ -42,27 +42,20 @@ describe('taorl sft|rl and the run already in outDir', () => {
 
     // The disk filled up during an append: the last line is cut off. --resume drops it with a warning.
     appendFileSync(join(dir, 'metrics.jsonl'), '{"phase":"sft","step":3,"loss":0.4');
-    // rollout.workers defaults to the machine's cores: a run resumed on another machine changes it.
-    const workers = availableParallelism() + 1;
-    const resumed = await sft(
-      dir,
-      '--resume',
-      '--set',
-      'sft.minutes=1',
-      '--set',
-      `rollout.workers=${workers}`,
-    );
+    // workers defaults to the machine's cores: a run resumed on another machine changes it.
+    const workers = availableParallelism() > 1 ? 1 : 2;
+    const resumed = await sft(dir, '--resume', '--set', 'sft.minutes=1', '--set', `workers=${workers}`);
     expect(resumed.code, resumed.err).toBe(0);
     expect(resumed.err).toMatch(/warning: .*metrics\.jsonl:3: dropped a cut-off last line/);
     expect(steps(dir)).toEqual([1, 2]);
-    // sft.minutes and rollout.workers are operational: recorded, not refused.
+    // sft.minutes and workers are operational: recorded, not refused.
     const changed = JSON.parse(readFileSync(join(dir, 'run-config.json'), 'utf8')) as RunRecord;
     expect(changed.changes).toEqual([
       {
         phase: 'sft',
         afterStep: 2,
         fields: [
-          { field: 'rollout.workers', before: availableParallelism(), after: workers },
+          { field: 'workers', before: availableParallelism(), after: workers },
           { field: 'sft.minutes', before: 0, after: 1 },
         ],
       },

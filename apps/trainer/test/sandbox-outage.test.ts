@@ -8,10 +8,10 @@ import type { GeneratedSequence, SamplingParams } from '@taorl/rollout';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ScriptedPolicy } from '../../../packages/rollout/test/support/scripted-policy.js';
 import { type Policy, parseConfig } from '../src/index.js';
-import type { Problem } from '../src/rl/rewards.js';
 import { type RlStepContext, rlStep } from '../src/rl/rl-step.js';
-import { rlContext } from '../src/run/rl-run.js';
-import { openSession, type Session } from '../src/run/session.js';
+import { openSession, type Session } from '../src/session/session.js';
+import type { Problem } from '../src/task/problem.js';
+import { rlContext } from '../src/workflows/rl-run.js';
 
 // A tool outage is never scored as a wrong answer: RL steps against a real `taorl-sandbox serve` (a local pool
 // behind the real server), (a) through a proxy that answers 503 to every third call, and (b) with the server

@@ -1,4 +1,5 @@
 import { readdirSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import type { SftExample } from '@taorl/data';
 import { initBackend } from '@taorl/grpo';
 import * as tf from '@tensorflow/tfjs';
@@ -7,7 +8,8 @@ import { parseConfig } from '../src/config/load-config.js';
 import { type ModelConfig, tinyQwen3Config } from '../src/model/config.js';
 import { initPolicy, type TransformerPolicy } from '../src/model/transformer-policy.js';
 import { balancedShards } from '../src/sft/batch-shards.js';
-import { type SftStepStats, SftTrainer } from '../src/sft/sft-trainer.js';
+import { type SftStepStats, SftTrainer, type SftTrainerOptions } from '../src/sft/sft-trainer.js';
+import { PolicyWorkers } from '../src/workers/policy-workers.js';
 
 beforeAll(async () => {
   await initBackend({ prefer: 'wasm' });
@@ -64,13 +66,18 @@ function startingPolicy(config: ModelConfig): TransformerPolicy {
   return policy;
 }
 
-const trainerOptions = (workers: number) => ({
+/** The trainer's options with the worker pool's SFT shards (`workers` > 1), or on the main thread (1). */
+const trainerOptions = (workers: PolicyWorkers | null): SftTrainerOptions => ({
   learningRate: 3e-3,
   schedule: { kind: 'cosine' as const, totalSteps: 3, warmupSteps: 1, minRatio: 0.1 },
   maxGradNorm: 1,
   padId: 0,
-  workers,
+  ...(workers === null ? {} : { workers }),
 });
+
+/** The session's pool for `workers` (config `workers`): null for 1, the main thread. */
+const pool = (policy: TransformerPolicy, workers: number) =>
+  workers > 1 ? new PolicyWorkers(policy, workers, { kind: 'byte' }) : null;
 
 interface RunResult {
   stats: SftStepStats[];
@@ -87,7 +94,8 @@ async function train(
   between: (policy: TransformerPolicy) => void = () => {},
 ): Promise<RunResult> {
   const policy = startingPolicy(config);
-  const trainer = new SftTrainer(policy, trainerOptions(workers));
+  const threads = pool(policy, workers);
+  const trainer = new SftTrainer(policy, trainerOptions(threads));
   try {
     const stats: SftStepStats[] = [];
     for (const [i, batch] of batches.entries()) {
@@ -101,7 +109,8 @@ async function train(
       weights: variables.map((v) => v.dataSync() as Float32Array),
     };
   } finally {
-    await trainer.dispose();
+    trainer.dispose();
+    await threads?.dispose();
     policy.dispose();
   }
 }
@@ -139,7 +148,7 @@ const startWeights = (config: ModelConfig) => {
   return weights;
 };
 
-describe('data-parallel SFT (sft.workers)', () => {
+describe('data-parallel SFT (the worker pool, workers)', () => {
   it.each([
     ['tiny model with token shift', TINY],
     ['qwen2-shaped model', QWEN2],
@@ -185,55 +194,61 @@ describe('data-parallel SFT (sft.workers)', () => {
 
   it('keeps the tensor count flat across steps', async () => {
     const policy = startingPolicy(TINY);
-    const trainer = new SftTrainer(policy, trainerOptions(2));
+    const threads = pool(policy, 2);
+    const trainer = new SftTrainer(policy, trainerOptions(threads));
     const batch = examples([30, 50, 70, 20], TINY.vocabSize, 7);
     await trainer.step(batch);
     const after1 = tf.memory().numTensors;
     await trainer.step(batch);
     await trainer.step(batch);
     expect(tf.memory().numTensors).toBe(after1);
-    await trainer.dispose();
+    trainer.dispose();
+    await threads?.dispose();
     policy.dispose();
   });
 
   it("a worker's error rejects the step, naming the worker; the next step starts fresh workers", async () => {
     const policy = startingPolicy(TINY);
-    const trainer = new SftTrainer(policy, trainerOptions(2));
+    const threads = pool(policy, 2);
+    const trainer = new SftTrainer(policy, trainerOptions(threads));
     try {
-      // Shards are cut from the length-sorted batch and worker 1 gets the longer one: a sequence beyond the model's
-      // positions fails there while the main thread's shard is fine.
+      // Shards are cut from the length-sorted batch and worker 2 gets the longer one: a sequence beyond the model's
+      // positions fails there while worker 1's shard is fine.
       const tooLong = examples([10, 12, TINY.maxPositionEmbeddings + 20], TINY.vocabSize, 8);
       await expect(trainer.step(tooLong)).rejects.toThrow(
-        /SFT gradient worker thread 1 of 1 failed: .*exceed the model's 160 positions/,
+        /policy worker thread 2 of 2 failed: .*exceed the model's 160 positions/,
       );
       expect(trainer.steps).toBe(0);
       const stats = await trainer.step(examples([30, 40, 50], TINY.vocabSize, 9));
       expect(Number.isFinite(stats.loss)).toBe(true);
       expect(trainer.steps).toBe(1);
     } finally {
-      await trainer.dispose();
+      trainer.dispose();
+      await threads?.dispose();
       policy.dispose();
     }
   });
 
   // Threads counted in /proc/self/task (Linux).
-  it.skipIf(process.platform !== 'linux')('dispose terminates the worker threads', async () => {
+  it.skipIf(process.platform !== 'linux')("the pool's dispose terminates the worker threads", async () => {
     const threads = () => readdirSync('/proc/self/task').length;
     const before = threads();
     const policy = startingPolicy(TINY);
-    const trainer = new SftTrainer(policy, trainerOptions(3));
+    const workers = pool(policy, 3)!;
+    const trainer = new SftTrainer(policy, trainerOptions(workers));
     await trainer.step(examples([30, 40, 50, 60], TINY.vocabSize, 10));
-    expect(threads()).toBeGreaterThanOrEqual(before + 2);
-    await trainer.dispose();
+    expect(threads()).toBeGreaterThanOrEqual(before + 3);
+    trainer.dispose();
+    await workers.dispose();
     expect(threads()).toBe(before);
     policy.dispose();
   });
 
-  it('sft.workers: default 1, a positive integer, named in the error otherwise', () => {
-    expect(parseConfig('seed: 1', 'test.yaml').sft.workers).toBe(1);
-    expect(parseConfig('sft: {workers: 2}', 'test.yaml').sft.workers).toBe(2);
-    expect(() => parseConfig('sft: {workers: 0}', 'test.yaml')).toThrow(/sft\.workers/);
-    expect(() => parseConfig('sft: {workers: 1.5}', 'test.yaml')).toThrow(/sft\.workers/);
+  it('workers: default the cores available, a positive integer, named in the error otherwise', () => {
+    expect(parseConfig('seed: 1', 'test.yaml').workers).toBe(availableParallelism());
+    expect(parseConfig('workers: 2', 'test.yaml').workers).toBe(2);
+    expect(() => parseConfig('workers: 0', 'test.yaml')).toThrow(/workers/);
+    expect(() => parseConfig('workers: 1.5', 'test.yaml')).toThrow(/workers/);
   });
 
   it('balancedShards: contiguous runs of the length-sorted batch with the smallest largest padded size', () => {

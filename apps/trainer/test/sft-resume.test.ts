@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { latestCheckpoint } from '../src/checkpoint/train-checkpoint.js';
 import { MetricsWriter, parseConfig, readMetrics, runCli, type SftStepMetrics } from '../src/index.js';
-import { openSession } from '../src/run/session.js';
-import { runSft, sftExamples } from '../src/run/sft-run.js';
+import { openSession } from '../src/session/session.js';
+import { runSft, sftExamples } from '../src/workflows/sft-run.js';
 import { capture } from './support/capture-io.js';
 
 /** Four SFT steps of 4 traces, a checkpoint every 2. */

@@ -31,6 +31,7 @@ export {
 export { infraRetryDefaults, type SandboxToolOptions, sandboxToolEnvironment } from './sandbox-tools';
 export { deriveSeed } from './seeds';
 export { entropyFromTopLogprobs } from './servers/entropy-estimate';
+export { remotePolicyDefaults } from './servers/remote-defaults';
 export {
   RemotePolicyError,
   RemoteServersUnavailableError,

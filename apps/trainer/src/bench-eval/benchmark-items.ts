@@ -1,5 +1,5 @@
 import type { ChoiceProblem, CodeProblem } from '@taorl/eval';
-import { codeUserMessage } from '../rl/code-reward.js';
+import { codeUserMessage } from '../task/code-prompt.js';
 
 /**
  * One problem of any benchmark, as evaluation asks it and grades it: a math answer against golds, a letter

@@ -1,7 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BenchmarkReport } from '@taorl/eval';
-import { escapeHtml, htmlPage, lineChart, renderSvg } from '../report/html-report.js';
+import { escapeHtml } from '../report/escape-html.js';
+import { htmlPage, lineChart, renderSvg } from '../report/html-report.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import type { BenchmarkEvalResult } from './evaluate-benchmarks.js';
 

@@ -1,6 +1,6 @@
-import { runAblation } from '../ablate/run-ablation.js';
-import { currentCliLauncher } from '../ablate/run-queue.js';
-import { selectVariants } from '../ablate/variants.js';
+import { runAblation } from '../experiments/ablate/run-ablation.js';
+import { currentCliLauncher } from '../experiments/ablate/run-queue.js';
+import { selectVariants } from '../experiments/ablate/variants.js';
 import { lockFolder } from '../util/folder-lock.js';
 import { presetPath } from '../util/shipped.js';
 import type { CliCommand } from './cli-command.js';

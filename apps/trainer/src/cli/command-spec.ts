@@ -2,7 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { ConfigError } from '../config/config-error.js';
 import { blameOverride } from '../config/load-config.js';
 import type { TrainerConfig } from '../config/trainer-config.js';
-import { openSession, type Session } from '../run/session.js';
+import { openSession, type Session } from '../session/session.js';
 import { checkNotLocked, lockFolder } from '../util/folder-lock.js';
 import { presetPath } from '../util/shipped.js';
 import type { CliCommand, CliIO } from './cli-command.js';

@@ -1,7 +1,7 @@
-import { curateProblems } from '../run/curate.js';
-import { demoTable, runDemo } from '../run/demo.js';
-import { planRun, type RunFolderFlags } from '../run/run-folder.js';
-import { trainRl, trainSft } from '../run/train.js';
+import { demoTable, runDemo } from '../experiments/demo/demo.js';
+import { curateProblems } from '../workflows/curate.js';
+import { planRun, type RunFolderFlags } from '../workflows/run-folder.js';
+import { trainRl, trainSft } from '../workflows/train.js';
 import { ablateCommand } from './ablate-command.js';
 import type { CliCommand } from './cli-command.js';
 import { UsageError } from './command-args.js';

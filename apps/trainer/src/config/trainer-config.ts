@@ -1,6 +1,5 @@
 import { availableParallelism } from 'node:os';
-import { infraRetryDefaults } from '@taorl/rollout';
-import { remotePolicyDefaults } from '@taorl/rollout/node';
+import { infraRetryDefaults, remotePolicyDefaults } from '@taorl/rollout';
 import { z } from 'zod';
 import {
   bool,
@@ -25,6 +24,14 @@ export const trainerSchema = z.strictObject({
   seed: int('seed for data order, sampling and initialisation', 1, { min: 0 }),
   backend: oneOf('TensorFlow.js backend', 'wasm', ['wasm', 'cpu', 'tensorflow'] as const),
   outDir: nonEmptyStr('folder for metrics.jsonl, report.html and checkpoints', 'runs/taorl'),
+  workers: int(
+    'the worker pool: threads, each with its own wasm backend and a replica of the policy, that generate rollouts ' +
+      "and evaluations (lanes spread over them), compute the RL update's micro-batch gradients and SFT's gradient " +
+      "shards (a step's batch cut into N); 1 = the main thread does all of it (default: the cores available). " +
+      "Trajectories and RL updates are the same for any N; SFT's weights equal N = 1's up to float summation order",
+    () => availableParallelism(),
+    { min: 1 },
+  ),
   plugins: moduleList(
     'plug-in modules imported before the run is assembled (in every worker thread too), so that the plug-ins ' +
       "they register are selectable by name: paths or package names, resolved from the config file's folder " +
@@ -112,13 +119,6 @@ export const trainerSchema = z.strictObject({
       'check every trajectory against the sampled and observed ids (@taorl/rollout checkTokenIntegrity)',
       true,
     ),
-    workers: int(
-      "threads that generate rollouts and evaluations, lanes spread over them, and compute the RL update's " +
-        'micro-batch gradients: 1 = the main thread; N > 1 = N worker threads, each with its own wasm backend and ' +
-        'a replica of the policy (default: the cores available); the trajectories and weights are the same for any N',
-      () => availableParallelism(),
-      { min: 1 },
-    ),
   }),
   sft: section('supervised fine-tuning on end-to-end tool trajectories', {
     source: oneOf('generated arith-tool traces or a file', 'generator', ['generator', 'file'] as const),
@@ -127,11 +127,6 @@ export const trainerSchema = z.strictObject({
     steps: int('optimizer steps', 300, { min: 0 }),
     minutes: num('wall-clock budget; 0 = no limit (steps still apply)', 0, { min: 0 }),
     batchSize: int('sequences per step', 16, { min: 1 }),
-    workers: int(
-      'data-parallel gradient shards per step, computed at once: the main thread and workers - 1 worker threads, each with its own single-threaded wasm backend (2 on a 2-core machine)',
-      1,
-      { min: 1 },
-    ),
     batching: oneOf(
       'random: shuffled batches; length: length-grouped (least padding); mixed-length: length-grouped with a ' +
         'quarter of each batch from the shortest items, so no batch holds only short traces',

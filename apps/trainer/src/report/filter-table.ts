@@ -1,5 +1,6 @@
-import { escapeHtml } from './html-report.js';
-import type { MetricsLine, RlStepMetrics } from './metrics.js';
+import type { RlStepMetrics } from '../rl/step-metrics.js';
+import { escapeHtml } from './escape-html.js';
+import type { MetricsLine } from './metrics.js';
 
 /**
  * A notice for each configured filter that acted on no trajectory over the run's steps: a filter selected in the

@@ -1,8 +1,10 @@
 import * as vega from 'vega';
 import { compile, type TopLevelSpec } from 'vega-lite';
+import type { RlStepMetrics } from '../rl/step-metrics.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
+import { escapeHtml } from './escape-html.js';
 import { filterTable } from './filter-table.js';
-import type { EvalMetrics, MetricsLine, RlStepMetrics, SftStepMetrics } from './metrics.js';
+import type { EvalMetrics, MetricsLine, SftStepMetrics } from './metrics.js';
 
 type Row = Record<string, number | string>;
 
@@ -149,12 +151,6 @@ export async function renderSvg(spec: TopLevelSpec): Promise<string> {
     view.finalize();
   }
 }
-
-export const escapeHtml = (text: string): string =>
-  text.replace(
-    /[&<>"']/g,
-    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
-  );
 
 function evalTable(evals: readonly EvalMetrics[]): string {
   if (evals.length === 0) return '';

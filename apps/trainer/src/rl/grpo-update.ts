@@ -18,8 +18,8 @@ export interface GrpoUpdateOptions {
   /** The rollouts' sampling temperature: the learner divides its logits by it too. */
   temperature: number;
   /**
-   * Where the micro-batch gradients are computed: the rollout workers (`RolloutWorkers.microBatchGradients`, with
-   * rollout.workers > 1), or, when omitted, this thread. Same update either way, bit for bit.
+   * Where the micro-batch gradients are computed: the session's worker pool (`PolicyWorkers.microBatchGradients`,
+   * with config `workers` > 1), or, when omitted, this thread. Same update either way, bit for bit.
    */
   microBatchGradients?: MicroBatchGradients;
   /**

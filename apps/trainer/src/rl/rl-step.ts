@@ -17,13 +17,13 @@ import {
   samplesOf,
 } from '@taorl/rollout';
 import type { RolloutPolicy } from '../model/policy.js';
-import type { RlStepMetrics } from '../report/metrics.js';
-import { taskBreakdown } from '../run/task-breakdown.js';
+import type { Problem } from '../task/problem.js';
+import { taskBreakdown } from '../task/task-breakdown.js';
 import { deriveSeed } from '../util/seeds.js';
 import { decisionPointStats } from './decision-points.js';
 import type { PolicySync } from './policy-sync.js';
-import type { Problem } from './rewards.js';
 import { rolloutStats } from './rollout-stats.js';
+import type { RlStepMetrics } from './step-metrics.js';
 import { withTurnFacts } from './turn-facts.js';
 import type { UpdateStats } from './update-stats.js';
 

@@ -1,12 +1,12 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { isLoopback, Refused, RequestGuard } from '@taorl/sandbox/node';
 import type { RolloutPolicy } from '../model/policy.js';
 import { GenerationBatcher, type TextDecode } from './batcher.js';
 import { completions } from './completions.js';
 import type { ServeContext } from './context.js';
 import { errorBody, ServeRequestError } from './errors.js';
 import { generateRoute } from './generate.js';
-import { isLoopback, RequestGuard } from './guard.js';
 import { WeightReloads } from './weights.js';
 
 export interface ServeOptions<P extends RolloutPolicy = RolloutPolicy> {
@@ -83,10 +83,7 @@ export async function startServer<P extends RolloutPolicy>(
   if (options.loadWeights !== undefined && options.reloadRoot === undefined) {
     throw new TypeError('startServer: loadWeights needs reloadRoot, the only folder reloads may read from');
   }
-  const guard = new RequestGuard(
-    { loopback: isLoopback(host), ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }) },
-    new Set(['/health']),
-  );
+  const guard = new RequestGuard(isLoopback(host), options.apiKey, new Set(['/health']), 'API key');
   const batcher = new GenerationBatcher(policy, {
     maxBatch: options.maxBatch ?? 64,
     decode: options.decode,
@@ -209,7 +206,9 @@ async function answer(
   } catch (error) {
     // The rest of a refused or late body is not read: the connection closes after the answer.
     if (error instanceof BodyError) response.setHeader('connection', 'close');
-    if (error instanceof ServeRequestError)
+    if (error instanceof Refused)
+      send(response, error.statusCode, errorBody(error.statusCode, error.message));
+    else if (error instanceof ServeRequestError)
       send(response, error.status, errorBody(error.status, error.message, error.param));
     else send(response, 500, errorBody(500, error instanceof Error ? error.message : String(error)));
   }

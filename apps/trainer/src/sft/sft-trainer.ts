@@ -10,12 +10,18 @@ import {
 } from '@taorl/grpo';
 import * as tf from '@tensorflow/tfjs';
 import type { Policy } from '../model/policy.js';
-import { TransformerPolicy } from '../model/transformer-policy.js';
+import { shardGradient, type WeightedTokenBatch } from '../model/shard-gradient.js';
+import type { ShardReply } from '../workers/worker-job.js';
 import { balancedShards } from './batch-shards.js';
-import type { ShardReply } from './gradient-protocol.js';
-import { GradientWorkers } from './gradient-workers.js';
-import { shardGradient } from './shard-gradient.js';
-import { lossTokenCount, type WeightedTokenBatch, weightedTokenBatch } from './token-batch.js';
+import { lossTokenCount, weightedTokenBatch } from './token-batch.js';
+
+/** Where an SFT step's gradient shards are computed: the session's worker pool (`PolicyWorkers`). */
+export interface ShardWorkers {
+  /** Threads, each computing one shard of a step at once. */
+  readonly count: number;
+  /** The weighted loss and gradient of batches[i], in order, on the policy's current weights. */
+  shardGradients(batches: readonly WeightedTokenBatch[]): Promise<ShardReply[]>;
+}
 
 export interface SftTrainerOptions {
   learningRate: number;
@@ -23,11 +29,11 @@ export interface SftTrainerOptions {
   maxGradNorm: number;
   padId: number;
   /**
-   * Data parallelism (default 1): each step's batch is split into this many shards of about equal padded size,
-   * whose gradients are computed at once, one on the main thread and each other one on a worker thread with its
-   * own replica of the policy. Needs a `TransformerPolicy`.
+   * Data parallelism: each step's batch is split into `workers.count` shards of about equal padded size, whose
+   * gradients the workers compute at once, each thread on its own replica of the policy (the session's pool,
+   * config `workers` > 1). Without it the main thread computes the whole batch.
    */
-  workers?: number;
+  workers?: ShardWorkers;
 }
 
 /**
@@ -54,14 +60,13 @@ interface BatchGradient {
  * with lossMask 1 only (assistant text and code, never the prompt or tool output), global grad-norm clip, AdamW
  * with a warm-up + cosine schedule, all from @taorl/grpo.
  *
- * With `workers` > 1 the gradient is data-parallel: every shard's loss is weighted by the whole batch's loss-token
+ * With `workers` the gradient is data-parallel: every shard's loss is weighted by the whole batch's loss-token
  * count, so the shards' gradients add up to exactly the full batch's token-mean gradient (up to float summation
- * order), and the clip and the optimizer step see the same gradient as with one worker.
+ * order), and the clip and the optimizer step see the same gradient as on the main thread alone.
  */
 export class SftTrainer {
   private readonly optimizer: AdamW;
   private readonly variables: tf.Variable[];
-  private readonly workers: GradientWorkers | null = null;
 
   constructor(
     private readonly policy: Policy,
@@ -69,18 +74,6 @@ export class SftTrainer {
   ) {
     this.variables = policy.trainableVariables();
     this.optimizer = new AdamW(this.variables);
-    const workers = options.workers ?? 1;
-    if (!Number.isInteger(workers) || workers < 1) {
-      throw new RangeError(`SftTrainer: workers must be a positive integer, got ${workers}`);
-    }
-    if (workers > 1) {
-      if (!(policy instanceof TransformerPolicy)) {
-        throw new Error(
-          'SftTrainer: workers > 1 needs a TransformerPolicy, whose config and weights start the replicas',
-        );
-      }
-      this.workers = new GradientWorkers(policy, workers - 1);
-    }
   }
 
   get steps(): number {
@@ -100,10 +93,11 @@ export class SftTrainer {
   /** One optimizer step on a batch of token sequences with their loss masks (1 = train on this token). */
   async step(batch: readonly SftExample[]): Promise<SftStepStats> {
     const tokens = lossTokenCount(batch);
+    const { workers } = this.options;
     const shards =
-      this.workers === null
+      workers === undefined
         ? [batch]
-        : balancedShards(batch, (example) => example.inputIds.length, this.workers.count + 1);
+        : balancedShards(batch, (example) => example.inputIds.length, workers.count);
     const { loss, gradients } = await this.batchGradient(
       shards.map((shard) => weightedTokenBatch(shard, this.options.padId, tokens)),
     );
@@ -127,45 +121,26 @@ export class SftTrainer {
     }
   }
 
-  /** Frees the optimizer state and terminates the gradient workers; resolves once their threads have exited. */
-  dispose(): Promise<void> {
+  /** Frees the optimizer state (the workers are the session's: it disposes them). */
+  dispose(): void {
     this.optimizer.dispose();
-    return this.workers?.dispose() ?? Promise.resolve();
   }
 
-  /** The first shard's gradient on this thread while the worker threads compute the others, then their sum. */
+  /** The batch's gradient on this thread, or each shard's on the workers and then their sum in shard order. */
   private async batchGradient(batches: readonly WeightedTokenBatch[]): Promise<BatchGradient> {
-    const [own, ...others] = batches as [WeightedTokenBatch, ...WeightedTokenBatch[]];
-    // Settled into a value at once, so a worker failing while this thread computes is never an unhandled rejection.
-    const remote: Promise<{ replies: ShardReply[] } | { error: Error }> =
-      others.length === 0 || this.workers === null
-        ? Promise.resolve({ replies: [] })
-        : this.workers.shards(others).then(
-            (replies) => ({ replies }),
-            (error: Error) => ({ error }),
-          );
-    let local: ReturnType<typeof shardGradient>;
-    try {
-      local = shardGradient(this.policy, this.variables, own);
-    } catch (error) {
-      await remote;
-      throw error;
+    const { workers } = this.options;
+    if (workers === undefined) {
+      const { loss, gradients } = shardGradient(this.policy, this.variables, batches[0]!);
+      const value = (await loss.data())[0]!;
+      loss.dispose();
+      return { loss: value, gradients };
     }
-    const localLoss = (await local.loss.data())[0]!;
-    local.loss.dispose();
-    const settled = await remote;
-    if ('error' in settled) {
-      tf.dispose(local.gradients.filter((g): g is tf.Tensor => g !== null));
-      throw settled.error;
-    }
-    const gradients = local.gradients.map((g, i) => {
-      if (g === null || settled.replies.length === 0) return g;
-      const sum = tf.tidy(() =>
-        tf.addN([g, ...settled.replies.map((reply) => tf.tensor(reply.gradients[i]!, g.shape))]),
-      );
-      g.dispose();
-      return sum;
-    });
-    return { loss: settled.replies.reduce((sum, reply) => sum + reply.loss, localLoss), gradients };
+    const replies = await workers.shardGradients(batches);
+    const gradients = this.variables.map((variable, i) =>
+      replies[0]!.gradients[i] === null
+        ? null
+        : tf.tidy(() => tf.addN(replies.map((reply) => tf.tensor(reply.gradients[i]!, variable.shape)))),
+    );
+    return { loss: replies.reduce((sum, reply) => sum + reply.loss, 0), gradients };
   }
 }

@@ -1,20 +1,6 @@
 import type { SftExample } from '@taorl/data';
+import type { WeightedTokenBatch } from '../model/shard-gradient.js';
 import { padRows } from '../util/padded-rows.js';
-
-/**
- * A right-padded batch ready for the loss: inputs, next-token targets, the targets' loss mask and each target's
- * aggregation weight, row-major over `shape` ([rows, width]). Plain typed arrays, so a batch can be posted to a
- * worker thread as it is.
- */
-export interface WeightedTokenBatch {
-  inputs: Int32Array;
-  targets: Int32Array;
-  /** 1 where the target token is trained on. */
-  mask: Float32Array;
-  /** The token-mean weight of each target: mask / (loss tokens of the whole step's batch). */
-  weights: Float32Array;
-  shape: [number, number];
-}
 
 /** Tokens with lossMask 1 that the model predicts (every position but the first). */
 export function lossTokenCount(examples: readonly SftExample[]): number {

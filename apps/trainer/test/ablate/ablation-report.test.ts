@@ -1,9 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { ablationMarkdown, ablationTable, type VariantRuns } from '../../src/ablate/ablation-report.js';
-import { type RunSummary, summarizeRun } from '../../src/ablate/run-summary.js';
-import { selectVariants } from '../../src/ablate/variants.js';
-import type { EvalMetrics, MetricsLine, RlStepMetrics } from '../../src/report/metrics.js';
+import {
+  ablationMarkdown,
+  ablationTable,
+  type VariantRuns,
+} from '../../src/experiments/ablate/ablation-report.js';
+import { type RunSummary, summarizeRun } from '../../src/experiments/ablate/run-summary.js';
+import { selectVariants } from '../../src/experiments/ablate/variants.js';
+import type { EvalMetrics, MetricsLine } from '../../src/report/metrics.js';
 import { trendNames } from '../../src/report/rl-trends.js';
+import type { RlStepMetrics } from '../../src/rl/step-metrics.js';
 import { neutralRlLine } from '../support/metrics-lines.js';
 
 function evalLine(label: string, accuracy: number, greedy: boolean): EvalMetrics {

@@ -3,10 +3,15 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { ablationRuns, runAblation, sftRun, startingPolicy } from '../../src/ablate/run-ablation.js';
-import type { CliLauncher } from '../../src/ablate/run-queue.js';
-import { selectVariants } from '../../src/ablate/variants.js';
 import { loadConfig } from '../../src/config/load-config.js';
+import {
+  ablationRuns,
+  runAblation,
+  sftRun,
+  startingPolicy,
+} from '../../src/experiments/ablate/run-ablation.js';
+import type { CliLauncher } from '../../src/experiments/ablate/run-queue.js';
+import { selectVariants } from '../../src/experiments/ablate/variants.js';
 import { type EvalMetrics, type RlStepMetrics, readMetrics, runCli } from '../../src/index.js';
 import { presetPath } from '../../src/util/shipped.js';
 import { tinyRunOverrides } from '../support/tiny-run.js';
@@ -94,11 +99,11 @@ describe('taorl ablate', () => {
       );
     expect(rlLines('grpo').every((line) => line.bonus.tokens === 0)).toBe(true);
     expect(rlLines('grpo')).toHaveLength(2);
-    // The 2 children at a time share the cores' rollout workers.
+    // The 2 children at a time share the cores' worker pools.
     const record = JSON.parse(
       readFileSync(join(outDir, 'runs', 'grpo', 'seed-1', 'run-config.json'), 'utf8'),
     );
-    expect(record.config.rollout.workers).toBe(Math.max(1, Math.floor(availableParallelism() / 2)));
+    expect(record.config.workers).toBe(Math.max(1, Math.floor(availableParallelism() / 2)));
     expect(result.markdown).toMatch(/\| SFT start \(no RL\) \| 2 \|/);
     expect(readFileSync(result.paths.html, 'utf8')).toContain('<svg');
     expect(readFileSync(join(outDir, 'charts', 'train-accuracy.svg'), 'utf8')).toMatch(/^<svg/);

@@ -5,7 +5,7 @@ import {
   meanWithInterval,
   sampleVariance,
   tQuantile975,
-} from '../../src/ablate/confidence.js';
+} from '../../src/experiments/ablate/confidence.js';
 import { prng } from '../../src/util/seeds.js';
 
 /** Student's t density, for an independent check of the quantile table by numerical integration. */

@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import type { GeneratedSequence, RolloutPolicy, SamplingParams } from '@taorl/rollout';
 import { describe, expect, it } from 'vitest';
 import { parseConfig, type RlStepMetrics, rlContext, rlStep } from '../../src/index.js';
-import { problemSource } from '../../src/run/problems.js';
-import { openSession } from '../../src/run/session.js';
+import { problemSource } from '../../src/session/problem-source.js';
+import { openSession } from '../../src/session/session.js';
 import { greedy, remoteConfigText, servedGreedy, weightVersion } from './remote-training-support.js';
 import { type ServeProcess, serveTinyPolicyForFile } from './serve-process.js';
 

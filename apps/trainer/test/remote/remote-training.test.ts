@@ -12,8 +12,8 @@ import {
   rlStep,
   runCli,
 } from '../../src/index.js';
-import { problemSource } from '../../src/run/problems.js';
-import { openSession } from '../../src/run/session.js';
+import { problemSource } from '../../src/session/problem-source.js';
+import { openSession } from '../../src/session/session.js';
 import { capture } from '../support/capture-io.js';
 import {
   greedy,

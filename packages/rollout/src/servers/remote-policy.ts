@@ -3,6 +3,7 @@ import type { GeneratedSequence, RolloutPolicy, SamplingParams } from '@taorl/ro
 import {
   openAiCompletions,
   RemotePolicyError,
+  remotePolicyDefaults,
   servedModelName,
   sglangGenerate,
   toGeneratedSequence,
@@ -15,16 +16,6 @@ import { type RemoteServerStats, ServerPool } from './server-pool.js';
 
 /** Which server API `RemotePolicy` speaks. */
 export type RemoteApi = 'openai' | 'sglang';
-
-/** RemotePolicy's defaults, also the trainer config's `remote` defaults. */
-export const remotePolicyDefaults = {
-  topLogprobs: 5,
-  maxConcurrentPerServer: 16,
-  timeoutMs: 120_000,
-  maxAttempts: 4,
-  retryDelayMs: 250,
-  cooldownMs: 2000,
-} as const;
 
 export interface RemotePolicyOptions {
   /** Base URLs of the servers, e.g. http://10.0.0.5:8000 (a trailing /v1 is accepted for 'openai'). */

@@ -41,7 +41,9 @@ function hostName(authority: string): string | null {
  * cross-origin POST needs no preflight; DNS rebinding makes the page's own name resolve to 127.0.0.1), so on a
  * loopback server the Host header must name a loopback host, a request from another Origin is refused, and POST
  * bodies must be declared application/json. With a token, every route but `open` ones needs
- * `Authorization: Bearer <token>`, compared in constant time.
+ * `Authorization: Bearer <token>`, compared in constant time. Written once for every taorl server
+ * (`taorl-sandbox serve`, and the trainer's `taorl serve` through @taorl/sandbox/node); a refusal is a `Refused`
+ * that each server answers in its own error format.
  */
 export class RequestGuard {
   readonly #token: Buffer | null;
@@ -50,6 +52,8 @@ export class RequestGuard {
     private readonly loopback: boolean,
     token: string | undefined,
     private readonly open: ReadonlySet<string>,
+    /** What the token is called in the refusal ('token'; the trainer's server says 'API key'). */
+    private readonly credential = 'token',
   ) {
     this.#token = token === undefined ? null : digest(token);
   }
@@ -67,7 +71,10 @@ export class RequestGuard {
     if (this.#token !== null && !this.open.has(path)) {
       const given = /^Bearer (.+)$/i.exec(request.headers.authorization ?? '')?.[1];
       if (given === undefined || !timingSafeEqual(digest(given), this.#token)) {
-        throw new Refused(401, 'missing or wrong token (Authorization: Bearer <token>)');
+        throw new Refused(
+          401,
+          `missing or wrong ${this.credential} (Authorization: Bearer <${this.credential}>)`,
+        );
       }
     }
     if (request.method === 'POST') {

@@ -1,0 +1,154 @@
+import {
+  arithMix,
+  arithUserMessage,
+  type ChatMessage,
+  generateArithProblems,
+  type RlPrompt,
+} from '@taorl/data';
+import { loadDataset } from '@taorl/data/node';
+import type { CodeProblem } from '@taorl/eval';
+import { loadCodeProblems } from '@taorl/eval/node';
+import { ConfigError } from '../config/config-error.js';
+import { codeUserMessage } from '../task/code-prompt.js';
+import { embeddedCodeProblems } from '../task/embedded-code-task.js';
+import type { Problem } from '../task/problem.js';
+import { epochStream } from '../util/batching.js';
+import { deriveSeed } from '../util/seeds.js';
+import type { Session } from './session.js';
+
+/** Where RL problems and held-out problems come from. */
+export interface ProblemSource {
+  /** `count` training problems for refill batch `batch` of step `step`; deterministic in (seed, step, batch). */
+  train(step: number, batch: number, count: number): Problem[];
+  /** The held-out problems (fixed for a seed). */
+  test(): Problem[];
+}
+
+/**
+ * The embedded arith-tool task: fresh training problems every step from @taorl/data's generator (the train split
+ * never shares a question with the test split).
+ */
+function arithToolProblems(session: Session): ProblemSource {
+  const { config } = session;
+  const toProblem = (problem: ReturnType<typeof generateArithProblems>[number]): Problem => ({
+    id: problem.id,
+    promptIds: session.promptIds([{ role: 'user', content: arithUserMessage(problem) }]),
+    gold: problem.answer,
+    level: problem.level,
+    requiredCalls: problem.steps.length,
+  });
+  return {
+    train: (step, batch, count) =>
+      arithProblems(session, 'train', count, deriveSeed(config.seed, 'rl-problems', step, batch)).map(
+        toProblem,
+      ),
+    test: () =>
+      arithProblems(session, 'test', config.task.testSize, deriveSeed(config.seed, 'test-problems')).map(
+        toProblem,
+      ),
+  };
+}
+
+/** Problems of the configured arith-tool mix (task.mix). */
+export function arithProblems(session: Session, split: 'train' | 'test', count: number, seed: number) {
+  const { kinds, levels } = arithMix(session.config.task.mix);
+  return generateArithProblems({
+    seed,
+    split,
+    count,
+    ...(kinds === null ? {} : { kinds }),
+    ...(levels === null ? {} : { levels }),
+  });
+}
+
+async function loadPrompts(session: Session, path: string, field: string): Promise<Problem[]> {
+  const problems: Problem[] = [];
+  try {
+    for await (const record of loadDataset(path, 'verl'))
+      problems.push(toProblem(session, record, path, problems.length));
+  } catch (error) {
+    throw new ConfigError(session.source, field, (error as Error).message);
+  }
+  if (problems.length === 0) throw new ConfigError(session.source, field, `${path} holds no prompts`);
+  return problems;
+}
+
+function toProblem(session: Session, record: RlPrompt, path: string, index: number): Problem {
+  const id = typeof record.extraInfo.id === 'string' ? record.extraInfo.id : `${path}#${index}`;
+  return { id, promptIds: session.promptIds(record.prompt as ChatMessage[]), gold: record.groundTruth };
+}
+
+/**
+ * RL prompts from verl-format files (JSONL or parquet): training problems are drawn through seeded epoch
+ * permutations (problem k of the run depends only on the seed and k); the held-out set is the first testSize
+ * prompts of task.testFile.
+ */
+async function fileProblems(session: Session): Promise<ProblemSource> {
+  const { task } = session.config;
+  if (task.file === undefined)
+    throw new ConfigError(session.source, 'task.file', "required when task.name is 'file'");
+  const train = await loadPrompts(session, task.file, 'task.file');
+  const test = task.testFile === undefined ? [] : await loadPrompts(session, task.testFile, 'task.testFile');
+  return epochSource(session, train, test);
+}
+
+/** Training problems through seeded epoch permutations of `train`; the held-out set is the first testSize of `test`. */
+function epochSource(session: Session, train: readonly Problem[], test: readonly Problem[]): ProblemSource {
+  const { task, rl, seed } = session.config;
+  const stream = epochStream(train.length, seed, 'rl-problem-order');
+  return {
+    train: (step, batch, count) =>
+      Array.from(
+        { length: count },
+        (_, j) => train[stream(((step - 1) * rl.maxGenBatches + batch) * count + j)]!,
+      ),
+    test: () => {
+      if (test.length === 0)
+        throw new ConfigError(session.source, 'task.testFile', 'required for evaluation');
+      return test.slice(0, task.testSize);
+    },
+  };
+}
+
+/** A code problem as the RL loop sees it: its prompt, and its tests to judge the program against. */
+function codeProblem(session: Session, problem: CodeProblem): Problem {
+  return {
+    id: problem.id,
+    promptIds: session.promptIds([{ role: 'user', content: codeUserMessage(problem) }]),
+    gold: `${problem.task.tests.length} tests`,
+    code: problem.task,
+  };
+}
+
+async function loadCodeTask(session: Session, path: string, field: string): Promise<Problem[]> {
+  try {
+    const problems = await loadCodeProblems(path, { runner: session.sandbox });
+    return problems.map((problem) => codeProblem(session, problem));
+  } catch (error) {
+    throw new ConfigError(session.source, field, (error as Error).message);
+  }
+}
+
+/**
+ * Code problems judged by their tests (the code-correctness reward): task.file and task.testFile in taorl's code
+ * JSONL or LiveCodeBench's layout, or, with no task.file, the embedded stdin/stdout problems (a few hundred
+ * generated, held-out ones with other test values).
+ */
+async function codeProblems(session: Session): Promise<ProblemSource> {
+  const { task, seed } = session.config;
+  if (task.file === undefined) {
+    const embedded = (split: 'train' | 'test', count: number) =>
+      embeddedCodeProblems(seed, split, count).map((problem) => codeProblem(session, problem));
+    return epochSource(session, embedded('train', 500), embedded('test', task.testSize));
+  }
+  const train = await loadCodeTask(session, task.file, 'task.file');
+  const test = task.testFile === undefined ? [] : await loadCodeTask(session, task.testFile, 'task.testFile');
+  return epochSource(session, train, test);
+}
+
+/** The configured task's problems. */
+export async function problemSource(session: Session): Promise<ProblemSource> {
+  const { name } = session.config.task;
+  if (name === 'arith-tool') return arithToolProblems(session);
+  return name === 'code' ? codeProblems(session) : fileProblems(session);
+}

@@ -1,0 +1,282 @@
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { AdamWState } from '@taorl/grpo';
+import {
+  type CheckpointRef,
+  checkpointsDir,
+  latestCheckpoint,
+  restoreTrainCheckpoint,
+  type TrainState,
+} from '../checkpoint/train-checkpoint.js';
+import { ConfigError } from '../config/config-error.js';
+import { renameOldFields } from '../config/renamed-fields.js';
+import type { TrainerConfig } from '../config/trainer-config.js';
+import { loadedPluginModules, type PluginModule } from '../plugins/plugin-modules.js';
+import { type MetricsLine, MetricsWriter } from '../report/metrics.js';
+import type { Session } from '../session/session.js';
+import { writeFileAtomic } from '../util/atomic-write.js';
+
+/** What a training command (`taorl sft`, `taorl rl`) was asked to do with the run already in its outDir. */
+export interface RunFolderFlags {
+  /** Continue from checkpoints/latest.json. */
+  resume: boolean;
+  /** Delete the run in outDir (checkpoints, metrics, recorded config) and start a new one. */
+  overwrite: boolean;
+  /** With resume: continue although the config differs from the recorded one (the change is recorded). */
+  allowConfigChange: boolean;
+}
+
+/** One config field that differs between the recorded run and the command resuming it. */
+export interface ConfigFieldChange {
+  /** Dotted path, e.g. rl.learningRate. */
+  field: string;
+  before: unknown;
+  after: unknown;
+}
+
+/**
+ * `<outDir>/run-config.json`: the config the run trains with, the plug-in modules it loaded, and each change made
+ * when resuming it.
+ */
+export interface RunRecord {
+  config: TrainerConfig;
+  /** The plug-in modules loaded (`plugins`, `--plugin`) and the files they resolved to; absent in older records. */
+  plugins?: PluginModule[];
+  changes: { phase: TrainState['phase']; afterStep: number; fields: ConfigFieldChange[] }[];
+}
+
+const RUN_RECORD = 'run-config.json';
+const METRICS = 'metrics.jsonl';
+
+/**
+ * Fields a resumed run may change without --allow-config-change: where the run lives, how long it goes on, how
+ * often it checkpoints and evaluates, how many worker threads it uses (the default is the machine's core count, so
+ * a run resumed on another machine changes it; the same trajectories and RL updates for any number, and SFT's
+ * shards sum to the same gradient up to float summation order), and how it reaches its inference servers. None
+ * changes what a step computes (RL's learning rate is constant, so more RL steps only extend the run; SFT's cosine
+ * schedule spans sft.steps, so that one is guarded).
+ */
+const OPERATIONAL_FIELDS = [
+  'outDir',
+  'rl.steps',
+  'rl.minutes',
+  'sft.minutes',
+  'rl.checkpointEvery',
+  'sft.checkpointEvery',
+  'eval.',
+  'workers',
+  'remote.endpoints',
+  'remote.timeoutMs',
+  'remote.maxAttempts',
+  'remote.maxConcurrentPerServer',
+];
+
+const operational = (field: string) =>
+  OPERATIONAL_FIELDS.some((prefix) => (prefix.endsWith('.') ? field.startsWith(prefix) : field === prefix));
+
+/** What `taorl sft|rl` will do with its outDir: a new run, or continuing `latest` with these config changes. */
+export interface RunPlan {
+  latest: CheckpointRef | null;
+  /** Every field that differs from the recorded config (empty for a new run or an unrecorded one). */
+  changes: ConfigFieldChange[];
+  /** The run's record, null for a new run or a run written before records were kept. */
+  record: RunRecord | null;
+}
+
+const flagsHint = 'continue it with --resume, or pass --overwrite to delete its checkpoints and metrics';
+
+/** Why outDir already holds a run, in words, or null when it holds none. */
+function existingRun(outDir: string): string | null {
+  if (existsSync(join(checkpointsDir(outDir), 'latest.json'))) return 'a run with checkpoints';
+  const metrics = join(outDir, METRICS);
+  if (existsSync(metrics) && statSync(metrics).size > 0) return `a run's ${METRICS}`;
+  return null;
+}
+
+function readRecord(outDir: string, source: string): RunRecord | null {
+  const path = join(outDir, RUN_RECORD);
+  if (!existsSync(path)) return null;
+  try {
+    const record = JSON.parse(readFileSync(path, 'utf8')) as RunRecord;
+    if (typeof record.config !== 'object' || record.config === null || !Array.isArray(record.changes))
+      throw new Error('expected {config, changes}');
+    // A run recorded before fields were renamed (renamedFields) compares with the config under the new names.
+    renameOldFields(record.config as unknown as Record<string, unknown>, path, () => undefined);
+    return record;
+  } catch (error) {
+    throw new ConfigError(source, 'outDir', `${path}: unreadable run record: ${(error as Error).message}`);
+  }
+}
+
+/** Leaf values of a config by dotted path (lists and plug-in options compared as JSON). */
+function flatten(value: unknown, prefix: string, into: Map<string, string>): Map<string, string> {
+  if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+    for (const [key, item] of Object.entries(value))
+      flatten(item, prefix === '' ? key : `${prefix}.${key}`, into);
+  } else into.set(prefix, JSON.stringify(value));
+  return into;
+}
+
+/** The fields whose values differ between two configs, in the order the schema lists them. */
+export function configChanges(before: TrainerConfig, after: TrainerConfig): ConfigFieldChange[] {
+  const a = flatten(before, '', new Map());
+  const b = flatten(after, '', new Map());
+  const fields = [...new Set([...b.keys(), ...a.keys()])];
+  const parse = (text: string | undefined) => (text === undefined ? undefined : JSON.parse(text));
+  return fields
+    .filter((field) => a.get(field) !== b.get(field))
+    .map((field) => ({ field, before: parse(a.get(field)), after: parse(b.get(field)) }));
+}
+
+const describeChange = (change: ConfigFieldChange) =>
+  `${change.field} ${JSON.stringify(change.before)} -> ${JSON.stringify(change.after)}`;
+
+/**
+ * Decides what a training command does with its outDir, before anything starts, and changes nothing: a new run
+ * into a folder that holds one is refused unless --overwrite; --resume checks that latest.json names a checkpoint
+ * of the same phase and seed inside the folder and that the config is the recorded one (or --allow-config-change).
+ * Every refusal is a ConfigError naming the field and what to do.
+ */
+export function planRun(
+  config: TrainerConfig,
+  source: string,
+  phase: TrainState['phase'],
+  flags: RunFolderFlags,
+): RunPlan {
+  const { outDir } = config;
+  if (flags.resume && flags.overwrite)
+    throw new ConfigError(source, 'outDir', '--resume and --overwrite exclude each other');
+  if (flags.allowConfigChange && !flags.resume)
+    throw new ConfigError(source, 'outDir', '--allow-config-change only applies with --resume');
+  if (!flags.resume) {
+    const existing = flags.overwrite ? null : existingRun(outDir);
+    if (existing !== null)
+      throw new ConfigError(source, 'outDir', `${outDir} holds ${existing}: ${flagsHint}`);
+    return { latest: null, changes: [], record: null };
+  }
+  let latest: CheckpointRef | null;
+  try {
+    latest = latestCheckpoint(outDir);
+  } catch (error) {
+    throw new ConfigError(source, 'outDir', `cannot resume: ${(error as Error).message}`);
+  }
+  if (latest === null) return { latest: null, changes: [], record: null };
+  if (latest.phase !== phase || latest.seed !== config.seed) {
+    throw new ConfigError(
+      source,
+      'seed',
+      `the checkpoint in ${outDir} is ${latest.phase} seed ${latest.seed}`,
+    );
+  }
+  const record = readRecord(outDir, source);
+  if (record !== null && !flags.allowConfigChange)
+    checkRecordedPlugins(record, join(outDir, RUN_RECORD), source);
+  const changes = record === null ? [] : configChanges(record.config, config);
+  const guarded = changes.filter((change) => !operational(change.field));
+  if (guarded.length > 0 && !flags.allowConfigChange) {
+    throw new ConfigError(
+      source,
+      guarded.map((change) => change.field).join(', '),
+      `differs from the run being resumed (${guarded.map(describeChange).join('; ')}; recorded in ` +
+        `${join(outDir, RUN_RECORD)}): resume with the recorded value, or pass --allow-config-change to ` +
+        'continue with the change (it is recorded)',
+    );
+  }
+  return { latest, changes, record };
+}
+
+/**
+ * A resumed run needs the plug-ins it trained with: every module its record names must still be there and be
+ * loaded now (from `plugins` or `--plugin`), else the run is refused, naming the module and its file
+ * (--allow-config-change continues with the modules loaded now, e.g. a module that moved, and records them).
+ */
+function checkRecordedPlugins(record: RunRecord, recordPath: string, source: string): void {
+  const loaded = new Set(loadedPluginModules().map((plugin) => plugin.path));
+  for (const { module, path } of record.plugins ?? []) {
+    const recorded = `the run being resumed loaded plug-in module '${module}' (${path}; recorded in ${recordPath})`;
+    const problem = !existsSync(path)
+      ? 'which is missing now'
+      : !loaded.has(path)
+        ? `which is not loaded now: name it in plugins or pass --plugin ${path}`
+        : null;
+    if (problem !== null) {
+      throw new ConfigError(
+        source,
+        'plugins',
+        `${recorded}, ${problem} (or pass --allow-config-change to continue with the modules loaded now)`,
+      );
+    }
+  }
+}
+
+/** Where a run's notices go: `out` for progress (resuming, the rollout mode), `err` for warnings. */
+export interface RunIO {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+/** What a training command continues from: the metrics writer, the steps done and the optimizer state. */
+export interface OpenedRun {
+  writer: MetricsWriter;
+  completed: number;
+  optimizerState: AdamWState | null;
+}
+
+/**
+ * Opens the run folder of `taorl sft` / `taorl rl` as `planRun` decided: --overwrite deletes the old run's
+ * checkpoints, metrics and record; a new run records its config in run-config.json; a resumed run restores the
+ * checkpoint's weights, keeps the metrics lines up to its step that `kept` accepts (dropping a line cut off by a
+ * full disk, with a warning) and records any config change, and the plug-in modules when they changed.
+ */
+export async function openRun(
+  session: Session,
+  phase: TrainState['phase'],
+  flags: RunFolderFlags,
+  io: RunIO,
+  kept: (line: MetricsLine) => boolean,
+): Promise<OpenedRun> {
+  const { config, source } = session;
+  const { outDir } = config;
+  const plan = planRun(config, source, phase, flags);
+  if (flags.overwrite) {
+    for (const path of [checkpointsDir(outDir), join(outDir, METRICS), join(outDir, RUN_RECORD)])
+      rmSync(path, { recursive: true, force: true });
+  }
+  mkdirSync(outDir, { recursive: true });
+  const writer = new MetricsWriter(join(outDir, METRICS));
+  const warn = (notice: string) => io.err(`warning: ${notice}\n`);
+  const { latest } = plan;
+  if (latest === null) {
+    writer.truncateAfter(() => false, warn);
+    writeRecord(outDir, { config, plugins: [...loadedPluginModules()], changes: [] });
+    return { writer, completed: 0, optimizerState: null };
+  }
+  const optimizerState = await restoreTrainCheckpoint(latest, session.policy);
+  writer.truncateAfter((line) => line.step <= latest.step && kept(line), warn);
+  if (plan.record === null) {
+    warn(
+      `${join(outDir, RUN_RECORD)} is missing (a run from before it was kept): recording the current config`,
+    );
+    writeRecord(outDir, { config, plugins: [...loadedPluginModules()], changes: [] });
+  } else if (
+    plan.changes.length > 0 ||
+    JSON.stringify(plan.record.plugins ?? []) !== JSON.stringify(loadedPluginModules())
+  ) {
+    const guarded = plan.changes.filter((change) => !operational(change.field));
+    if (guarded.length > 0) warn(`resuming with a changed config: ${guarded.map(describeChange).join('; ')}`);
+    writeRecord(outDir, {
+      config,
+      plugins: [...loadedPluginModules()],
+      changes:
+        plan.changes.length === 0
+          ? plan.record.changes
+          : [...plan.record.changes, { phase, afterStep: latest.step, fields: plan.changes }],
+    });
+  }
+  io.out(`Resuming after ${phase.toUpperCase()} step ${latest.step} from ${latest.path}\n`);
+  return { writer, completed: latest.step, optimizerState };
+}
+
+function writeRecord(outDir: string, record: RunRecord): void {
+  writeFileAtomic(join(outDir, RUN_RECORD), `${JSON.stringify(record, null, 2)}\n`);
+}

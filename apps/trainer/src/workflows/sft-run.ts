@@ -1,0 +1,165 @@
+import {
+  type ArithTrace,
+  arithMix,
+  generateArithTraces,
+  type SftExample,
+  toSftExample,
+  trainingSequence,
+} from '@taorl/data';
+import { loadDataset } from '@taorl/data/node';
+import { markdownFormat } from '@taorl/sandbox';
+import { saveTrainCheckpoint } from '../checkpoint/train-checkpoint.js';
+import { ConfigError } from '../config/config-error.js';
+import type { MetricsWriter, SftStepMetrics } from '../report/metrics.js';
+import { ProgressBar } from '../report/progress.js';
+import { arithProblems } from '../session/problem-source.js';
+import type { Session } from '../session/session.js';
+import { SftTrainer } from '../sft/sft-trainer.js';
+import { epochStream, lengthGroupedBatches, streamBatches } from '../util/batching.js';
+import { deriveSeed } from '../util/seeds.js';
+
+/**
+ * Real end-to-end demonstrations of the arith-tool task from @taorl/data: the code is executed by the session's
+ * sandbox and its real output inserted with lossMask 0.
+ */
+export async function arithSftTraces(session: Session, count: number, quiet = false): Promise<ArithTrace[]> {
+  const { config } = session;
+  const problems = arithProblems(session, 'train', count, deriveSeed(config.seed, 'sft-problems'));
+  const bar = quiet ? null : new ProgressBar({ label: 'sft traces', total: 1 });
+  const traces = await generateArithTraces(problems, {
+    sandbox: session.sandbox,
+    // The arith-tool demonstrations are written in the markdown format.
+    format: markdownFormat,
+    tokenizer: session.tokenizer,
+    template: session.template,
+    seed: deriveSeed(config.seed, 'sft-traces'),
+    ...arithMix(config.task.mix).strategies,
+    maxObservationChars: config.tool.observationChars,
+  });
+  bar?.tick(1, `${traces.length} traces`);
+  bar?.finish();
+  return traces;
+}
+
+/** A trajectory as an SFT example: exactly its prompt + response tokens, loss on its policy tokens. */
+export const sftExampleOf = (trajectory: ArithTrace): SftExample => {
+  const { inputIds, lossMask } = trainingSequence(trajectory);
+  return { inputIds, lossMask };
+};
+
+/** The configured SFT data: generated arith-tool traces, or a messages + tools JSONL/parquet file. */
+export async function sftExamples(session: Session): Promise<SftExample[]> {
+  const { sft } = session.config;
+  if (sft.source === 'generator') return (await arithSftTraces(session, sft.examples)).map(sftExampleOf);
+  if (sft.file === undefined)
+    throw new ConfigError(session.source, 'sft.file', "required when sft.source is 'file'");
+  const examples: SftExample[] = [];
+  try {
+    for await (const conversation of loadDataset(sft.file, 'sft')) {
+      examples.push(toSftExample(conversation, session.tokenizer, { template: session.template }));
+    }
+  } catch (error) {
+    throw new ConfigError(session.source, 'sft.file', (error as Error).message);
+  }
+  if (examples.length === 0)
+    throw new ConfigError(session.source, 'sft.file', `${sft.file} holds no conversations`);
+  return examples;
+}
+
+/** Share of a mixed-length batch drawn from its group's shortest items (see lengthGroupedBatches). */
+const MIXED_SHORT_SHARE = 0.25;
+
+/** Batches per length-sorted group (see lengthGroupedBatches). */
+const LENGTH_GROUP_BATCHES = 8;
+
+export interface SftRunOptions {
+  steps: number;
+  /** Wall-clock budget in minutes (0 = none). */
+  minutes: number;
+  /** Metrics step numbers continue from here. */
+  firstStep?: number;
+  /** Continue an existing trainer (keeps its optimizer state and schedule position). */
+  trainer?: SftTrainer;
+  /** Save a checkpoint (weights and optimizer state) here every config.sft.checkpointEvery steps and at the end. */
+  checkpointDir?: string;
+  quiet?: boolean;
+}
+
+/** The SFT trainer a config describes (warm-up + cosine over config.sft.steps). */
+export function sftTrainer(session: Session): SftTrainer {
+  const { sft } = session.config;
+  return new SftTrainer(session.policy, {
+    learningRate: sft.learningRate,
+    schedule: {
+      kind: 'cosine',
+      totalSteps: Math.max(1, sft.steps),
+      warmupSteps: Math.round(sft.warmupFraction * sft.steps),
+      minRatio: sft.minLrRatio,
+    },
+    maxGradNorm: session.config.rl.maxGradNorm,
+    padId: session.tokenizer.padTokenId,
+    ...(session.workers === null ? {} : { workers: session.workers }),
+  });
+}
+
+/**
+ * SFT steps over `examples` in seeded epoch permutations, optionally length-grouped to limit padding (step k's
+ * batch depends only on the seed and k), one metrics line per step. Returns the trainer so a caller can continue it.
+ */
+export async function runSft(
+  session: Session,
+  examples: readonly SftExample[],
+  writer: MetricsWriter,
+  options: SftRunOptions,
+): Promise<SftTrainer> {
+  const { config } = session;
+  const { batchSize } = config.sft;
+  const trainer = options.trainer ?? sftTrainer(session);
+  const first = options.firstStep ?? 0;
+  const bar = options.quiet === true ? null : new ProgressBar({ label: 'sft', total: options.steps });
+  const deadline =
+    options.minutes > 0 ? performance.now() + options.minutes * 60_000 : Number.POSITIVE_INFINITY;
+  const stream = epochStream(examples.length, config.seed, 'sft-order');
+  const batchAt =
+    config.sft.batching === 'random'
+      ? streamBatches(stream, batchSize)
+      : lengthGroupedBatches(
+          stream,
+          (item) => examples[item]!.inputIds.length,
+          batchSize,
+          LENGTH_GROUP_BATCHES,
+          config.seed,
+          config.sft.batching === 'mixed-length' ? MIXED_SHORT_SHARE : 0,
+        );
+  for (let i = 0; i < options.steps && performance.now() < deadline; i++) {
+    const started = performance.now();
+    const batch = batchAt(trainer.steps).map((item) => examples[item]!);
+    const stats = await trainer.step(batch);
+    const totalMs = performance.now() - started;
+    const line: SftStepMetrics = {
+      phase: 'sft',
+      step: first + i + 1,
+      loss: stats.loss,
+      lr: stats.learningRate,
+      gradNorm: stats.gradNorm,
+      ...(stats.skipped ? { skippedUpdates: [stats.skipReason ?? ''] } : {}),
+      tokens: stats.tokens,
+      tokensPerSecond: stats.tokens / (totalMs / 1000),
+      time: { trainingMs: totalMs, totalMs },
+    };
+    writer.write(line);
+    const every = config.sft.checkpointEvery;
+    const last = i + 1 === options.steps || performance.now() >= deadline;
+    if (options.checkpointDir !== undefined && ((every > 0 && trainer.steps % every === 0) || last)) {
+      await saveTrainCheckpoint(
+        options.checkpointDir,
+        session.policy,
+        { phase: 'sft', step: trainer.steps, seed: config.seed },
+        trainer.exportOptimizerState(),
+      );
+    }
+    bar?.tick(1, `loss ${stats.loss.toFixed(3)}`);
+  }
+  bar?.finish();
+  return trainer;
+}
