@@ -10,7 +10,6 @@ import type { ServerResponse } from 'node:http';
  */
 export class Heartbeat {
   private timer: NodeJS.Timeout | undefined;
-  private sent = false;
 
   constructor(
     private readonly response: ServerResponse,
@@ -19,7 +18,7 @@ export class Heartbeat {
 
   /** Whether the head went out (the answer's status is then 200). */
   get headSent(): boolean {
-    return this.sent;
+    return this.response.headersSent;
   }
 
   /** Starts counting; a no-op when the interval is 0 (heartbeats off). */
@@ -38,8 +37,7 @@ export class Heartbeat {
       this.stop();
       return;
     }
-    if (!this.sent) {
-      this.sent = true;
+    if (!this.response.headersSent) {
       this.response.writeHead(200, { 'content-type': 'application/json' });
     }
     this.response.write(' ');
