@@ -30,6 +30,8 @@ export interface EvalMetrics {
   toolSuccessRate: number;
   /** Tool-calling answers whose every call failed but were right (what C1 removes), as a share of all. */
   allFailedCorrect?: number;
+  /** Right answers with at least one failed call, as a share of all (RolloutStats.correctWithToolError). */
+  correctWithToolError?: number;
   responseTokens: number;
   seconds: number;
   /** Greedy decoding (one sample per problem) instead of sampling at the rollout temperature. */

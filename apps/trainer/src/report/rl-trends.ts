@@ -10,8 +10,16 @@ export interface EarlyLate {
   late: number;
 }
 
-/** Statistics followed from the early to the late steps: tool calls, decision-point entropy, each strategy's share. */
-export const trendNames = ['toolCallsPerTrajectory', 'decisionPointEntropy', ...ARITH_STRATEGIES] as const;
+/**
+ * Statistics followed from the early to the late steps: tool calls, tool errors in correct trajectories,
+ * decision-point entropy, each strategy's share.
+ */
+export const trendNames = [
+  'toolCallsPerTrajectory',
+  'toolErrorsInCorrect',
+  'decisionPointEntropy',
+  ...ARITH_STRATEGIES,
+] as const;
 export type TrendName = (typeof trendNames)[number];
 
 export const sum = (values: readonly number[]) => values.reduce((total, v) => total + v, 0);
@@ -53,8 +61,18 @@ export const allFailedCorrectShare = (lines: readonly RlStepMetrics[]) =>
     lines.map((line) => line.genBatches),
   );
 
+/**
+ * Share of the steps' correct trajectories with at least one failed call (rStar2-Agent reports 10-15% under GRPO,
+ * under 5% with resample-on-correct). Steps weigh by their correct trajectories; NaN for metrics lines written
+ * before the trainer recorded it, or with no correct trajectory.
+ */
+export const toolErrorsInCorrectShare = (lines: readonly RlStepMetrics[]) =>
+  sum(lines.map((line) => (line.correctWithToolError ?? Number.NaN) * line.genBatches)) /
+  sum(lines.map((line) => line.accuracy * line.genBatches));
+
 function trendValue(name: TrendName, lines: readonly RlStepMetrics[]): number {
   if (name === 'toolCallsPerTrajectory') return mean(lines.map((line) => line.toolCallsPerTrajectory));
+  if (name === 'toolErrorsInCorrect') return toolErrorsInCorrectShare(lines);
   if (name === 'decisionPointEntropy') return decisionPointEntropy(lines);
   const strategy: ArithStrategy = name;
   return mean(lines.map((line) => line.strategies?.[strategy] ?? Number.NaN));

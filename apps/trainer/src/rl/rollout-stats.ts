@@ -23,6 +23,11 @@ export interface RolloutStats {
    * (execution validity) removes although the reward is 1.
    */
   allFailedCorrect: number;
+  /**
+   * Share of trajectories that answered right although at least one of their calls failed in the program
+   * (rStar2-Agent's "tool errors in correct trajectories", what resample-on-correct trains away).
+   */
+  correctWithToolError: number;
   responseTokens: number;
   truncatedRate: number;
   /** Mean rollout entropy over policy tokens. */
@@ -39,6 +44,7 @@ export function rolloutStats(trajectories: readonly Trajectory[]): RolloutStats 
   let calling = 0;
   let validCalling = 0;
   let allFailedCorrect = 0;
+  let correctWithToolError = 0;
   let tokens = 0;
   let truncated = 0;
   let entropySum = 0;
@@ -54,6 +60,7 @@ export function rolloutStats(trajectories: readonly Trajectory[]): RolloutStats 
     calls += toolCalls;
     infraFailures += outages;
     okCalls += ok;
+    if (t.correct && toolFailures > outages) correctWithToolError++;
     if (toolCalls > outages) {
       calling++;
       if (ok > 0) validCalling++;
@@ -75,6 +82,7 @@ export function rolloutStats(trajectories: readonly Trajectory[]): RolloutStats 
     validCodeRatio: calling === 0 ? 1 : validCalling / calling,
     toolCallsPerTrajectory: calls / n,
     allFailedCorrect: allFailedCorrect / n,
+    correctWithToolError: correctWithToolError / n,
     responseTokens: tokens / n,
     truncatedRate: truncated / n,
     entropy: policyTokens === 0 ? 0 : entropySum / policyTokens,

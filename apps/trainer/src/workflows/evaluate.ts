@@ -99,6 +99,7 @@ export async function evaluate(
     toolCallsPerTrajectory: stats.toolCallsPerTrajectory,
     toolSuccessRate: stats.toolSuccessRate,
     allFailedCorrect: stats.allFailedCorrect,
+    correctWithToolError: stats.correctWithToolError,
     responseTokens: stats.responseTokens,
     seconds: (performance.now() - started) / 1000,
     greedy,

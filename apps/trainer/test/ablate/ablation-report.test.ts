@@ -42,6 +42,7 @@ const steps: RlStepMetrics[] = [
     trajectoriesKept: 6,
     filterDrops: { 'all-tool-calls-failed': 2 },
     allFailedCorrect: 0.25,
+    correctWithToolError: 0.25,
     decisionPoints: { count: 2, meanEntropy: 0.2, bonusTokens: 1 },
     bonus: { tokens: 4, mean: 0.1, max: 0.2 },
     toolCallsPerTrajectory: 0.5,
@@ -58,6 +59,7 @@ const steps: RlStepMetrics[] = [
   }),
   neutralRlLine(2, {
     gradNorm: 3,
+    filterMasks: { 'void-turn': 2 },
     decisionPoints: { count: 3, meanEntropy: 0.4, bonusTokens: 2 },
     bonus: { tokens: 6, mean: 0.1, max: 0.2 },
     strategies: strategies(0.25),
@@ -65,6 +67,7 @@ const steps: RlStepMetrics[] = [
   neutralRlLine(3, {
     gradNorm: 4,
     accuracy: 0.75,
+    correctWithToolError: 0.25,
     trajectoriesKept: 4,
     filterDrops: { 'all-wrong': 4 },
     decisionPoints: { count: 1, meanEntropy: 0.1, bonusTokens: 1 },
@@ -105,6 +108,17 @@ describe('ablation run summary', () => {
     expect(s.trends.decisionPointEntropy.late).toBeCloseTo(0.1, 12);
     expect(s.trends.direct).toEqual({ early: 0.5, late: 0.125 });
     expect(s.trends.tool).toEqual({ early: 0.5, late: 0.875 });
+    // Correct trajectories with a failed call: 0.25 of the first step's 8 of which 0.5 are right; 0.25 of the
+    // last step's, where 0.75 are right.
+    expect(s.trends.toolErrorsInCorrect.early).toBeCloseTo(0.5, 12);
+    expect(s.trends.toolErrorsInCorrect.late).toBeCloseTo(1 / 3, 12);
+    // Per action and reason, over the 4 steps.
+    expect(s.filterReasons).toEqual({
+      'drop: all-tool-calls-failed': 0.75,
+      'drop: all-correct': 1,
+      'drop: all-wrong': 1,
+      'mask: void-turn': 0.5,
+    });
   });
 
   it('marks what was not there to measure as NaN, not 0', () => {
@@ -117,6 +131,9 @@ describe('ablation run summary', () => {
     expect(s.decisionPointEntropy).toBeNaN();
     expect(s.trends.direct.early).toBeNaN();
     expect(s.trends.toolCallsPerTrajectory.early).toBe(0.5);
+    // Metrics lines written before the trainer recorded tool errors in correct trajectories.
+    const older = steps.map(({ correctWithToolError: _, ...line }) => line) as RlStepMetrics[];
+    expect(summarizeRun(finished(older), shape, 'metrics.jsonl').trends.toolErrorsInCorrect.late).toBeNaN();
   });
 
   it('counts the rollouts a step reports: resample-on-correct oversampling is in the budget', () => {
@@ -257,12 +274,18 @@ describe('ablation tables', () => {
       '| grpo | 3 | 10.0 ± 0.0 | 6.5 ± 0.0 | 10.0 ± 0.0 | 0.8 ± 0.0 | 1.0 ± 0.0 | 33.3 ± 0.0 | 0.283 ± 0.000 |',
     );
     expect(lines).toContain(
-      `| variant | tool calls / traj | decision-point entropy | direct | tool | recovered | gave-up | stopped-early |`,
+      '| variant | tool calls / traj | tool errors in correct | decision-point entropy | direct | tool | recovered | ' +
+        'gave-up | stopped-early |',
     );
     expect(lines).toContain(
-      '| c1 | 0.500 -> 1.500 | 0.200 -> 0.100 | 50.0 -> 12.5 | 50.0 -> 87.5 | 0.0 -> 0.0 | 0.0 -> 0.0 | 0.0 -> 0.0 |',
+      '| c1 | 0.500 -> 1.500 | 50.0 -> 33.3 | 0.200 -> 0.100 | 50.0 -> 12.5 | 50.0 -> 87.5 | 0.0 -> 0.0 | ' +
+        '0.0 -> 0.0 | 0.0 -> 0.0 |',
     );
-    expect(trendNames).toHaveLength(7);
+    expect(trendNames).toHaveLength(8);
+    expect(lines).toContain(
+      '| variant | seeds | drop: all-correct | drop: all-tool-calls-failed | drop: all-wrong | mask: void-turn |',
+    );
+    expect(lines).toContain('| grpo | 3 | 1.00 ± 0.00 | 0.75 ± 0.00 | 1.00 ± 0.00 | 0.50 ± 0.00 |');
   });
 
   it("correlates the runs' late tool calls with their held-out results, pooled and within seed", () => {
@@ -313,6 +336,15 @@ describe('ablation tables', () => {
     expect(lines).toContain('| runs | r with Avg@4 | r with greedy |');
     expect(lines).toContain('| pooled | -0.89 [-0.99, -0.27] | -0.62 [-0.95, +0.39] |');
     expect(lines).toContain('| within seed | +0.92 [-0.34, +1.00] | -0.19 [-0.97, +0.94] |');
+  });
+
+  it("counts a reason one seed's run never produced as 0 for that seed", () => {
+    const quiet = {
+      ...c1,
+      summaries: c1.summaries.map((s, i) => (i === 0 ? { ...s, filterReasons: {} } : s)),
+    };
+    const [row] = ablationTable(start, [quiet], 4).rows;
+    expect(row!.filterReasons['mask: void-turn']!.mean).toBeCloseTo(1 / 3, 12);
   });
 
   it('leaves the paired table out when grpo did not run', () => {

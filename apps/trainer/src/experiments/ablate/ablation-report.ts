@@ -30,7 +30,11 @@ type MechanismColumn = (typeof mechanismColumns)[number];
 export type VariantRow = { variant: string; description: string; seeds: number } & Record<
   SummaryColumn | MechanismColumn,
   MeanWithInterval
-> & { trends: Record<TrendName, { early: MeanWithInterval; late: MeanWithInterval }> };
+> & {
+    trends: Record<TrendName, { early: MeanWithInterval; late: MeanWithInterval }>;
+    /** RunSummary.filterReasons over the seeds, a seed without the key counting 0; keys of every arm. */
+    filterReasons: Record<string, MeanWithInterval>;
+  };
 
 /** The held-out results the starting policy and each arm have, and the paired table compares. */
 const heldOutColumns = ['avgAtK', 'passAtK', 'greedyAccuracy'] as const satisfies readonly SummaryColumn[];
@@ -77,7 +81,7 @@ export interface AblationTable {
 
 const over = <T>(items: readonly T[], pick: (item: T) => number) => meanWithInterval(items.map(pick));
 
-function variantRow({ variant, summaries }: VariantRuns): VariantRow {
+function variantRow({ variant, summaries }: VariantRuns, reasons: readonly string[]): VariantRow {
   const columns = Object.fromEntries(
     [...summaryColumns, ...mechanismColumns].map((column) => [column, over(summaries, (s) => s[column])]),
   ) as Record<SummaryColumn | MechanismColumn, MeanWithInterval>;
@@ -96,6 +100,9 @@ function variantRow({ variant, summaries }: VariantRuns): VariantRow {
     seeds: summaries.length,
     ...columns,
     trends,
+    filterReasons: Object.fromEntries(
+      reasons.map((reason) => [reason, over(summaries, (s) => s.filterReasons[reason] ?? 0)]),
+    ),
   };
 }
 
@@ -164,6 +171,9 @@ export function ablationTable(
   variants: readonly VariantRuns[],
   samples: number,
 ): AblationTable {
+  const reasons = [
+    ...new Set(variants.flatMap(({ summaries }) => summaries.flatMap((s) => Object.keys(s.filterReasons)))),
+  ].sort();
   return {
     samples,
     start: {
@@ -171,7 +181,7 @@ export function ablationTable(
       passAtK: over(start, (s) => s.passAtK),
       greedyAccuracy: over(start, (s) => s.greedyAccuracy),
     },
-    rows: variants.map(variantRow),
+    rows: variants.map((runs) => variantRow(runs, reasons)),
     paired: pairedDifferences(variants),
     toolCalls: toolCallCorrelations(variants),
   };
@@ -193,6 +203,7 @@ const formats = (k: number): Record<SummaryColumn | MechanismColumn | TrendName,
   gradNormVariance: count('grad-norm variance', 3),
   validCodeRatio: share('valid-code ratio'),
   toolCallsPerTrajectory: count('tool calls / traj', 3),
+  toolErrorsInCorrect: share('tool errors in correct'),
   responseTokens: count('response tokens', 0),
   entropy: count('entropy (nats)', 3),
   finalTrainAccuracy: share('train acc, last 25%'),
@@ -290,6 +301,22 @@ export function ablationTables(table: AblationTable): ReportTable[] {
       ]),
     ],
   });
+  const reasons = Object.keys(table.rows[0]?.filterReasons ?? {});
+  if (reasons.length > 0)
+    tables.push({
+      caption:
+        "The filters' verdicts: trajectories per step each action took for each reason (drop: left the batch " +
+        'before the group statistics; mask: kept in its group, its loss zeroed; resample: left out of an ' +
+        'oversampled group), mean over the RL steps.',
+      cells: [
+        ['variant', 'seeds', ...reasons],
+        ...table.rows.map((row) => [
+          row.variant,
+          String(row.seeds),
+          ...reasons.map((reason) => cell(count('', 2), row.filterReasons[reason]!)),
+        ]),
+      ],
+    });
   const { toolCalls } = table;
   const correlation = ({ r, low, high }: CorrelationWithInterval) =>
     Number.isNaN(r)

@@ -52,6 +52,11 @@ export interface RunSummary {
   decisionPointEntropy: number;
   /** Early against late steps (first and last quarter); strategy shares of the generated trajectories. */
   trends: Record<TrendName, EarlyLate>;
+  /**
+   * Trajectories per step each filter verdict acted on, by action and reason (`drop: <reason>`, `mask: <reason>`,
+   * `resample: <reason>`), mean over steps; a reason no step produced is absent.
+   */
+  filterReasons: Record<string, number>;
   /** Trajectories the filters dropped, over all steps. */
   dropped: number;
   rlSeconds: number;
@@ -81,6 +86,21 @@ export const mechanismColumns = [
   'decisionPointBonusShare',
   'decisionPointEntropy',
 ] as const satisfies readonly (keyof RunSummary)[];
+
+/** Per action and reason, the trajectories the run's filters acted on per step (RunSummary.filterReasons). */
+function filterReasonsPerStep(rl: readonly RlStepMetrics[]): Record<string, number> {
+  const totals: Record<string, number> = {};
+  const add = (action: string, counts: Record<string, number> | undefined) => {
+    for (const [reason, n] of Object.entries(counts ?? {}))
+      totals[`${action}: ${reason}`] = (totals[`${action}: ${reason}`] ?? 0) + n;
+  };
+  for (const line of rl) {
+    add('drop', line.filterDrops);
+    add('mask', line.filterMasks);
+    add('resample', line.filterResamples);
+  }
+  return Object.fromEntries(Object.entries(totals).map(([key, total]) => [key, total / rl.length]));
+}
 
 /** Rollout batch shape of the run (its run-config.json), which the metrics lines do not repeat. */
 export interface RolloutShape {
@@ -155,6 +175,7 @@ export function summarizeRun(lines: readonly MetricsLine[], shape: RolloutShape,
     decisionPointBonusShare: decisionPointBonusShare(rl),
     decisionPointEntropy: decisionPointEntropy(rl),
     trends: trends(rl),
+    filterReasons: filterReasonsPerStep(rl),
     dropped: sum(rl.map(dropsOf)),
     rlSeconds: sum(rl.map((line) => line.time.totalMs)) / 1000,
     steps: rl.length,
