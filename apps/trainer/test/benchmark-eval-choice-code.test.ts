@@ -3,18 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ByteTokenizer, ChatTemplate, type Tokenizer } from '@taorl/data';
-import {
-  type GeneratedSequence,
-  type RolloutPolicy,
-  type SamplingParams,
-  sandboxToolEnvironment,
-} from '@taorl/rollout';
+import { sandboxToolEnvironment } from '@taorl/rollout';
 import { createSandbox, markdownFormat, type Sandbox } from '@taorl/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadBenchmarkSet } from '../src/bench-eval/benchmark-set.js';
 import type { BenchmarkSampleRecord } from '../src/bench-eval/results-file.js';
 import { evalCommand } from '../src/cli/eval-command.js';
 import { evaluateBenchmarks, parseConfig } from '../src/index.js';
+import { TextPolicy } from './support/text-policy.js';
 
 // Fixtures in GPQA's and LiveCodeBench's formats, written for taorl (packages/eval/test/fixtures/code-and-choice).
 const fixtures = fileURLToPath(
@@ -52,21 +48,8 @@ const programs: Record<string, string> = {
  * of the right option (or, when `wrong`, another letter); a code problem by writing the program in a python block
  * (which also runs as a tool call, without input), then a closing sentence after its output.
  */
-class AnswerKeyPolicy implements RolloutPolicy {
-  readonly vocabSize: number;
-  readonly maxSequenceLength = 1 << 16;
-  constructor(
-    private readonly tok: Tokenizer,
-    private readonly wrong: boolean,
-  ) {
-    this.vocabSize = tok.vocabSize;
-  }
-
-  async generate(prompts: readonly Int32Array[], sampling: SamplingParams): Promise<GeneratedSequence[]> {
-    return prompts.map((prompt) => this.reply(this.turnText(this.tok.decode(prompt)), sampling));
-  }
-
-  private turnText(prefix: string): string {
+const answerKeyPolicy = (tok: Tokenizer, wrong: boolean) =>
+  new TextPolicy(tok, (prefix) => {
     const response = prefix.split('<|im_start|>assistant\n').at(-1)!;
     if (response.includes('```output\n')) return 'That is my program.<|im_end|>';
     const title = Object.keys(programs).find((statement) => prefix.includes(statement));
@@ -74,29 +57,12 @@ class AnswerKeyPolicy implements RolloutPolicy {
     const options = [...question.matchAll(/^([A-D])\) (.*)$/gm)];
     if (options.length > 0) {
       const right = options.find((option) => rightOptions.includes(option[2]!))![1]!;
-      const letter = this.wrong ? options.find((option) => option[1] !== right)![1]! : right;
+      const letter = wrong ? options.find((option) => option[1] !== right)![1]! : right;
       return `Thinking.\nAnswer: ${letter}<|im_end|>`;
     }
     const program = title === undefined ? 'print(0)' : programs[title]!;
-    return `Here it is.\n\`\`\`python\n${this.wrong ? 'print(-1)' : program}\n\`\`\`\n\`\`\`output`;
-  }
-
-  private reply(text: string, sampling: SamplingParams): GeneratedSequence {
-    const eos = '<|im_end|>';
-    const ids = text.endsWith(eos)
-      ? Int32Array.from([...this.tok.encodeUntrusted(text.slice(0, -eos.length)), this.tok.eosTokenId])
-      : this.tok.encodeUntrusted(text);
-    const tokens = ids.slice(0, sampling.maxNewTokens);
-    const finishReason =
-      tokens.length < ids.length ? 'length' : text.endsWith(eos) ? 'stop_token' : 'stop_string';
-    return {
-      tokens,
-      logProbs: new Float32Array(tokens.length),
-      entropies: new Float32Array(tokens.length),
-      finishReason,
-    };
-  }
-}
+    return `Here it is.\n\`\`\`python\n${wrong ? 'print(-1)' : program}\n\`\`\`\n\`\`\`output`;
+  });
 
 async function evaluateWith(wrong: boolean) {
   const dir = mkdtempSync(join(tmpdir(), 'taorl-bench-results-'));
@@ -106,7 +72,7 @@ async function evaluateWith(wrong: boolean) {
     tools: sandboxToolEnvironment(markdownFormat, sandbox, { timeoutMs: 5000, observationChars: 512 }),
     sandbox,
   };
-  const result = await evaluateBenchmarks(new AnswerKeyPolicy(tokenizer, wrong), parts, {
+  const result = await evaluateBenchmarks(answerKeyPolicy(tokenizer, wrong), parts, {
     model: 'answer-key',
     benchmarks: ['gpqa_diamond', 'livecodebench'],
     codeWindow: { from: '2025-01-01', to: '2025-05-01' },

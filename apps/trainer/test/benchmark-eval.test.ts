@@ -4,18 +4,14 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ByteTokenizer, ChatTemplate, type Tokenizer } from '@taorl/data';
 import { createGraderPool, defaultBenchmarkDir, loadBenchmark } from '@taorl/eval/node';
-import {
-  type GeneratedSequence,
-  type RolloutPolicy,
-  type SamplingParams,
-  sandboxToolEnvironment,
-} from '@taorl/rollout';
+import { sandboxToolEnvironment } from '@taorl/rollout';
 import { createSandbox, markdownFormat, type Sandbox } from '@taorl/sandbox';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveBenchmarkNames } from '../src/bench-eval/benchmark-set.js';
 import type { BenchmarkSampleRecord } from '../src/bench-eval/results-file.js';
 import { type BenchmarkEvalOptions, evaluateBenchmarks, writeBenchmarkReports } from '../src/index.js';
+import { TextPolicy } from './support/text-policy.js';
 
 const repoRoot = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../..');
 const DATA = defaultBenchmarkDir;
@@ -36,37 +32,26 @@ type Plan = 'tool-correct' | 'tool-fails' | 'alternating' | 'direct-correct' | '
 const python = (code: string) => `Let me compute.\n\`\`\`python\n${code}\n\`\`\`\n\`\`\`output`;
 
 /**
- * A RolloutPolicy that answers benchmark problems by a plan per problem, in the markdown tool format: its first
- * turn writes code (printing the gold, or failing) or answers directly; after a tool output it boxes the first
- * line the code printed. The tool calls run in the real sandbox; the grader is the real one.
+ * Answers benchmark problems by a plan per problem, in the markdown tool format: its first turn writes code
+ * (printing the gold, or failing) or answers directly; after a tool output it boxes the first line the code
+ * printed. The tool calls run in the real sandbox; the grader is the real one.
  */
-class AnswerKeyPolicy implements RolloutPolicy {
-  readonly vocabSize: number;
-  readonly maxSequenceLength = 1 << 16;
-  private readonly calls = new Map<string, number>();
-
-  constructor(
-    private readonly tok: Tokenizer,
-    private readonly plans: readonly { problem: string; gold: string; plan: Plan }[],
-  ) {
-    this.vocabSize = tok.vocabSize;
-  }
-
-  async generate(prompts: readonly Int32Array[], sampling: SamplingParams): Promise<GeneratedSequence[]> {
-    return prompts.map((prompt) => this.reply(this.turnText(this.tok.decode(prompt)), sampling));
-  }
-
-  private turnText(prefix: string): string {
-    const entry = this.plans.find((item) => prefix.includes(item.problem));
-    if (entry === undefined) throw new Error('AnswerKeyPolicy: prompt of an unknown problem');
+function answerKeyPolicy(
+  tok: Tokenizer,
+  plans: readonly { problem: string; gold: string; plan: Plan }[],
+): TextPolicy {
+  const calls = new Map<string, number>();
+  return new TextPolicy(tok, (prefix) => {
+    const entry = plans.find((item) => prefix.includes(item.problem));
+    if (entry === undefined) throw new Error('answerKeyPolicy: prompt of an unknown problem');
     const response = prefix.split('<|im_start|>assistant\n').at(-1)!;
     if (response.includes('```output\n')) {
       const output = response.split('```output\n').at(-1)!;
       if (/Error/.test(output)) return 'The code failed; I guess \\boxed{0}.<|im_end|>';
       return `So the answer is \\boxed{${output.split('\n')[0]}}.<|im_end|>`;
     }
-    const call = this.calls.get(entry.problem) ?? 0;
-    this.calls.set(entry.problem, call + 1);
+    const call = calls.get(entry.problem) ?? 0;
+    calls.set(entry.problem, call + 1);
     const printGold = python(`print(${JSON.stringify(entry.gold)})`);
     switch (entry.plan) {
       case 'tool-correct':
@@ -80,24 +65,7 @@ class AnswerKeyPolicy implements RolloutPolicy {
       case 'no-answer':
         return 'I do not know.<|im_end|>';
     }
-  }
-
-  /** The turn as sampled ids: a final "<|im_end|>" is the EOS token; "```output" ends on the stop string. */
-  private reply(text: string, sampling: SamplingParams): GeneratedSequence {
-    const eos = '<|im_end|>';
-    const ids = text.endsWith(eos)
-      ? Int32Array.from([...this.tok.encodeUntrusted(text.slice(0, -eos.length)), this.tok.eosTokenId])
-      : this.tok.encodeUntrusted(text);
-    const tokens = ids.slice(0, sampling.maxNewTokens);
-    const finishReason =
-      tokens.length < ids.length ? 'length' : text.endsWith(eos) ? 'stop_token' : 'stop_string';
-    return {
-      tokens,
-      logProbs: new Float32Array(tokens.length),
-      entropies: new Float32Array(tokens.length),
-      finishReason,
-    };
-  }
+  });
 }
 
 const aime = loadBenchmark('aime24', DATA).slice(0, 3);
@@ -138,7 +106,7 @@ function setup(options: Partial<BenchmarkEvalOptions> = {}) {
     template,
     tools: sandboxToolEnvironment(markdownFormat, sandbox, { timeoutMs: 5000, observationChars: 512 }),
   };
-  return { dir, warnings, base, parts, policy: () => new AnswerKeyPolicy(tokenizer, plans) };
+  return { dir, warnings, base, parts, policy: () => answerKeyPolicy(tokenizer, plans) };
 }
 
 /** The results file's lines after the header, parsed. */
