@@ -1,14 +1,14 @@
 import { runAblation } from '../experiments/ablate/run-ablation.js';
 import { currentCliLauncher } from '../experiments/ablate/run-queue.js';
-import { selectVariants } from '../experiments/ablate/variants.js';
+import { ablationVariants, selectVariants } from '../experiments/ablate/variants.js';
 import { lockFolder } from '../util/folder-lock.js';
 import { presetPath } from '../util/shipped.js';
 import type { CliCommand } from './cli-command.js';
 import { commandUsage, type FlagSpec, parseCommand, UsageError } from './command-args.js';
 
 const summary =
-  'TAO-RL ablation: every arm (GRPO, C1, C2, both filters, bonus, TAO-RL, aepo, cheng) x seeds from one SFT policy; ' +
-  'table with 95% CIs and learning curves';
+  `TAO-RL ablation: every arm (${ablationVariants.map((variant) => variant.name).join(', ')}) x seeds from one ` +
+  'SFT policy; table with 95% CIs and learning curves';
 
 const flags: Record<string, FlagSpec> = {
   from: { type: 'string', doc: 'starting policy folder (default: run SFT first into <outDir>/sft)' },
