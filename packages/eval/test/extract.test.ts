@@ -61,6 +61,12 @@ describe('extractAnswer', () => {
     expect(grade('The total is 2 * 6, which we check.', '2').correct).toBe(false);
   });
 
+  it('reads no statement inside a TeX group: the "=" of a sum\'s lower limit states nothing', () => {
+    expect(extractAnswer('\\sum_{k=0}^n\\bigl(k\\bigr)')).toBe('\\sum_{k=0}^n\\bigl(k\\bigr)');
+    expect(grade('\\sum_{k=1}^{n} k', '\\sum_{k=1}^{n} k').correct).toBe(true);
+    expect(extractAnswer('\\sum_{i=1}^{3} i = 6')).toBe('6');
+  });
+
   it('never takes a number out of code (issue 37)', () => {
     expect(extractAnswer("__import__('os').system('touch marker') or 0")).toBeNull();
     expect(extractAnswer("First we run it.\nopen('marker', 'w').write('x') or 0")).toBeNull();

@@ -185,4 +185,14 @@ export const nearMissCases: Record<string, readonly NearMiss[]> = {
     ['4 4/9 2', '32/9'],
     ['2 3', '6'],
   ],
+  'issue 37: percent after mixed numbers, percent scaled the wrong way, grouped mixed numbers': [
+    ['4 4/9%', '\\frac{40}{9}'],
+    ['4 4/9 pct', '4+\\frac{4}{9}'],
+    ['4\\frac{4}{9}\\%', '\\frac{40}{9}'],
+    ['10\\%', '1000'],
+    ['50\\%', '0.005'],
+    ['1 000 4/9', '1000'],
+    ['1 000 4/9', '\\frac{4004}{9}'],
+    ['1 000 9/4', '\\frac{4009}{4}'],
+  ],
 };
