@@ -425,4 +425,14 @@ export const caseClasses: Record<string, readonly Case[]> = {
     ['1 000 9/4', '\\frac{4009}{4}', false],
     ['1 00 4/9', '\\frac{904}{9}', false],
   ],
+  // Sums, products and integrals are opaque functions of their bodies: equal bodies agree, nothing passes through.
+  big_operators: [
+    ['F_n = \\sum_{k=0}^{n-1} F_k F_{n-k-1}', 'F_n = \\sum_{k=0}^{n-1} F_{n-k-1} F_k', true],
+    ['\\sum_{k=1}^{n} k^2', '\\sum_{k=1}^n k \\cdot k', true],
+    ['\\int_0^1 x\\,dx', '\\int_{0}^{1} x dx', true],
+    ['\\sum_{k=1}^{n} k + 1', '1 + \\sum_{k=1}^{n} k', true],
+    ['\\sum_{k=1}^{n} (k + 1)', '1 + \\sum_{k=1}^{n} k', false],
+    ['\\prod_{k=1}^{n} 2k', '2\\prod_{k=1}^{n} k', false],
+    ['\\sum_{k=1}^{n} k', '\\sum_{k=1}^{m} k', false],
+  ],
 };
