@@ -206,10 +206,11 @@ const statedNumberText = String.raw`-?\d(?:[\d,]*\d)?(?:\.\d+)?(?:\/\d+)?%?`;
 /**
  * A verb, then a number or a chain of arithmetic on numbers, then what the chain equals: "is 2/3", "are 12
  * distinct", "is 3 + 10 = 13 birds" (13, not 3), "is 2 * 6, so" (the chain). A number that other operators follow
- * ("is 15 × 3 = 45") states nothing read here.
+ * ("is 15 × 3 = 45") states nothing read here, nor one that "and" or "or" and another number follow in its
+ * sentence ("There are 4 objects and 4/9 remain." states two values, not 4).
  */
 const statedNumber = new RegExp(
-  String.raw`\b(?:is|are|equals|was)\s+(${statedNumberText}(?:\s*[-+*/]\s*${statedNumberText})*)(?:\s*=\s*(${statedNumberText}))?(?![\d,.]*\d)(?!\s*[-+*/×÷=^(\d])`,
+  String.raw`\b(?:is|are|equals|was)\s+(${statedNumberText}(?:\s*[-+*/]\s*${statedNumberText})*)(?:\s*=\s*(${statedNumberText}))?(?![\d,.]*\d)(?!\s*[-+*/×÷=^(\d])(?![^.!?\n]{0,80}?\b(?:and|or)\s+-?\d)`,
   'g',
 );
 

@@ -54,6 +54,12 @@ describe('extractAnswer', () => {
     expect(grade('Final Answer: Jane started growing it 3 hours ago.', '3').correct).toBe(true);
   });
 
+  it('reads no single value from a sentence that states two joined by "and"', () => {
+    expect(grade('There are 4 objects and 4/9 remain.', '4').correct).toBe(false);
+    expect(grade('So there are 12 sequences of length 5.', '12').correct).toBe(true);
+    expect(grade('x is 3 and y is 4.', '4').correct).toBe(true);
+  });
+
   it('reads what a chain of arithmetic in a sentence equals, never its first number', () => {
     expect(extractAnswer('So there are 3 + 10 = 13 birds.')).toBe('13');
     expect(grade('So there are 3 + 10 = 13 birds.', '3').correct).toBe(false);

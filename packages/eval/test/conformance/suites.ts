@@ -160,7 +160,7 @@ export const heldOutMathVerifySuite: Suite = {
     [
       '4/9',
       'There are 4 objects and 4/9 remain.',
-      'the sentence states 4 ("There are 4 objects"), and nothing marks 4/9 as the answer; Math-Verify takes the last number of the text, here the opt-in rule last_number (it would read "there are 12 sequences of length 5" as 5)',
+      'the sentence states two values joined by "and", so neither is its answer (it was read as 4, which paid a gold 4 that Math-Verify calls wrong); Math-Verify takes the last number of the text, here the opt-in rule last_number (it would read "there are 12 sequences of length 5" as 5)',
     ],
     [
       '42',
