@@ -160,7 +160,9 @@ export function evaluateComplex(expr: Expr, env: ReadonlyMap<string, Complex>, d
     }
     case 'call': {
       const args = expr.args.map((argument) => evaluateComplex(argument, env, deadline));
-      return expr.name === 'operator' ? opaqueOperator(expr.label ?? '', args[0]!) : evaluateCall(expr.name, args);
+      return expr.name === 'operator'
+        ? opaqueOperator(expr.label ?? '', args[0]!)
+        : evaluateCall(expr.name, args);
     }
     default:
       throw new RangeError(`${expr.kind} is not a scalar`);

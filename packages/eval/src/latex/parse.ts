@@ -339,7 +339,8 @@ class Parser {
     let name = `\\${operator}`;
     for (let limit = 0; limit < 2 && (this.isOp('_') || this.isOp('^')); limit++) {
       const mark = tokenText(this.peek()!);
-      const start = (this.at += 1);
+      this.at += 1;
+      const start = this.at;
       this.parseArgument();
       // _{k=1} and _k name the same limit: the argument is written in braces either way.
       const argument = written(start).replace(/^\{ (.*) \}$/, '$1');
