@@ -55,8 +55,8 @@ export function normalizeAnswer(raw: string): NormalizedAnswer {
   text = text.replace(/(\d)\s*\{\s*,\s*\}\s*(?=\d{3})/g, '$1').replace(/(\d)\\[,!;: ](?=\d{3}(?!\d))/g, '$1');
   text = ungroupDigits(text);
   // A percent word may be glued to the number ("28pct", "4 4/9percent"), never part of a longer word.
-  const percent = /\\?%|(?<![A-Za-z])(?:percent(?:age)?|pct)\b/.test(text);
-  text = text.replace(/\\?%|\\text\{\s*percent\s*\}|\s*(?<![A-Za-z])(?:percent(?:age)?|pct)\b/g, '').trim();
+  const percent = /\\?%|(?<![A-Za-z_])(?:percent(?:age)?|pct)\b/.test(text);
+  text = text.replace(/\\?%|\\text\{\s*percent\s*\}|\s*(?<![A-Za-z_])(?:percent(?:age)?|pct)\b/g, '').trim();
   const percentBinding = percent && isMixedNumber(text);
   text = text.replace(plainMixedNumberPattern, plainMixedNumber);
   const stripped = stripUnits(text);
