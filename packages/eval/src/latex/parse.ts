@@ -134,8 +134,8 @@ class Parser {
         this.at += 1;
         left = { kind: 'binary', op, left, right: this.parseUnary() };
       } else if (this.startsImplicitFactor()) {
-        // "4 4/9%" or "4 4/9 2": a number written after a number with nothing between them is no product (that
-        // would read 16/9 or 32/9); a plain-text mixed number was read before parsing, so this is no answer.
+        // "11.0 4/9" or "4 4/9 2": a number written after a number with nothing between them is no product (that
+        // would read 44/9 or 32/9); a plain-text mixed number was read before parsing, so this is no answer.
         if (left.kind === 'number' && this.peek()?.type === 'number') {
           throw new ParseError('two numbers side by side with no operator between them');
         }
