@@ -53,7 +53,8 @@ function toSympy(expr: Expr): string | null {
     }
     case 'call': {
       const args = expr.args.map(toSympy);
-      if (args.some((arg) => arg === null)) return null;
+      // Sums, products and integrals are opaque to the grader: no sympy counterpart is compared.
+      if (expr.name === 'operator' || args.some((arg) => arg === null)) return null;
       if (expr.name === 'root') return `real_root(${args[0]}, ${args[1]})`;
       if (expr.name === 'log') return args.length === 2 ? `log(${args[0]}, ${args[1]})` : `log(${args[0]})`;
       return `${functionNames[expr.name]}(${args.join(', ')})`;

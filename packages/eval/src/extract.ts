@@ -170,7 +170,7 @@ function cutAtHope(line: string): string {
  * "=") when something follows, else the last math span, else the sentence itself stripped of its full stop.
  */
 function statedValue(sentence: string): string | null {
-  const tail = lastMatch(sentence, /\b(?:is|it's|are|equals)\b:?|=/gi);
+  const tail = lastMatch(sentence, /\b(?:is|it's|are|equals)\b:?|=/gi, { outsideBraces: true });
   if (tail !== null) {
     const stated = sentence.slice(tail);
     const found = lastMath(stated) ?? withoutUnopenedBracket(stripSentenceEnd(stated));
@@ -206,10 +206,11 @@ const statedNumberText = String.raw`-?\d(?:[\d,]*\d)?(?:\.\d+)?(?:\/\d+)?%?`;
 /**
  * A verb, then a number or a chain of arithmetic on numbers, then what the chain equals: "is 2/3", "are 12
  * distinct", "is 3 + 10 = 13 birds" (13, not 3), "is 2 * 6, so" (the chain). A number that other operators follow
- * ("is 15 × 3 = 45") states nothing read here.
+ * ("is 15 × 3 = 45") states nothing read here, nor one that "and" or "or" and another number follow in its
+ * sentence ("There are 4 objects and 4/9 remain." states two values, not 4).
  */
 const statedNumber = new RegExp(
-  String.raw`\b(?:is|are|equals|was)\s+(${statedNumberText}(?:\s*[-+*/]\s*${statedNumberText})*)(?:\s*=\s*(${statedNumberText}))?(?![\d,.]*\d)(?!\s*[-+*/×÷=^(\d])`,
+  String.raw`\b(?:is|are|equals|was)\s+(${statedNumberText}(?:\s*[-+*/]\s*${statedNumberText})*)(?:\s*=\s*(${statedNumberText}))?(?![\d,.]*\d)(?!\s*[-+*/×÷=^(\d])(?![^.!?\n]{0,80}?\b(?:and|or)\s+-?\d)`,
   'g',
 );
 
@@ -291,10 +292,22 @@ export function finalAssistantText(text: string): string {
   return text.slice(start, end).replace(/<\|im_end\|>|<\|eot_id\|>|<\|endoftext\|>/g, '');
 }
 
-/** Index just past the last match of a global regex, or null. */
-function lastMatch(text: string, pattern: RegExp): number | null {
+/**
+ * Index just past the last match of a global regex, or null. `outsideBraces` skips matches inside a TeX group:
+ * the "=" of \sum_{k=0}^n states no value.
+ */
+function lastMatch(text: string, pattern: RegExp, { outsideBraces = false } = {}): number | null {
   let end: number | null = null;
-  for (const match of text.matchAll(pattern)) end = match.index + match[0].length;
+  // The brace depth at `scanned`, carried from match to match so the whole scan stays linear.
+  let [scanned, depth] = [0, 0];
+  for (const match of text.matchAll(pattern)) {
+    for (; scanned < match.index; scanned++) {
+      if (text[scanned] === '\\') scanned += 1;
+      else if (text[scanned] === '{') depth += 1;
+      else if (text[scanned] === '}') depth = Math.max(0, depth - 1);
+    }
+    if (!outsideBraces || depth === 0) end = match.index + match[0].length;
+  }
   return end;
 }
 

@@ -109,6 +109,7 @@ function compareOne(pred: string, gold: string, options: GradeOptions): AnswerCo
     deadline: new Deadline(limits.timeBudgetMs),
     predPercent: p.percent,
     goldPercent: g.percent,
+    percentBinding: p.percentBinding || g.percentBinding,
   };
   try {
     const goldExpr = parseOrText(g.text, limits);

@@ -2,6 +2,11 @@
 export interface NormalizedAnswer {
   readonly text: string;
   readonly percent: boolean;
+  /**
+   * The percent sign belongs to the number and may not be dropped: after a mixed number ("4 4/9%" is 40/900,
+   * never 40/9). The percent policy 'either' then only scales, as 'ratio' does.
+   */
+  readonly percentBinding: boolean;
   /** Units removed after the number, canonical (cm, m, h, ...); 5 km and 5 m differ although both read 5. */
   readonly units: readonly string[];
 }
@@ -49,9 +54,11 @@ export function normalizeAnswer(raw: string): NormalizedAnswer {
   // Thousands separators inside numbers: 1{,}000, 1\,000 and (whole-answer only) 1,000,000.
   text = text.replace(/(\d)\s*\{\s*,\s*\}\s*(?=\d{3})/g, '$1').replace(/(\d)\\[,!;: ](?=\d{3}(?!\d))/g, '$1');
   text = ungroupDigits(text);
-  text = text.replace(/^([+-]?)(\d+) +(\d+)\/(\d+)$/, plainMixedNumber);
-  const percent = /\\?%|\bpercent(?:age)?\b|\bpct\b/.test(text);
-  text = text.replace(/\\?%|\\text\{\s*percent\s*\}|\s*\b(?:percent(?:age)?|pct)\b/g, '');
+  // A percent word may be glued to the number ("28pct", "4 4/9percent"), never part of a longer word.
+  const percent = /\\?%|(?<![A-Za-z_])(?:percent(?:age)?|pct)\b/.test(text);
+  text = text.replace(/\\?%|\\text\{\s*percent\s*\}|\s*(?<![A-Za-z_])(?:percent(?:age)?|pct)\b/g, '').trim();
+  const percentBinding = percent && isMixedNumber(text);
+  text = text.replace(plainMixedNumberPattern, plainMixedNumber);
   const stripped = stripUnits(text);
   text = stripped.text;
   text = ungroupDigits(text);
@@ -76,7 +83,7 @@ export function normalizeAnswer(raw: string): NormalizedAnswer {
   text = wordNumber(text) ?? text;
   // Leading decimal point: .5 -> 0.5 (the tokenizer reads both, this keeps text comparisons aligned).
   text = text.replace(/(^|[^\d])\.(\d)/g, '$10.$2');
-  return { text, percent, units: stripped.units };
+  return { text, percent, percentBinding, units: stripped.units };
 }
 
 const units = [
@@ -104,14 +111,32 @@ const units = [
 const tens = ['', '', 'twenty', 'thirty', 'forty', 'fifty', 'sixty', 'seventy', 'eighty', 'ninety'];
 
 /**
+ * A plain-text mixed number, its whole part with or without digit groups ("4 4/9", "1 000 4/9", "1,000 4/9").
+ * The groups of the whole part take one separator throughout, as ungroupDigits reads them.
+ */
+const plainMixedNumberPattern = /^([+-]?)([1-9]\d{0,2}(?:([, ])\d{3})(?:\3\d{3})*|\d+) +(\d+)\/(\d+)$/;
+/** A mixed number in LaTeX: 4\frac{4}{9}, -1\frac12 (the parser reads its value). */
+const latexMixedNumberPattern = /^[+-]?\d+\s*\\[dtc]?frac\s*(?:\{\s*\d+\s*\}|\d)\s*(?:\{\s*\d+\s*\}|\d)$/;
+
+function isMixedNumber(text: string): boolean {
+  return plainMixedNumberPattern.test(text) || latexMixedNumberPattern.test(text);
+}
+
+/**
  * A plain-text mixed number "4 4/9" is 4 + 4/9; the LaTeX form 4\frac{4}{9} is read by the parser. Only a proper
  * fraction makes a mixed number: "11 6/6" or "4 4/0" could be read as 12, 11, 4 or 4·4/0, so it is kept as text,
- * equal to no number (Math-Verify's test_mixed_number_extraction decides so too). A percent sign after a mixed
- * number ("4 4/9%") is not read: the sources disagree on whether it may be dropped, so it equals no number.
+ * equal to no number (Math-Verify's test_mixed_number_extraction decides so too).
  */
-function plainMixedNumber(written: string, sign: string, whole: string, num: string, den: string): string {
+function plainMixedNumber(
+  written: string,
+  sign: string,
+  whole: string,
+  _separator: string | undefined,
+  num: string,
+  den: string,
+): string {
   if (BigInt(num) >= BigInt(den)) return `\\text{${written}}`;
-  return `${sign}(${whole}+\\frac{${num}}{${den}})`;
+  return `${sign}(${whole.replace(/[, ]/g, '')}+\\frac{${num}}{${den}})`;
 }
 
 /** A whole answer that is one number with grouped digits (1,000,000 or 1 000) without its separators. */

@@ -54,11 +54,23 @@ describe('extractAnswer', () => {
     expect(grade('Final Answer: Jane started growing it 3 hours ago.', '3').correct).toBe(true);
   });
 
+  it('reads no single value from a sentence that states two joined by "and"', () => {
+    expect(grade('There are 4 objects and 4/9 remain.', '4').correct).toBe(false);
+    expect(grade('So there are 12 sequences of length 5.', '12').correct).toBe(true);
+    expect(grade('x is 3 and y is 4.', '4').correct).toBe(true);
+  });
+
   it('reads what a chain of arithmetic in a sentence equals, never its first number', () => {
     expect(extractAnswer('So there are 3 + 10 = 13 birds.')).toBe('13');
     expect(grade('So there are 3 + 10 = 13 birds.', '3').correct).toBe(false);
     expect(grade('The total is 2 * 6, which we check.', '12').correct).toBe(true);
     expect(grade('The total is 2 * 6, which we check.', '2').correct).toBe(false);
+  });
+
+  it('reads no statement inside a TeX group: the "=" of a sum\'s lower limit states nothing', () => {
+    expect(extractAnswer('\\sum_{k=0}^n\\bigl(k\\bigr)')).toBe('\\sum_{k=0}^n\\bigl(k\\bigr)');
+    expect(grade('\\sum_{k=1}^{n} k', '\\sum_{k=1}^{n} k').correct).toBe(true);
+    expect(extractAnswer('\\sum_{i=1}^{3} i = 6')).toBe('6');
   });
 
   it('never takes a number out of code (issue 37)', () => {

@@ -11,4 +11,6 @@ export interface CompareContext {
   /** Whether the prediction / the gold carried a percent sign (removed during normalisation). */
   readonly predPercent: boolean;
   readonly goldPercent: boolean;
+  /** Whether the side with the percent sign may not drop it (a mixed number: "4 4/9%" is 40/900 only). */
+  readonly percentBinding: boolean;
 }

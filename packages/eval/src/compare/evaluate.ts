@@ -20,6 +20,7 @@ import {
   gamma,
 } from '../math/complex';
 import * as Q from '../math/rational';
+import { hashSeed, seededRandom } from '../seeded-random';
 
 /**
  * Exact value of an expression built from rationals with + - * /, integer powers, factorials, |.| and perfect
@@ -157,14 +158,27 @@ export function evaluateComplex(expr: Expr, env: ReadonlyMap<string, Complex>, d
       if (expr.op === '^') return cpow(left, right);
       throw new RangeError('± has two values');
     }
-    case 'call':
-      return evaluateCall(
-        expr.name,
-        expr.args.map((argument) => evaluateComplex(argument, env, deadline)),
-      );
+    case 'call': {
+      const args = expr.args.map((argument) => evaluateComplex(argument, env, deadline));
+      return expr.name === 'operator'
+        ? opaqueOperator(expr.label ?? '', args[0]!)
+        : evaluateCall(expr.name, args);
+    }
     default:
       throw new RangeError(`${expr.kind} is not a scalar`);
   }
+}
+
+/**
+ * A stand-in value for an operator we do not evaluate (a sum, product or integral), as a function of its body's
+ * value: log(z + a) + b·z with a and b drawn from the written operator. Different operators or limits give
+ * different functions, and the function is neither homogeneous, odd nor multiplicative, so no factor, sign or
+ * power passes through it (\prod_{k=1}^n 2k is not 2\prod_{k=1}^n k).
+ */
+function opaqueOperator(label: string, body: Complex): Complex {
+  const random = seededRandom(hashSeed(label));
+  const [shift, slope] = [0.5 + random(), 0.5 + random()];
+  return cadd(clog(cadd(body, complex(shift))), cmul(complex(slope), body));
 }
 
 function evaluateCall(name: string, args: Complex[]): Complex {

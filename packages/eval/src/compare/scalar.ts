@@ -94,11 +94,15 @@ function numericValue(expr: Expr, context: CompareContext): Complex {
   return value;
 }
 
+/**
+ * The factors the gold may be scaled by to meet the prediction when one side carried a percent sign: 1 (the sign
+ * dropped, 'strip'), or the ratio the sign means ('ratio'), or either of them. "10%" is 10 or 0.1, never 1000.
+ */
 function percentFactors(context: CompareContext): number[] {
   // Both sides in percent (28\% and 0.28\%) are numbers of the same kind: no scaling.
   if (context.predPercent === context.goldPercent || context.percent === 'strip') return [1];
   const towardsPred = context.goldPercent ? 0.01 : 100;
-  return context.percent === 'ratio' ? [towardsPred] : [1, 0.01, 100];
+  return context.percent === 'ratio' || context.percentBinding ? [towardsPred] : [1, towardsPred];
 }
 
 function percentVariants(gold: Q.Rational, context: CompareContext): Q.Rational[] {

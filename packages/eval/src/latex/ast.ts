@@ -19,7 +19,13 @@ export type Expr =
       readonly applied?: boolean;
     }
   | { readonly kind: 'negate'; readonly operand: Expr }
-  | { readonly kind: 'call'; readonly name: FunctionName; readonly args: readonly Expr[] }
+  /** `label` is the written operator with its limits of an 'operator' call (\sum_{k=1}^{n}), whose arg is the body. */
+  | {
+      readonly kind: 'call';
+      readonly name: FunctionName;
+      readonly args: readonly Expr[];
+      readonly label?: string;
+    }
   /** Bracketed comma lists: ordered tuples, or intervals when the brackets say so. */
   | {
       readonly kind: 'tuple';
@@ -61,4 +67,6 @@ export type FunctionName =
   | 'arctan'
   | 'sinh'
   | 'cosh'
-  | 'tanh';
+  | 'tanh'
+  /** A sum, product or integral over a bound variable: opaque, never evaluated (parseBigOperator). */
+  | 'operator';

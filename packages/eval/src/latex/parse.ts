@@ -4,6 +4,7 @@ import { parseDecimal } from '../math/rational';
 import type { Expr, FunctionName, RelationOp } from './ast';
 import { type Token, tokenize } from './tokenize';
 import {
+  bigOperators,
   describe,
   functionCommands,
   greekLetters,
@@ -133,8 +134,8 @@ class Parser {
         this.at += 1;
         left = { kind: 'binary', op, left, right: this.parseUnary() };
       } else if (this.startsImplicitFactor()) {
-        // "4 4/9%" or "4 4/9 2": a number written after a number with nothing between them is no product (that
-        // would read 16/9 or 32/9); a plain-text mixed number was read before parsing, so this is no answer.
+        // "11.0 4/9" or "4 4/9 2": a number written after a number with nothing between them is no product (that
+        // would read 44/9 or 32/9); a plain-text mixed number was read before parsing, so this is no answer.
         if (left.kind === 'number' && this.peek()?.type === 'number') {
           throw new ParseError('two numbers side by side with no operator between them');
         }
@@ -316,9 +317,37 @@ class Parser {
     if (name === 'lfloor' || name === 'lceil')
       return this.parseDelimited(name === 'lfloor' ? 'floor' : 'ceil');
     if (functionCommands[name] !== undefined) return this.parseFunction(functionCommands[name]!);
+    if (bigOperators.has(name)) return this.parseBigOperator(name);
     if (structuralCommands.has(name)) throw new ParseError(`unexpected \\${name}`);
     // Greek letters and any other named constant (\hbar, \odot) are symbols.
     return this.withSubscript(greekLetters.has(name) ? name : `\\${name}`);
+  }
+
+  /**
+   * \sum_{k=1}^{n} k^2, \prod, \int: an operator over a bound variable, which the grader does not evaluate. The
+   * operator with its limits (as written) applied to its body (the rest of the product: \sum_k k \cdot k + 1 is
+   * (\sum_k k^2) + 1) is an opaque function of the body: equal bodies give equal terms (F_k F_{n-k-1} is
+   * F_{n-k-1} F_k), and nothing moves through the operator. Read as a symbol times its body, \prod_{k=1}^n 2k
+   * would equal 2\prod_{k=1}^n k, and \sum_{k=1}^{2n} k^2 would equal (\sum_{k=1}^{n} k)^2.
+   */
+  private parseBigOperator(operator: string): Expr {
+    const written = (start: number): string =>
+      this.tokens
+        .slice(start, this.at)
+        .map((token) => (token.type === 'command' ? `\\${token.name}` : tokenText(token)))
+        .join(' ');
+    let name = `\\${operator}`;
+    for (let limit = 0; limit < 2 && (this.isOp('_') || this.isOp('^')); limit++) {
+      const mark = tokenText(this.peek()!);
+      this.at += 1;
+      const start = this.at;
+      this.parseArgument();
+      // _{k=1} and _k name the same limit: the argument is written in braces either way.
+      const argument = written(start).replace(/^\{ (.*) \}$/, '$1');
+      name += `${mark}{${argument}}`;
+    }
+    if (!this.startsImplicitFactor()) return { kind: 'symbol', name };
+    return { kind: 'call', name: 'operator', label: name, args: [this.parseProduct()] };
   }
 
   private parseDelimited(name: 'floor' | 'ceil'): Expr {

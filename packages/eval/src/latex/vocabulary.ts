@@ -60,6 +60,9 @@ export const greekLetters = new Set([
   'ell',
 ]);
 
+/** Operators over a bound variable (sums, products, integrals): read as opaque terms, never evaluated. */
+export const bigOperators = new Set(['sum', 'prod', 'coprod', 'int', 'iint', 'iiint', 'oint']);
+
 /** Commands with a grammatical role elsewhere; meeting one as an atom means the answer is malformed. */
 export const structuralCommands = new Set(['rfloor', 'rceil', 'dots', 'ldots', 'cdots', 'right', 'end']);
 

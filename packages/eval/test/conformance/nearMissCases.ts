@@ -185,4 +185,20 @@ export const nearMissCases: Record<string, readonly NearMiss[]> = {
     ['4 4/9 2', '32/9'],
     ['2 3', '6'],
   ],
+  'issue 37: percent after mixed numbers, percent scaled the wrong way, grouped mixed numbers': [
+    ['4 4/9%', '\\frac{40}{9}'],
+    ['4 4/9 pct', '4+\\frac{4}{9}'],
+    ['4\\frac{4}{9}\\%', '\\frac{40}{9}'],
+    ['10\\%', '1000'],
+    ['50\\%', '0.005'],
+    ['1 000 4/9', '1000'],
+    ['1 000 4/9', '\\frac{4004}{9}'],
+    ['1 000 9/4', '\\frac{4009}{4}'],
+  ],
+  'issue 37: factors, signs and powers moved through a sum or product': [
+    ['\\prod_{k=1}^n 2k', '2\\prod_{k=1}^n k'],
+    ['\\prod_{k=1}^n (-k)', '-\\prod_{k=1}^n k'],
+    ['\\sum_{k=1}^{2n} k^2', '\\left(\\sum_{k=1}^{n} k\\right)^2'],
+    ['\\sum_{k=1}^{10} k', '\\sum_{k=1}^{11} k'],
+  ],
 };
