@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, parseConfig } from '../src/index.js';
+import { rlComponents } from '../src/session/components.js';
 
 const presets = new URL('../configs/', import.meta.url);
 
@@ -17,12 +18,13 @@ function errorOf(run: () => unknown): ConfigError {
 }
 
 describe('trainer config', () => {
-  it('accepts every shipped preset', () => {
+  it('accepts every shipped preset, its plug-ins and sandbox options included', () => {
     const files = readdirSync(presets).filter((name) => name.endsWith('.yaml'));
     expect(files.length).toBeGreaterThanOrEqual(3);
     for (const file of files) {
       const config = loadConfig(new URL(file, presets).pathname);
       expect(config.rl.groupSize, file).toBeGreaterThan(0);
+      expect(() => rlComponents(config, file), file).not.toThrow();
     }
   });
 
