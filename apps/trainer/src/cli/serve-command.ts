@@ -1,11 +1,12 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { type BackendChoice, initBackend } from '@taorl/grpo';
+import { initBackend } from '@taorl/grpo';
 import { isLoopback } from '@taorl/sandbox/node';
 import { API_KEY_ENV, apiKeyFromEnv } from '../remote/api-key.js';
 import { openServedModel } from '../serve/model.js';
 import { startServer } from '../serve/server.js';
+import { backendCandidates } from '../session/session.js';
 import type { CliCommand } from './cli-command.js';
 import { UsageError } from './command-args.js';
 
@@ -32,9 +33,6 @@ const flags = {
   backend: { type: 'string', doc: 'TensorFlow.js backend: wasm, cpu or tensorflow (default wasm)' },
   help: { type: 'boolean', short: 'h', doc: 'show this help' },
 } as const;
-
-/** The config's backend names (`backend` in a trainer config) and the backend each starts. */
-const backends: Record<string, BackendChoice> = { wasm: 'wasm', cpu: 'cpu', tensorflow: 'node' };
 
 function usage(): string {
   const rows = Object.entries(flags).map(([name, spec]) => {
@@ -87,12 +85,13 @@ export const serveCommand: CliCommand = {
       io.out(usage());
       return 0;
     }
-    const backend = backends[values.backend ?? 'wasm'];
-    if (backend === undefined) {
+    const backendName = values.backend ?? 'wasm';
+    if (!Object.hasOwn(backendCandidates, backendName)) {
       throw new UsageError(
-        `--backend must be one of ${Object.keys(backends).join(', ')}, got '${values.backend}'`,
+        `--backend must be one of ${Object.keys(backendCandidates).join(', ')}, got '${values.backend}'`,
       );
     }
+    const backend = backendCandidates[backendName as keyof typeof backendCandidates];
     const port = integer(values.port, 'port', 8000, 0, 65535);
     const host = values.host ?? '127.0.0.1';
     const apiKey = apiKeyFromEnv();

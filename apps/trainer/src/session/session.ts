@@ -53,10 +53,14 @@ export interface Session {
   close(): Promise<void>;
 }
 
-const backendChoice: Record<TrainerConfig['backend'], BackendChoice> = {
+/**
+ * The tfjs backends each config name may start, in order: `tensorflow` is libtensorflow through
+ * @tensorflow/tfjs-node-gpu where it is installed (a GPU machine), else @tensorflow/tfjs-node.
+ */
+export const backendCandidates: Record<TrainerConfig['backend'], BackendChoice | readonly BackendChoice[]> = {
   wasm: 'wasm',
   cpu: 'cpu',
-  tensorflow: 'node',
+  tensorflow: ['node-gpu', 'node'],
 };
 
 /** Longest prompt + response of the embedded model (the RoPE table size). */
@@ -89,7 +93,7 @@ export async function openSession(
   options: SessionOptions = {},
 ): Promise<Session> {
   const components = rlComponents(config, source);
-  const report = await initBackend({ prefer: backendChoice[config.backend] });
+  const report = await initBackend({ prefer: backendCandidates[config.backend] });
   const withPolicy = options.localPolicy !== false;
   let tokenizer: Tokenizer;
   let template: ChatTemplate;
