@@ -56,12 +56,17 @@ export function commandFlags(
 export const flagDoc = (spec: FlagSpec): string =>
   spec.default === undefined ? spec.doc : `${spec.doc} (default: ${spec.default})`;
 
-/** The usage text of a command: synopsis plus one line per flag. */
-export function commandUsage(name: string, command: Omit<CliCommand, 'run'>): string {
-  const rows = Object.entries(commandFlags(command)).map(([flag, spec]) => {
+/** The usage's lines for `flags`, one a flag. */
+export function flagRows(flags: Readonly<Record<string, FlagSpec>>): string[] {
+  return Object.entries(flags).map(([flag, spec]) => {
     const left = `${spec.short === undefined ? '    ' : `-${spec.short}, `}--${flag}${spec.type === 'string' ? ' <value>' : ''}`;
     return `  ${left.padEnd(26)} ${flagDoc(spec)}`;
   });
+}
+
+/** The usage text of a command: synopsis plus one line per flag. */
+export function commandUsage(name: string, command: Omit<CliCommand, 'run'>): string {
+  const rows = flagRows(commandFlags(command));
   return [`Usage: taorl ${name} [options]`, '', command.summary, '', 'Options:', ...rows, ''].join('\n');
 }
 
