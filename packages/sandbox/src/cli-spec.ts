@@ -186,7 +186,7 @@ export const sandboxFlagEntries = (): [SandboxFlagName, SandboxCliFlag][] =>
   Object.entries(sandboxCliFlags) as [SandboxFlagName, SandboxCliFlag][];
 
 /** A flag's description with its default, as the usage and the CLI reference show it. */
-export const sandboxFlagDoc = (flag: SandboxCliFlag): string =>
+const sandboxFlagDoc = (flag: SandboxCliFlag): string =>
   flag.default === undefined ? flag.doc : `${flag.doc} (default: ${flag.default})`;
 
 /** `--name VALUE`, as the usage and the CLI reference show a flag. */
