@@ -65,6 +65,7 @@ describe('the generated reference pages (docs/reference/)', () => {
       expect(cli).toContain(`--${flag}\``);
     expect(cli).toContain('`taorl-sandbox serve [options]`');
     expect(cli).toMatch(/\| `--heartbeat-ms N` \| `serve` \| 5000 \|/);
+    expect(cli).toContain('Usage: taorl-eval <command>');
   });
 
   it('tells where a stale page first differs, and how to regenerate it', () => {

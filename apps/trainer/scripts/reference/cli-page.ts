@@ -2,7 +2,8 @@
  * docs/reference/cli.md: every command and flag of `taorl` and `taorl-sandbox`, read from the tables their parsers
  * and their --help read, so that the page cannot drift from what the commands take.
  */
-// The sandbox CLI's table is not part of @taorl/sandbox's API (only its bin reads it), hence the path.
+// The CLIs' tables and texts are not part of their packages' APIs (only their bins read them), hence the paths.
+import { usage as evalUsage } from '../../../../packages/eval/src/cli/run.js';
 import {
   type SandboxCliFlag,
   type SandboxCommandName,
@@ -84,6 +85,11 @@ function sandboxSection(): string {
   ].join('\n');
 }
 
+/** taorl-eval has no flag table: its usage text, as `taorl-eval` without a command prints it. */
+function evalSection(): string {
+  return ['## `taorl-eval` (@taorl/eval)', '', '```text', evalUsage.trimEnd(), '```'].join('\n');
+}
+
 /** The page, and how many commands and flags it lists (for the report of `pnpm docs:reference`). */
 export function cliReference(): { text: string; commands: number; flags: number } {
   const trainerFlags =
@@ -94,7 +100,10 @@ export function cliReference(): { text: string; commands: number; flags: number 
   const text = [
     '# CLI reference',
     '',
-    generatedNote("the commands' flag tables (apps/trainer/src/cli/, packages/sandbox/src/cli-spec.ts)"),
+    generatedNote(
+      "the commands' flag tables (apps/trainer/src/cli/, packages/sandbox/src/cli-spec.ts) and taorl-eval's " +
+        'usage text (packages/eval/src/cli/run.ts)',
+    ),
     '',
     "Each table is what the command's `--help` prints. Exit codes of `taorl`: 0 on success, 2 on a usage or config " +
       'error, 1 on any other failure.',
@@ -114,6 +123,8 @@ export function cliReference(): { text: string; commands: number; flags: number 
     '',
     ...[...commands].flatMap(([name, command]) => [commandSection(name, command), '']),
     sandboxSection(),
+    '',
+    evalSection(),
     '',
   ].join('\n');
   return {
