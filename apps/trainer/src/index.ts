@@ -8,7 +8,7 @@ export {
   type BenchmarkEvalResult,
   evaluateBenchmarks,
 } from './bench-eval/evaluate-benchmarks.js';
-export type { CliCommand, CliIO } from './cli/cli-command.js';
+export type { CliCommand, CliIO, FlagSpec } from './cli/cli-command.js';
 export { commands, runCli, usage } from './cli/run-cli.js';
 export { ConfigError } from './config/config-error.js';
 export { loadConfig, parseConfig } from './config/load-config.js';

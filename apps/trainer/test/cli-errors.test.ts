@@ -58,6 +58,8 @@ describe('taorl CLI failures', () => {
     const { io, err } = capture();
     const failing = {
       summary: 'fails',
+      flags: {},
+      configFlags: false,
       run: async () => Promise.reject(new Error('outer', { cause: new Error('inner') })),
     };
     commands.set('fails-for-test', failing);

@@ -3,55 +3,13 @@
 // local sandbox behind SandboxFusion's HTTP API.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { type SandboxFlagValues, sandboxFlagEntries, sandboxUsage } from './cli-spec';
 import { createSandbox } from './create';
 import type { IsolationMode } from './local/options';
 import { isLoopback } from './serve/guard';
 import { startSandboxServer } from './serve/server';
 
-const USAGE = `Usage: taorl-sandbox run [file.py | -] [options]
-       taorl-sandbox serve [options]
-
-run: runs the Python code of file.py (or standard input when the file is "-" or missing) in the local
-bubblewrap sandbox and prints the ExecResult as JSON. Exit code: 0 when the status is ok, 1 for any
-other status, 2 for a usage error.
-
-serve: serves a local sandbox pool behind SandboxFusion's API (POST /run_code, Python only), plus
-GET /health and GET /metrics (Prometheus text), until SIGINT or SIGTERM, then shuts down gracefully.
-
-Options of both:
-  --memory-mb N       address-space limit of a run (default 1024; serve: runs take memory_limit_MB instead)
-  --python PATH       interpreter (default /usr/bin/python3)
-  --isolation MODE    required (default) | preferred | none
-  --no-preload        do not import sympy and numpy first
-
-Options of run:
-  --timeout-ms N      wall-clock limit (default 10000)
-  --cpu-time-ms N     CPU-time limit (default: the wall-clock limit)
-  --stdin TEXT        text for the program's standard input
-
-Options of serve:
-  --host ADDR         address to bind (default 127.0.0.1; any other needs a token)
-  --port N            port (default 8080; 0 picks a free one)
-  --workers N         pool size = runs at once (default: CPUs, at most 8)
-  --token T           require Authorization: Bearer T (or set TAORL_SANDBOX_TOKEN, which keeps it
-                      out of the process list); at least 16 characters
-  --insecure-no-token serve a non-loopback --host without a token (a private network whose
-                      clients cannot send one, as verl's): anyone reaching the port runs code
-  --max-queue-mb N    memory requests not yet running may hold (default 1024); past it a
-                      request gets 504 with Retry-After, which SandboxFusion clients retry
-  --max-queue N       also at most N requests waiting for a worker (default: no count)
-  --queue-timeout-ms N  longest wait for a worker before a 504 (default: no limit)
-  --heartbeat-ms N    a request unanswered this long gets its 200 head, then a space every
-                      N ms until its answer, so no client read timeout runs out while it
-                      waits (default 5000; 0: answers come whole)
-  --max-connections N connections held open at once (default: what the descriptor limit
-                      leaves beside the workers, at most 16384)
-  --max-run-timeout-ms N  the longest run_timeout a run gets; more, or none, is this (default 60000)
-  --max-memory-mb N   the largest memory_limit_MB a run gets; more, or none, is this (default 4096)
-  --max-output-bytes N  stdout and stderr kept per run, each (default 1048576)
-  --max-body-bytes N  largest request body (default 16777216)
-  --grace-ms N        on shutdown, how long running requests may finish (default 30000)
-`;
+const USAGE = sandboxUsage();
 
 function fail(message: string): never {
   process.stderr.write(`taorl-sandbox: ${message}\n\n${USAGE}`);
@@ -74,28 +32,7 @@ function integerOption(value: string | undefined, name: string, min = 1): number
 
 const megabytes = (value: number | undefined) => (value === undefined ? undefined : value * 1024 * 1024);
 
-type Values = ReturnType<typeof parseCommandLine>['values'];
-
-const RUN_ONLY = ['timeout-ms', 'cpu-time-ms', 'stdin'] as const;
-const SERVE_ONLY = [
-  'host',
-  'port',
-  'workers',
-  'token',
-  'insecure-no-token',
-  'max-queue-mb',
-  'max-queue',
-  'queue-timeout-ms',
-  'heartbeat-ms',
-  'max-connections',
-  'max-run-timeout-ms',
-  'max-memory-mb',
-  'max-output-bytes',
-  'max-body-bytes',
-  'grace-ms',
-] as const;
-
-function sandboxOptions(values: Values) {
+function sandboxOptions(values: SandboxFlagValues) {
   const isolation = values.isolation as IsolationMode | undefined;
   return {
     ...(values.python ? { pythonPath: values.python } : {}),
@@ -104,7 +41,7 @@ function sandboxOptions(values: Values) {
   };
 }
 
-async function serve(values: Values): Promise<number> {
+async function serve(values: SandboxFlagValues): Promise<number> {
   const token = values.token ?? process.env.TAORL_SANDBOX_TOKEN;
   const workers = integerOption(values.workers, 'workers');
   const maxOutputBytes = integerOption(values['max-output-bytes'], 'max-output-bytes');
@@ -176,7 +113,9 @@ async function main(argv: string[]): Promise<number> {
   const [command, file, ...rest] = positionals;
   if (command !== 'run' && command !== 'serve')
     fail(command === undefined ? 'missing command' : `unknown command ${JSON.stringify(command)}`);
-  const foreign = (command === 'run' ? SERVE_ONLY : RUN_ONLY).filter((name) => values[name] !== undefined);
+  const foreign = sandboxFlagEntries()
+    .filter(([name, flag]) => !flag.commands.includes(command) && values[name] !== undefined)
+    .map(([name]) => name);
   if (foreign.length > 0) fail(`${command} does not take --${foreign.join(', --')}`);
   if (command === 'serve') {
     if (positionals.length > 1) fail(`unexpected arguments: ${positionals.slice(1).join(' ')}`);
@@ -200,36 +139,17 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-function parseCommandLine(argv: string[]) {
-  return parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      'timeout-ms': { type: 'string' },
-      'cpu-time-ms': { type: 'string' },
-      'memory-mb': { type: 'string' },
-      stdin: { type: 'string' },
-      python: { type: 'string' },
-      isolation: { type: 'string' },
-      'no-preload': { type: 'boolean' },
-      'insecure-no-token': { type: 'boolean' },
-      host: { type: 'string' },
-      port: { type: 'string' },
-      workers: { type: 'string' },
-      token: { type: 'string' },
-      'max-queue-mb': { type: 'string' },
-      'max-queue': { type: 'string' },
-      'queue-timeout-ms': { type: 'string' },
-      'heartbeat-ms': { type: 'string' },
-      'max-connections': { type: 'string' },
-      'max-run-timeout-ms': { type: 'string' },
-      'max-memory-mb': { type: 'string' },
-      'max-output-bytes': { type: 'string' },
-      'max-body-bytes': { type: 'string' },
-      'grace-ms': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
+function parseCommandLine(argv: string[]): { values: SandboxFlagValues; positionals: string[] } {
+  const options = Object.fromEntries(
+    sandboxFlagEntries().map(([name, flag]) => [
+      name,
+      { type: flag.type, ...(flag.short === undefined ? {} : { short: flag.short }) },
+    ]),
+  );
+  return parseArgs({ args: argv, allowPositionals: true, options }) as {
+    values: SandboxFlagValues;
+    positionals: string[];
+  };
 }
 
 main(process.argv.slice(2)).then(

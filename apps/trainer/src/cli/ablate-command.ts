@@ -3,19 +3,19 @@ import { currentCliLauncher } from '../experiments/ablate/run-queue.js';
 import { ablationVariants, selectVariants } from '../experiments/ablate/variants.js';
 import { lockFolder } from '../util/folder-lock.js';
 import { presetPath } from '../util/shipped.js';
-import type { CliCommand } from './cli-command.js';
-import { commandUsage, type FlagSpec, parseCommand, UsageError } from './command-args.js';
+import type { CliCommand, FlagSpec } from './cli-command.js';
+import { commandUsage, parseCommand, UsageError } from './command-args.js';
 
 const summary =
   `TAO-RL ablation: every arm (${ablationVariants.map((variant) => variant.name).join(', ')}) x seeds from one ` +
   'SFT policy; table with 95% CIs and learning curves';
 
-const flags: Record<string, FlagSpec> = {
-  from: { type: 'string', doc: 'starting policy folder (default: run SFT first into <outDir>/sft)' },
-  seeds: { type: 'string', doc: 'comma-separated seeds (default 1,2,3)' },
-  variants: { type: 'string', doc: 'comma-separated arms or all (default all)' },
-  parallel: { type: 'string', doc: 'runs at a time, one per core (default 2)' },
-};
+const flags = {
+  from: { type: 'string', doc: 'starting policy folder', default: 'run SFT first into <outDir>/sft' },
+  seeds: { type: 'string', doc: 'comma-separated seeds', default: '1,2,3' },
+  variants: { type: 'string', doc: 'comma-separated arms or all', default: 'all' },
+  parallel: { type: 'string', doc: 'runs at a time, one per core', default: '2' },
+} satisfies Record<string, FlagSpec>;
 
 function positiveIntegers(flag: string, raw: string): number[] {
   const values = raw.split(',').map((part) => Number(part.trim()));
@@ -27,19 +27,22 @@ function positiveIntegers(flag: string, raw: string): number[] {
 /** `taorl ablate`: no session of its own; every run is a child `taorl` process (one wasm backend per core). */
 export const ablateCommand: CliCommand = {
   summary,
+  flags,
+  configFlags: true,
+  preset: 'ablate',
   async run(args, io) {
     const parsed = await parseCommand(args, flags, presetPath('ablate'));
     if (parsed.help) {
-      io.out(commandUsage('ablate', summary, flags));
+      io.out(commandUsage('ablate', ablateCommand));
       return 0;
     }
-    const seeds = positiveIntegers('seeds', String(parsed.flags.seeds ?? '1,2,3'));
-    const [parallel] = positiveIntegers('parallel', String(parsed.flags.parallel ?? '2'));
+    const seeds = positiveIntegers('seeds', String(parsed.flags.seeds ?? flags.seeds.default));
+    const [parallel] = positiveIntegers('parallel', String(parsed.flags.parallel ?? flags.parallel.default));
     if (parallel === undefined || parallel < 1)
       throw new UsageError('--parallel: expected a positive integer');
     let variants: ReturnType<typeof selectVariants>;
     try {
-      variants = selectVariants(String(parsed.flags.variants ?? 'all'));
+      variants = selectVariants(String(parsed.flags.variants ?? flags.variants.default));
     } catch (error) {
       throw new UsageError(`--variants: ${(error as Error).message}`);
     }

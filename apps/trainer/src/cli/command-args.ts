@@ -3,18 +3,11 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../config/load-config.js';
 import type { TrainerConfig } from '../config/trainer-config.js';
 import { loadPluginModules, type PluginRequest } from '../plugins/plugin-modules.js';
+import type { CliCommand, FlagSpec } from './cli-command.js';
 
 /** A usage error: the CLI prints it with the command's usage and exits 2. */
 export class UsageError extends Error {
   override name = 'UsageError';
-}
-
-/** One command-specific flag; every command also takes --config, --set, --out and --help. */
-export interface FlagSpec {
-  type: 'string' | 'boolean';
-  short?: string;
-  /** Shown in the usage text. */
-  doc: string;
 }
 
 export interface ParsedCommand {
@@ -30,33 +23,69 @@ export interface ParsedCommand {
   help: boolean;
 }
 
-const commonFlags: Record<string, FlagSpec> = {
-  config: {
-    type: 'string',
-    short: 'c',
-    doc: 'YAML config (see apps/trainer/configs/); defaults when omitted',
-  },
-  set: { type: 'string', doc: 'override one field, e.g. --set rl.learningRate=1e-4 (repeatable)' },
-  plugin: {
-    type: 'string',
-    doc: 'import a plug-in module first, a path or a package name from the working directory (repeatable)',
-  },
-  out: { type: 'string', short: 'o', doc: 'output folder (overrides outDir)' },
+/** The flags of every command that reads a trainer config; --config defaults to the command's preset. */
+function configFlags(preset: string | undefined): Record<string, FlagSpec> {
+  return {
+    config: {
+      type: 'string',
+      short: 'c',
+      doc: 'YAML config (see apps/trainer/configs/)',
+      default: preset === undefined ? "every field's default" : `apps/trainer/configs/${preset}.yaml`,
+    },
+    set: { type: 'string', doc: 'override one field, e.g. --set rl.learningRate=1e-4 (repeatable)' },
+    plugin: {
+      type: 'string',
+      doc: 'import a plug-in module first, a path or a package name from the working directory (repeatable)',
+    },
+    out: { type: 'string', short: 'o', doc: 'output folder (overrides outDir)' },
+  };
+}
+
+const helpFlag: Readonly<Record<string, FlagSpec>> = {
   help: { type: 'boolean', short: 'h', doc: 'show this help' },
 };
 
-/** The usage text of a command: synopsis plus one line per flag. */
-export function commandUsage(name: string, summary: string, flags: Record<string, FlagSpec>): string {
-  const all = { ...commonFlags, ...flags };
-  const rows = Object.entries(all).map(([flag, spec]) => {
+/** Every flag a command takes, in the order its usage lists them. */
+export function commandFlags(
+  command: Pick<CliCommand, 'flags' | 'configFlags' | 'preset'>,
+): Record<string, FlagSpec> {
+  return { ...(command.configFlags ? configFlags(command.preset) : {}), ...helpFlag, ...command.flags };
+}
+
+/** A flag's description with its default, as the usage and the CLI reference show it. */
+export const flagDoc = (spec: FlagSpec): string =>
+  spec.default === undefined ? spec.doc : `${spec.doc} (default: ${spec.default})`;
+
+/** The usage's lines for `flags`, one a flag. */
+export function flagRows(flags: Readonly<Record<string, FlagSpec>>): string[] {
+  return Object.entries(flags).map(([flag, spec]) => {
     const left = `${spec.short === undefined ? '    ' : `-${spec.short}, `}--${flag}${spec.type === 'string' ? ' <value>' : ''}`;
-    return `  ${left.padEnd(26)} ${spec.doc}`;
+    return `  ${left.padEnd(26)} ${flagDoc(spec)}`;
   });
-  return [`Usage: taorl ${name} [options]`, '', summary, '', 'Options:', ...rows, ''].join('\n');
+}
+
+/** The usage text of a command: synopsis plus one line per flag. */
+export function commandUsage(name: string, command: Omit<CliCommand, 'run'>): string {
+  const rows = flagRows(commandFlags(command));
+  return [`Usage: taorl ${name} [options]`, '', command.summary, '', 'Options:', ...rows, ''].join('\n');
 }
 
 /** Repeatable flags: every value is kept, in order. */
 const repeatable = new Set(['set', 'plugin']);
+
+/** Flags as node:util parseArgs options (their defaults are words for the usage, not values to parse). */
+export function parseArgsOptions(flags: Readonly<Record<string, FlagSpec>>) {
+  return Object.fromEntries(
+    Object.entries(flags).map(([name, spec]) => [
+      name,
+      {
+        type: spec.type,
+        ...(spec.short === undefined ? {} : { short: spec.short }),
+        multiple: repeatable.has(name),
+      },
+    ]),
+  );
+}
 
 /**
  * The plug-in modules of a command: the config's `plugins` (from the config file's folder; the working directory
@@ -86,19 +115,10 @@ function pluginRequests(config: TrainerConfig, configPath: string | undefined, f
  */
 export async function parseCommand(
   args: readonly string[],
-  flags: Record<string, FlagSpec>,
+  flags: Readonly<Record<string, FlagSpec>>,
   defaultConfig?: string,
 ): Promise<ParsedCommand> {
-  const options = Object.fromEntries(
-    Object.entries({ ...commonFlags, ...flags }).map(([name, spec]) => [
-      name,
-      {
-        type: spec.type,
-        ...(spec.short === undefined ? {} : { short: spec.short }),
-        multiple: repeatable.has(name),
-      },
-    ]),
-  );
+  const options = parseArgsOptions(commandFlags({ flags, configFlags: true }));
   let values: Record<string, string | boolean | (string | boolean)[] | undefined>;
   try {
     ({ values } = parseArgs({ args: [...args], options, strict: true, allowPositionals: false }));

@@ -5,8 +5,8 @@ import type { TrainerConfig } from '../config/trainer-config.js';
 import { openSession, type Session } from '../session/session.js';
 import { checkNotLocked, lockFolder } from '../util/folder-lock.js';
 import { presetPath } from '../util/shipped.js';
-import type { CliCommand, CliIO } from './cli-command.js';
-import { commandUsage, type FlagSpec, parseCommand } from './command-args.js';
+import type { CliCommand, CliIO, FlagSpec } from './cli-command.js';
+import { commandUsage, parseCommand } from './command-args.js';
 
 /** A trainer command: its flags, its default preset, and what it does with an open session. */
 export interface CommandSpec {
@@ -52,17 +52,22 @@ function checkOutDir(config: TrainerConfig, source: string): void {
  * is refused, naming the holder), session opened; both always closed.
  */
 export function define(spec: CommandSpec): CliCommand {
-  return {
+  const command: Omit<CliCommand, 'run'> = {
     summary: spec.summary,
+    flags: spec.flags,
+    configFlags: true,
+    ...(spec.preset === undefined ? {} : { preset: spec.preset }),
+  };
+  return {
+    ...command,
     async run(args, io) {
-      const usage = commandUsage(spec.name, spec.summary, spec.flags);
       const parsed = await parseCommand(
         args,
         spec.flags,
         spec.preset === undefined ? undefined : presetPath(spec.preset),
       );
       if (parsed.help) {
-        io.out(usage);
+        io.out(commandUsage(spec.name, command));
         return 0;
       }
       // A plug-in name or option a --set gave, refused when the run is assembled, is named by that --set.

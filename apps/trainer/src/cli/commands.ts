@@ -91,16 +91,18 @@ const rl: CommandSpec = {
   },
 };
 
+const curateFlags = {
+  problems: { type: 'string', doc: 'training problems to score', default: '256' },
+  samples: { type: 'string', doc: 'samples per problem', default: '8' },
+} satisfies CommandSpec['flags'];
+
 const curate: CommandSpec = {
   name: 'curate',
   summary: 'Model-aware curation: pass rates of training problems under model.path, keep 0 < rho < 1',
-  flags: {
-    problems: { type: 'string', doc: 'training problems to score (default 256)' },
-    samples: { type: 'string', doc: 'samples per problem (default 8)' },
-  },
+  flags: curateFlags,
   async run(session, flags, io) {
-    const count = integerFlag(flags, 'problems', 256);
-    const k = integerFlag(flags, 'samples', 8);
+    const count = integerFlag(flags, 'problems', Number(curateFlags.problems.default));
+    const k = integerFlag(flags, 'samples', Number(curateFlags.samples.default));
     const { report, path } = await curateProblems(session, { problems: count, samples: k });
     io.out(
       `${count} problems x ${k} samples: kept ${report.kept.length}, never solved ${report.neverSolved}, ` +

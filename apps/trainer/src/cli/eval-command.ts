@@ -166,18 +166,21 @@ export const evalCommand: CommandSpec = {
     },
     api: {
       type: 'string',
-      doc: 'with --endpoint: openai (vLLM /v1/completions) or sglang (/generate); default remote.api',
+      doc: 'with --endpoint: openai (vLLM /v1/completions) or sglang (/generate)',
+      default: 'remote.api',
     },
     'served-model': {
       type: 'string',
-      doc: "with --endpoint: the served model's name (default remote.model, else the first listed)",
+      doc: "with --endpoint: the served model's name",
+      default: 'remote.model, else the first model the server lists',
     },
     bench: {
       type: 'string',
-      doc: `benchmarks, comma-separated (${evalBenchmarkNames.join(', ')}) or all (the shipped math sets); without it: the held-out split`,
+      doc: `benchmarks, comma-separated (${evalBenchmarkNames.join(', ')}) or all (the shipped math sets)`,
+      default: 'the held-out split, no benchmark',
     },
-    k: { type: 'string', doc: 'samples per problem with --bench (default eval.samples)' },
-    limit: { type: 'string', doc: 'only the first n problems of each benchmark' },
+    k: { type: 'string', doc: 'samples per problem with --bench', default: 'eval.samples' },
+    limit: { type: 'string', doc: 'only the first n problems of each benchmark', default: 'every problem' },
     'data-dir': {
       type: 'string',
       doc: 'benchmark folder, one <name>/ folder per benchmark (math sets missing there: the copies @taorl/eval ships; gpqa_diamond and livecodebench: only there)',

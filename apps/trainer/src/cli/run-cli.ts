@@ -1,7 +1,7 @@
 import manifest from '../../package.json';
 import { ConfigError } from '../config/config-error.js';
-import type { CliCommand, CliIO } from './cli-command.js';
-import { UsageError } from './command-args.js';
+import type { CliCommand, CliIO, FlagSpec } from './cli-command.js';
+import { flagRows, UsageError } from './command-args.js';
 import { trainerCommands } from './commands.js';
 
 const processIO: CliIO = {
@@ -11,6 +11,16 @@ const processIO: CliIO = {
 
 /** Subcommands by name. */
 export const commands = new Map<string, CliCommand>(trainerCommands());
+
+/** The options `taorl` itself takes, before (or instead of) a command. */
+export const globalFlags: Readonly<Record<string, FlagSpec>> = {
+  help: { type: 'boolean', short: 'h', doc: 'show this help' },
+  version: { type: 'boolean', short: 'v', doc: 'print the trainer version' },
+  debug: {
+    type: 'boolean',
+    doc: 'before the command: print the stack trace of an unexpected error (or set TAORL_DEBUG=1)',
+  },
+};
 
 export function usage(): string {
   const width = Math.max(4, ...[...commands.keys()].map((name) => name.length));
@@ -25,9 +35,7 @@ export function usage(): string {
     `  ${'help'.padEnd(width)}  Show this help`,
     '',
     'Options:',
-    '  -h, --help     Show this help',
-    '  -v, --version  Print the trainer version',
-    '  --debug        (before the command) print the stack trace of an unexpected error; or TAORL_DEBUG=1',
+    ...flagRows(globalFlags),
     '',
   ].join('\n');
 }

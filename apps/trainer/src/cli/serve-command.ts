@@ -7,57 +7,54 @@ import { API_KEY_ENV, apiKeyFromEnv } from '../remote/api-key.js';
 import { openServedModel } from '../serve/model.js';
 import { startServer } from '../serve/server.js';
 import { backendCandidates } from '../session/session.js';
-import type { CliCommand } from './cli-command.js';
-import { UsageError } from './command-args.js';
+import type { CliCommand, FlagSpec } from './cli-command.js';
+import { commandFlags, commandUsage, parseArgsOptions, UsageError } from './command-args.js';
 
 const SUMMARY =
   'Inference server for the local policy: vLLM /v1/completions and SGLang /generate over token ids, weight reloads';
 
 const flags = {
-  model: { type: 'string', doc: 'Hugging Face folder to serve (default: a fresh embedded tiny model)' },
-  seed: { type: 'string', doc: 'initialisation seed of the embedded tiny model (default 0)' },
+  model: { type: 'string', doc: 'Hugging Face folder to serve', default: 'a fresh embedded tiny model' },
+  seed: { type: 'string', doc: 'initialisation seed of the embedded tiny model', default: '0' },
   host: {
     type: 'string',
-    doc: `address to listen on (default 127.0.0.1); any other than loopback needs ${API_KEY_ENV}`,
+    doc: `address to listen on; any other than loopback needs ${API_KEY_ENV}`,
+    default: '127.0.0.1',
   },
   'reload-dir': {
     type: 'string',
-    doc: 'the only folder POST /update_weights_from_disk may load from (links resolved); without it reloads are off',
+    doc: 'the only folder POST /update_weights_from_disk may load from (links resolved)',
+    default: 'unset: weight reloads are off',
   },
-  port: { type: 'string', doc: 'port (default 8000; 0 picks a free one)' },
+  port: { type: 'string', doc: 'port (0 picks a free one)', default: '8000' },
   'model-name': {
     type: 'string',
-    doc: 'name in /v1/models and in requests (default: --model, or taorl-tiny)',
+    doc: 'name in /v1/models and in requests',
+    default: '--model, or taorl-tiny',
   },
-  'max-batch': { type: 'string', doc: 'most requests per model call (default 64)' },
-  backend: { type: 'string', doc: 'TensorFlow.js backend: wasm, cpu or tensorflow (default wasm)' },
-  help: { type: 'boolean', short: 'h', doc: 'show this help' },
-} as const;
+  'max-batch': { type: 'string', doc: 'most requests per model call', default: '64' },
+  backend: {
+    type: 'string',
+    doc: 'TensorFlow.js backend: wasm, cpu or tensorflow',
+    default: 'wasm',
+  },
+} satisfies Record<string, FlagSpec>;
 
-function usage(): string {
-  const rows = Object.entries(flags).map(([name, spec]) => {
-    const short = 'short' in spec ? `-${spec.short}, ` : '    ';
-    return `  ${`${short}--${name}${spec.type === 'string' ? ' <value>' : ''}`.padEnd(26)} ${spec.doc}`;
-  });
-  return ['Usage: taorl serve [options]', '', SUMMARY, '', 'Options:', ...rows, ''].join('\n');
-}
+type ServeFlags = Partial<Record<keyof typeof flags, string>> & { help?: boolean };
 
-function parseFlags(args: readonly string[]) {
+/** The flags given: every flag of serve but --help takes a value. */
+function parseFlags(args: readonly string[]): ServeFlags {
+  const options = parseArgsOptions(commandFlags(serveCommand));
   try {
-    return parseArgs({ args: [...args], options: flags, strict: true, allowPositionals: false }).values;
+    return parseArgs({ args: [...args], options, strict: true, allowPositionals: false })
+      .values as ServeFlags;
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
 }
 
-function integer(
-  value: string | undefined,
-  flag: string,
-  fallback: number,
-  min: number,
-  max: number,
-): number {
-  if (value === undefined) return fallback;
+/** The value of an integer flag, given or its default, in [min, max]. */
+function integer(value: string, flag: string, min: number, max: number): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < min || n > max) {
     throw new UsageError(`--${flag} must be an integer in [${min}, ${max}], got '${value}'`);
@@ -79,21 +76,23 @@ const untilSignal = () =>
 /** `taorl serve`: loads only the policy and its tokenizer (no config, no sandbox) and serves until SIGTERM/SIGINT. */
 export const serveCommand: CliCommand = {
   summary: SUMMARY,
+  flags,
+  configFlags: false,
   async run(args, io) {
     const values = parseFlags(args);
     if (values.help === true) {
-      io.out(usage());
+      io.out(commandUsage('serve', serveCommand));
       return 0;
     }
-    const backendName = values.backend ?? 'wasm';
+    const backendName = values.backend ?? flags.backend.default;
     if (!Object.hasOwn(backendCandidates, backendName)) {
       throw new UsageError(
-        `--backend must be one of ${Object.keys(backendCandidates).join(', ')}, got '${values.backend}'`,
+        `--backend must be one of ${Object.keys(backendCandidates).join(', ')}, got '${backendName}'`,
       );
     }
     const backend = backendCandidates[backendName as keyof typeof backendCandidates];
-    const port = integer(values.port, 'port', 8000, 0, 65535);
-    const host = values.host ?? '127.0.0.1';
+    const port = integer(values.port ?? flags.port.default, 'port', 0, 65535);
+    const host = values.host ?? flags.host.default;
     const apiKey = apiKeyFromEnv();
     if (!isLoopback(host) && apiKey === undefined) {
       throw new UsageError(
@@ -104,8 +103,13 @@ export const serveCommand: CliCommand = {
     const reloadRoot = values['reload-dir'] === undefined ? undefined : resolve(values['reload-dir']);
     if (reloadRoot !== undefined && statSync(reloadRoot, { throwIfNoEntry: false })?.isDirectory() !== true)
       throw new UsageError(`--reload-dir ${reloadRoot} is not a folder`);
-    const maxBatch = integer(values['max-batch'], 'max-batch', 64, 1, Number.MAX_SAFE_INTEGER);
-    const seed = integer(values.seed, 'seed', 0, 0, 2 ** 32 - 1);
+    const maxBatch = integer(
+      values['max-batch'] ?? flags['max-batch'].default,
+      'max-batch',
+      1,
+      Number.MAX_SAFE_INTEGER,
+    );
+    const seed = integer(values.seed ?? flags.seed.default, 'seed', 0, 2 ** 32 - 1);
     await initBackend({ prefer: backend });
     const model = await openServedModel({
       ...(values.model === undefined ? {} : { dir: values.model }),

@@ -5,14 +5,17 @@ import { trainerSchema } from './trainer-config.js';
 /**
  * The JSON Schema of a config file (what the YAML may hold, before defaults are filled), for editors that check
  * and complete YAML: apps/trainer/configs/taorl-config.schema.json, written by scripts/write-config-schema.ts.
- * Defaults that depend on the machine are left out, so the file is the same wherever it is written.
+ * Defaults that depend on the machine are left out, so the file is the same wherever it is written; the config
+ * reference (scripts/reference/) passes `machineDefault`, the words it shows as their default instead.
  */
-export function configJsonSchema(): Record<string, unknown> {
+export function configJsonSchema(machineDefault?: string): Record<string, unknown> {
   return z.toJSONSchema(trainerSchema, {
     io: 'input',
     unrepresentable: 'throw',
     override: ({ zodSchema, jsonSchema }) => {
-      if (machineDependentDefaults.has(zodSchema)) delete jsonSchema.default;
+      if (!machineDependentDefaults.has(zodSchema)) return;
+      if (machineDefault === undefined) delete jsonSchema.default;
+      else jsonSchema.default = machineDefault;
     },
   }) as Record<string, unknown>;
 }
