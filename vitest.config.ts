@@ -12,6 +12,8 @@ const unitTier = process.env.TAORL_TIER === 'unit';
 const unitTierGuard = fileURLToPath(new URL('./test/support/unit-tier-guard.ts', import.meta.url));
 const sourceConditions = [...(fromDist ? [] : ['@taorl/source']), 'node', 'import', 'module', 'default'];
 
+const docExamples = 'test/doc-examples.test.ts';
+
 const workspaceDirs = ['packages', 'apps'].flatMap((group) =>
   readdirSync(group, { withFileTypes: true })
     .filter((entry) => entry.isDirectory())
@@ -29,7 +31,16 @@ export default defineConfig({
         extends: true as const,
         test: { name: dir.split('/')[1], include: [`${dir}/test/**/*.test.ts`] },
       })),
-      { extends: true as const, test: { name: 'repository', include: ['test/**/*.test.ts'] } },
+      {
+        extends: true as const,
+        test: {
+          name: 'repository',
+          include: ['test/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, docExamples],
+        },
+      },
+      // The docs' runnable blocks run against the builds, so only in the tier that has them (pnpm test:dist).
+      ...(fromDist ? [{ extends: true as const, test: { name: 'docs', include: [docExamples] } }] : []),
     ],
     ...(unitTier
       ? { exclude: [...configDefaults.exclude, ...integrationTests], setupFiles: [unitTierGuard] }

@@ -6,6 +6,7 @@
  */
 export const integrationTests: readonly string[] = [
   'test/browser-smoke.test.ts',
+  'test/doc-examples.test.ts',
   'test/no-outside-paths.test.ts',
   'test/self-registering-plug-ins.test.ts',
   'packages/data/test/arith-tool.test.ts',

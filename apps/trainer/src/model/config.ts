@@ -197,7 +197,7 @@ export interface TinyModelOptions {
  * over 2 KV heads of width 32, SwiGLU width 384, tied head). DECISION (docs/models.md): the embedded-task
  * feasibility run found d128 L2 the largest model that learns the task in minutes on one core, and RoPE gives it
  * the relative positions. Token shift (a previous-token embedding) is an option because copying digits is slow to
- * learn without it (docs/experiments/token-shift.md).
+ * learn without it (docs/journal.md, the token-shift experiment).
  */
 export function tinyQwen3Config(options: TinyModelOptions): ModelConfig {
   return {
