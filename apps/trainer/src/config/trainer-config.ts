@@ -22,7 +22,11 @@ import {
  */
 export const trainerSchema = z.strictObject({
   seed: int('seed for data order, sampling and initialisation', 1, { min: 0 }),
-  backend: oneOf('TensorFlow.js backend', 'wasm', ['wasm', 'cpu', 'tensorflow'] as const),
+  backend: oneOf(
+    'TensorFlow.js backend (tensorflow: libtensorflow, through tfjs-node-gpu where installed, else tfjs-node)',
+    'wasm',
+    ['wasm', 'cpu', 'tensorflow'] as const,
+  ),
   outDir: nonEmptyStr('folder for metrics.jsonl, report.html and checkpoints', 'runs/taorl'),
   workers: int(
     'the worker pool: threads, each with its own wasm backend and a replica of the policy, that generate rollouts ' +
