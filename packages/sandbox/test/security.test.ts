@@ -257,13 +257,13 @@ describe.skipIf(!isRoot)('a crashed or hung worker', () => {
     const single = await createSandbox({ workers: 1, uidBase: uidBase + 40, watchdogGraceMs: 500 });
     try {
       const [bwrap] = single.workerPids();
-      // The worker, its zygote, and the child the zygote prepared for the next request.
+      // The worker, its zygote, and the two children the zygote keeps prepared ahead of the requests.
       let pythons = descendantsNamed(bwrap as number, 'python3');
-      for (let tries = 0; pythons.length < 3 && tries < 200; tries++) {
+      for (let tries = 0; pythons.length < 4 && tries < 200; tries++) {
         await new Promise((resolve) => setTimeout(resolve, 25));
         pythons = descendantsNamed(bwrap as number, 'python3');
       }
-      expect(pythons.length).toBe(3);
+      expect(pythons.length).toBe(4);
       for (const pid of pythons) process.kill(pid, 'SIGSTOP');
       const hung = await single.run({ code: 'print("never answered")', timeoutMs: 500 });
       expect(hung.status).toBe('sandbox_error');
