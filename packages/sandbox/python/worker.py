@@ -890,6 +890,21 @@ class Zygote:
             raise OSError(self.ENDED)
         return (int.from_bytes(message, "little"), *fds)
 
+    def waiting(self, child):
+        """`child` if it still waits for its request, else a replacement, the ended one reaped. A child forked ahead
+        may end while it waits: its preparation failed, or the OOM killer took it when the run before it exhausted
+        the memory cgroup they share. A few tries; then the request goes to the child as it is (and fails with it)."""
+        for _ in range(CHILDREN_AHEAD + 1):
+            # Its status channel stays silent until its request comes, unless the child has ended or failed.
+            ready, _, _ = select.select([child[5]], [], [], 0)
+            if not ready:
+                break
+            for fd in child[1:]:
+                os.close(fd)
+            self.reap(child[0])
+            child = self.take_child()
+        return child
+
     def receive(self):
         """Reads one report of a child's end (blocking until one comes)."""
         try:
@@ -934,7 +949,7 @@ def serve():
                 return 0
             req = json.loads(line)
             try:
-                reply = execute(req, child, zygote)
+                reply = execute(req, zygote.waiting(child), zygote)
             except BaseException:
                 reply = {"id": req["id"], "workerError": traceback.format_exc()}
             send(reply)

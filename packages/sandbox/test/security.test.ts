@@ -275,6 +275,29 @@ describe.skipIf(!isRoot)('a crashed or hung worker', () => {
     }
   });
 
+  it('children forked ahead that end while they wait (the OOM killer may take them) are replaced: the next runs are ok', async () => {
+    const single = await createSandbox({ workers: 1, uidBase: uidBase + 48 });
+    try {
+      expect(await single.run({ code: 'print("warm")' })).toMatchObject({ status: 'ok' });
+      const [bwrap] = single.workerPids();
+      let waiting: number[] = [];
+      for (let tries = 0; waiting.length < 2 && tries < 200; tries++) {
+        await new Promise((resolve) => setTimeout(resolve, 25));
+        const pythons = descendantsNamed(bwrap as number, 'python3');
+        const worker = pythons.find((pid) => !pythons.includes(parentPid(pid)));
+        const zygote = pythons.find((pid) => parentPid(pid) === worker);
+        waiting = pythons.filter((pid) => parentPid(pid) === zygote);
+      }
+      expect(waiting).toHaveLength(2);
+      for (const pid of waiting) process.kill(pid, 'SIGKILL');
+      for (const pid of waiting) expect(await processExited(pid)).toBe(true);
+      expect(await single.run({ code: 'print("first")' })).toMatchObject({ status: 'ok', stdout: 'first\n' });
+      expect(await single.run({ code: 'print("second")' })).toMatchObject({ status: 'ok', stdout: 'second\n' });
+    } finally {
+      await single.close();
+    }
+  });
+
   it('a zygote that dies: the run it would reap gets sandbox_error, then a fresh worker serves', async () => {
     const single = await createSandbox({ workers: 1, uidBase: uidBase + 44 });
     try {
