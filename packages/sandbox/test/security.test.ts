@@ -292,7 +292,10 @@ describe.skipIf(!isRoot)('a crashed or hung worker', () => {
       for (const pid of waiting) process.kill(pid, 'SIGKILL');
       for (const pid of waiting) expect(await processExited(pid)).toBe(true);
       expect(await single.run({ code: 'print("first")' })).toMatchObject({ status: 'ok', stdout: 'first\n' });
-      expect(await single.run({ code: 'print("second")' })).toMatchObject({ status: 'ok', stdout: 'second\n' });
+      expect(await single.run({ code: 'print("second")' })).toMatchObject({
+        status: 'ok',
+        stdout: 'second\n',
+      });
     } finally {
       await single.close();
     }
