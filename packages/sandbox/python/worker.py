@@ -1,10 +1,11 @@
 # The Python side of the local backend, run with `python3 -c` (src/python-programs.ts assembles the text, with the
 # cell runner in place of the `from cell_runner import` line below).
 # It imports the preload modules once, then forks a zygote, the process every run's child is forked from and which
-# never sees a request (so no run finds an earlier one in its copy of memory). For each request the worker takes
-# the child the zygote prepared, hands it the request (the child drops to the run's uid, sets the rlimits and
-# executes the cell), captures output up to the cap, enforces the wall clock, has the zygote reap the child, kills
-# every process the code left behind, wipes the scratch directory and replies.
+# never sees a request (so no run finds an earlier one in its copy of memory). The zygote keeps the next run's child
+# forked and set up ahead of its request. For each request the worker takes that child, hands it the request (the
+# child drops to the run's uid, sets the rlimits and executes the cell), captures output up to the cap, enforces the
+# wall clock, learns the child's end from the zygote (which reaps it), kills every process the code left behind,
+# wipes the scratch directory and replies.
 # One JSON request per stdin line, one JSON reply per stdout line.
 import base64, ctypes, gc, json, os, platform, resource, select, signal, socket, stat, sys, time, traceback
 from cell_runner import exit_process, run_code_and_exit
@@ -252,19 +253,60 @@ def cpu_seconds(req):
 REQUEST_FD = 4
 
 
+def numpy_state_address():
+    """Where numpy's global random state (MT19937: 624 32-bit words, then the position) lies, if it lies there as
+    checked here; None without numpy, or if it does not (another numpy, another generator)."""
+    numpy = sys.modules.get("numpy")
+    if numpy is None:
+        return None
+    try:
+        numpy.random.seed(20260101)
+        kind, key, position = numpy.random.get_state()[:3]
+        address = numpy.random.mtrand._rand._bit_generator.ctypes.state_address
+        as_read = ctypes.string_at(address, MT_KEY_BYTES + ctypes.sizeof(ctypes.c_int))
+    except (AttributeError, TypeError, ValueError):
+        return None
+    expected = key.tobytes() + bytes(ctypes.c_int(position))
+    numpy.random.seed()
+    return address if kind == "MT19937" and as_read == expected else None
+
+
+MT_KEY_BYTES = 624 * 4
+NUMPY_STATE = numpy_state_address()
+
+
+def fresh_random_states():
+    """A forked child inherits the zygote's random states: it draws fresh ones, so that runs differ as fresh
+    interpreters would. numpy's is written in place, a random MT19937 key used from its start (numpy.random.seed()
+    writes to about 120 pages of the interpreter, each a copy-on-write fault in every child; this, to a handful)."""
+    if "random" in sys.modules:
+        sys.modules["random"].seed()
+    if NUMPY_STATE is not None:
+        ctypes.memmove(NUMPY_STATE, os.urandom(MT_KEY_BYTES), MT_KEY_BYTES)
+        ctypes.c_int.from_address(NUMPY_STATE + MT_KEY_BYTES).value = 624
+    elif "numpy" in sys.modules:
+        sys.modules["numpy"].random.seed()
+
+
 def child_prepare(stdin_fd, out_w, err_w, mark_w, request_r):
-    """What the child does before its request exists: its descriptors, and the seat's memory cgroup (moving a
-    process between cgroups waits for the kernel, about 15 ms here, so it happens while the worker waits)."""
+    """What the child does before its request exists, while the previous run executes: its descriptors, fresh random
+    states, the seccomp filter, and last the seat's memory cgroup (moving a process between cgroups waits for the
+    kernel, 15 to 50 ms here; last, so that nothing the child writes while it waits is charged to the running run)."""
     os.dup2(mark_w, 3)  # first, so that a failure below can still be reported on it
     os.dup2(stdin_fd, 0)
     os.dup2(out_w, 1)
     os.dup2(err_w, 2)
     os.dup2(request_r, REQUEST_FD)
     os.closerange(REQUEST_FD + 1, 1 << 16)
+    after_fork_in_child()
+    forbid_user_namespaces()
     if MEMORY_CGROUP is not None:
         # Every process the code starts stays in the seat's cgroup: the run's memory is bounded as a whole.
-        with open(cgroup_file("cgroup.procs"), "w") as handle:
-            handle.write(str(os.getpid()))
+        fd = os.open(cgroup_file("cgroup.procs"), os.O_WRONLY)
+        try:
+            os.write(fd, b"%d" % os.getpid())
+        finally:
+            os.close(fd)
 
 
 def read_request():
@@ -276,7 +318,21 @@ def read_request():
     return json.loads(data) if data else None
 
 
+def run_first_to_oom_kill():
+    """The child prepared for the next request waits in the seat's memory cgroup while this run executes: the run's
+    processes, not that child, are what the kernel kills when the run exhausts the cgroup's memory. Raising one's own
+    score needs no privilege; done before the drop to the run's uid (which leaves /proc/self to root), and the code
+    cannot lower it again."""
+    fd = os.open("/proc/self/oom_score_adj", os.O_WRONLY)
+    try:
+        os.write(fd, b"1000")
+    finally:
+        os.close(fd)
+
+
 def child_setup(req):
+    if MEMORY_CGROUP is not None:
+        run_first_to_oom_kill()
     if NESTED_PID_NAMESPACE:
         enter_nested_pid_namespace()
     os.setsid()
@@ -297,17 +353,6 @@ def child_setup(req):
     for field, which, scale in LIMITS:
         value = scale(req[field])
         resource.setrlimit(which, (value, value))
-    os.environ.clear()
-    os.environ.update({"HOME": SCRATCH, "TMPDIR": SCRATCH, "PATH": "/usr/local/bin:/usr/bin:/bin",
-                       "LANG": "C.UTF-8", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"})
-    # A forked child inherits the worker's random state: reseed so runs differ as fresh interpreters would.
-    if "random" in sys.modules:
-        sys.modules["random"].seed()
-    if "numpy" in sys.modules:
-        sys.modules["numpy"].random.seed()
-    sys.stdout.reconfigure(line_buffering=True)
-    sys.stderr.reconfigure(line_buffering=True)
-    forbid_user_namespaces()
     os.write(3, MARK_READY)
     os.close(3)
 
@@ -662,7 +707,6 @@ def execute(req, child, zygote):
     except BrokenPipeError:
         pass  # the child died before its request: it reported no complete setup, a sandbox_error
     os.close(request_w)
-    pidfd = os.pidfd_open(pid)
     deadline = started + req["timeoutMs"] / 1000.0
     out, err, marks = Capture(out_r, req["maxOutputBytes"]), Capture(err_r, req["maxOutputBytes"]), Capture(mark_r, 16)
     status = cpu_s = finished = None
@@ -672,7 +716,7 @@ def execute(req, child, zygote):
         reading = [c for c in (out, err, marks) if c.open]
         if not reading and status is not None:
             break
-        waiting = [c.fd for c in reading] + ([pidfd] if status is None else [])
+        waiting = [c.fd for c in reading] + ([zygote.reports] if status is None else [])
         # Once the child is reaped and its processes killed, the pipes close at once; 2 s is a safety net.
         wait_s = max(0.0, deadline - time.monotonic()) if status is None else 2.0
         ready, _, _ = select.select(waiting, [], [], wait_s)
@@ -686,12 +730,13 @@ def execute(req, child, zygote):
             if capture.fd in ready and capture.read() and capture is not marks and not output_exceeded:
                 output_exceeded = True
                 stop(pid)
-        if status is None and (pidfd in ready or timed_out or output_exceeded):
+        if status is None and zygote.reports in ready:
+            zygote.receive()
+        if status is None and (pid in zygote.ended or timed_out or output_exceeded):
             status, cpu_s = zygote.reap(pid)
             finished = time.monotonic()
             # Whatever the code started dies with it, so the pipes reach end-of-file.
             clean = kill_leftovers(pid)
-    os.close(pidfd)
     for capture in (out, err, marks):
         capture.close()
     # Read back after every process of the run is gone, so that nothing changes the files while they are read.
@@ -723,6 +768,36 @@ def execute(req, child, zygote):
     }
 
 
+def run_environment():
+    """What every run's child inherits from the zygote instead of setting up itself: its environment variables and
+    line-buffered output streams (they wrap descriptors 1 and 2, which each child points at its own pipes)."""
+    os.environ.clear()
+    os.environ.update({"HOME": SCRATCH, "TMPDIR": SCRATCH, "PATH": "/usr/local/bin:/usr/bin:/bin",
+                       "LANG": "C.UTF-8", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"})
+    sys.stdout.reconfigure(line_buffering=True)
+    sys.stderr.reconfigure(line_buffering=True)
+
+
+# The zygote forks with the C library's fork() rather than os.fork() when it is single-threaded (it is unless a
+# preloaded module started a thread): os.fork() runs CPython's after-fork steps in the child, which rebuild the
+# thread bookkeeping of a process that has one thread and already has it right (the GIL; threading's main thread but
+# for its native id; logging's and concurrent.futures' locks, which no thread holds) and reseed `random`, writing to
+# about 200 pages of the interpreter, each a copy-on-write fault in every child (tens to hundreds of microseconds on
+# a VM). after_fork_in_child() does what is left of them. PyDLL keeps the GIL held across the call, as os.fork()
+# does; the C library's own fork handlers run either way.
+RAW_FORK = ctypes.PyDLL(None).fork if len(os.listdir("/proc/self/task")) == 1 else None
+
+
+def fork():
+    return os.fork() if RAW_FORK is None else RAW_FORK()
+
+
+def after_fork_in_child():
+    if RAW_FORK is not None and "threading" in sys.modules:
+        sys.modules["threading"].main_thread()._set_native_id()
+    fresh_random_states()
+
+
 def start_child():
     """Forks the run's child ahead of its request; returns its pid and the parent's ends of its descriptors."""
     stdin_fd = os.memfd_create("stdin")
@@ -730,7 +805,7 @@ def start_child():
     err_r, err_w = os.pipe()
     mark_r, mark_w = os.pipe()
     request_r, request_w = os.pipe()
-    pid = os.fork()
+    pid = fork()
     if pid == 0:
         for fd in (out_r, err_r, mark_r, request_w):
             os.close(fd)
@@ -741,8 +816,9 @@ def start_child():
 
 
 class Reaped(ctypes.Structure):
-    """wait4's results as the kernel writes them: the wait status and struct rusage (two timevals, 14 longs)."""
-    _fields_ = [("status", ctypes.c_int), ("usage", ctypes.c_long * 18)]
+    """A child's end as the zygote reports it: its pid, and wait4's results as the kernel writes them (the wait status
+    and struct rusage: two timevals, 14 longs)."""
+    _fields_ = [("pid", ctypes.c_int), ("status", ctypes.c_int), ("usage", ctypes.c_long * 18)]
 
 
 def offer_child(channel):
@@ -753,68 +829,104 @@ def offer_child(channel):
         os.close(fd)
 
 
-def zygote(channel):
-    """The process every run's child is forked from. It never sees a request or a reply: it forks a child, hands
-    the child's descriptors to the worker, and on the worker's word reaps it. The wait status and CPU time go
-    through a ctypes buffer the kernel fills and that is zeroed once sent, so no later child finds them either."""
+# Children the zygote keeps forked ahead of the worker's requests. With 2 (a pool worker), while one runs, the next
+# has been forked and has done what it can before its request (descriptors, the move into the memory cgroup), off
+# the call's critical path; a worker that serves one request (mode spawn) forks 1.
+CHILDREN_AHEAD = CONFIG["childrenAhead"]
+
+
+def zygote(offers, reports):
+    """The process every run's child is forked from. It never sees a request or a reply: it forks children ahead and
+    hands their descriptors to the worker (on `offers`), reaps each as it ends and reports its end (on `reports`),
+    then forks the next. The wait status and CPU time go through a ctypes buffer the kernel fills and that is zeroed
+    once sent, so no later child finds them either."""
+    run_environment()
     reaped = Reaped()
     status_at, usage_at = ctypes.byref(reaped, Reaped.status.offset), ctypes.byref(reaped, Reaped.usage.offset)
-    offer_child(channel)
-    while message := channel.recv(4):
-        if LIBC.wait4(int.from_bytes(message, "little"), status_at, 0, usage_at) < 0:
+    for _ in range(CHILDREN_AHEAD):
+        offer_child(offers)
+    while True:
+        reaped.pid = LIBC.wait4(-1, status_at, 0, usage_at)
+        if reaped.pid < 0:
             raise OSError(ctypes.get_errno(), "wait4")
-        channel.sendall(reaped)
+        reports.sendall(reaped)
         ctypes.memset(ctypes.addressof(reaped), 0, ctypes.sizeof(reaped))
-        offer_child(channel)
+        offer_child(offers)
 
 
 class Zygote:
-    """The worker's side of the zygote: the child it prepared, and the reaping of a run's child."""
+    """The worker's side of the zygote: the children it prepared, and the ends of the runs' children it reports.
+    Offers and reports travel on separate socket pairs, so that a report is never queued behind an offer."""
 
     def __init__(self):
         worker = os.getpid()
-        self.channel, zygote_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self.offers, zygote_offers = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self.reports, zygote_reports = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self.ended = {}  # pid: (wait status, CPU seconds) of children that ended before the worker asked
         self.pid = os.fork()
         if self.pid == 0:
             try:
-                # The zygote, and the child it prepared (its request pipe closes), die with the worker.
+                # The zygote, and the children it prepared (their request pipes close), die with the worker.
                 PRCTL(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
                 if os.getppid() == worker:
                     # /dev/null in place of the protocol pipes: their numbers stay taken, so no descriptor the
                     # zygote opens later lands on one of 0 to 4, where a child moves its own.
                     for fd in (PROTO_IN, PROTO_OUT):
                         os.dup2(0, fd)
-                    self.channel.close()
-                    zygote(zygote_end)
+                    self.offers.close()
+                    self.reports.close()
+                    zygote(zygote_offers, zygote_reports)
             finally:
                 os._exit(0)
-        zygote_end.close()
+        zygote_offers.close()
+        zygote_reports.close()
 
     ENDED = "the zygote (the process the runs' children are forked from) ended"
 
     def take_child(self):
         """The child prepared for the next request: (pid, stdin_fd, request_w, out_r, err_r, mark_r)."""
-        message, fds, _, _ = socket.recv_fds(self.channel, 4, 5)
+        message, fds, _, _ = socket.recv_fds(self.offers, 4, 5)
         if len(message) != 4 or len(fds) != 5:
             raise OSError(self.ENDED)
         return (int.from_bytes(message, "little"), *fds)
 
-    def reap(self, pid):
-        """Waits for the run's child to end (the zygote is its parent); returns its wait status and CPU seconds."""
+    def waiting(self, child):
+        """`child` if it still waits for its request, else a replacement, the ended one reaped. A child forked ahead
+        may end while it waits: its preparation failed, or the OOM killer took it when the run before it exhausted
+        the memory cgroup they share. A few tries; then the request goes to the child as it is (and fails with it)."""
+        for _ in range(CHILDREN_AHEAD + 1):
+            # Its status channel stays silent until its request comes, unless the child has ended or failed.
+            ready, _, _ = select.select([child[5]], [], [], 0)
+            if not ready:
+                break
+            for fd in child[1:]:
+                os.close(fd)
+            self.reap(child[0])
+            child = self.take_child()
+        return child
+
+    def receive(self):
+        """Reads one report of a child's end (blocking until one comes)."""
         try:
-            self.channel.sendall(pid.to_bytes(4, "little"))
-            reply = self.channel.recv(ctypes.sizeof(Reaped))
+            reply = self.reports.recv(ctypes.sizeof(Reaped))
         except OSError:
             reply = b""
         if len(reply) != ctypes.sizeof(Reaped):
             raise OSError(self.ENDED)
         reaped = Reaped.from_buffer_copy(reply)
         utime_s, utime_us, stime_s, stime_us = reaped.usage[:4]
-        return reaped.status, utime_s + stime_s + (utime_us + stime_us) / 1e6
+        self.ended[reaped.pid] = (reaped.status, utime_s + stime_s + (utime_us + stime_us) / 1e6)
+
+    def reap(self, pid):
+        """Waits for the run's child to end (the zygote reaps it); returns its wait status and CPU seconds."""
+        while pid not in self.ended:
+            self.receive()
+        return self.ended.pop(pid)
 
     def close(self, child):
         stop(child[0])
-        self.channel.close()
+        self.offers.close()
+        self.reports.close()
         os.waitpid(self.pid, 0)
 
 
@@ -837,7 +949,7 @@ def serve():
                 return 0
             req = json.loads(line)
             try:
-                reply = execute(req, child, zygote)
+                reply = execute(req, zygote.waiting(child), zygote)
             except BaseException:
                 reply = {"id": req["id"], "workerError": traceback.format_exc()}
             send(reply)

@@ -344,4 +344,13 @@ describe.skipIf(!isRoot)("security: a run's memory is bounded as a whole", () =>
       expect(Number(readFileSync(join(seat, peak), 'utf8'))).toBeLessThanOrEqual(memoryMb * 1024 * 1024);
     }
   });
+  it("the run's processes go first to the OOM killer, before the next run's child waiting in the cgroup", async (context) => {
+    if (sandbox.runMemoryLimit === 'per process') context.skip();
+    const adjust = 'import os\nprint(open("/proc/self/oom_score_adj").read().strip(), os.getuid() != 0)';
+    expect(await sandbox.run({ code: adjust })).toMatchObject({ status: 'ok', stdout: '1000 True\n' });
+    // Below 0 it cannot go (that needs CAP_SYS_RESOURCE); back to 0 it may, and a child the OOM killer takes then is
+    // replaced before its request (security.test.ts).
+    const lower = await sandbox.run({ code: 'open("/proc/self/oom_score_adj", "w").write("-1")' });
+    expect(lower.stderr).toMatch(/PermissionError/);
+  });
 });

@@ -257,19 +257,45 @@ describe.skipIf(!isRoot)('a crashed or hung worker', () => {
     const single = await createSandbox({ workers: 1, uidBase: uidBase + 40, watchdogGraceMs: 500 });
     try {
       const [bwrap] = single.workerPids();
-      // The worker, its zygote, and the child the zygote prepared for the next request.
+      // The worker, its zygote, and the two children the zygote keeps prepared ahead of the requests.
       let pythons = descendantsNamed(bwrap as number, 'python3');
-      for (let tries = 0; pythons.length < 3 && tries < 200; tries++) {
+      for (let tries = 0; pythons.length < 4 && tries < 200; tries++) {
         await new Promise((resolve) => setTimeout(resolve, 25));
         pythons = descendantsNamed(bwrap as number, 'python3');
       }
-      expect(pythons.length).toBe(3);
+      expect(pythons.length).toBe(4);
       for (const pid of pythons) process.kill(pid, 'SIGSTOP');
       const hung = await single.run({ code: 'print("never answered")', timeoutMs: 500 });
       expect(hung.status).toBe('sandbox_error');
       expect(hung.sandboxMessage).toMatch(/did not answer within 1000 ms/);
       expect(await single.run({ code: 'print("fresh")' })).toMatchObject({ status: 'ok', stdout: 'fresh\n' });
       for (const pid of pythons) expect(await processExited(pid)).toBe(true);
+    } finally {
+      await single.close();
+    }
+  });
+
+  it('children forked ahead that end while they wait (the OOM killer may take them) are replaced: the next runs are ok', async () => {
+    const single = await createSandbox({ workers: 1, uidBase: uidBase + 48 });
+    try {
+      expect(await single.run({ code: 'print("warm")' })).toMatchObject({ status: 'ok' });
+      const [bwrap] = single.workerPids();
+      let waiting: number[] = [];
+      for (let tries = 0; waiting.length < 2 && tries < 200; tries++) {
+        await new Promise((resolve) => setTimeout(resolve, 25));
+        const pythons = descendantsNamed(bwrap as number, 'python3');
+        const worker = pythons.find((pid) => !pythons.includes(parentPid(pid)));
+        const zygote = pythons.find((pid) => parentPid(pid) === worker);
+        waiting = pythons.filter((pid) => parentPid(pid) === zygote);
+      }
+      expect(waiting).toHaveLength(2);
+      for (const pid of waiting) process.kill(pid, 'SIGKILL');
+      for (const pid of waiting) expect(await processExited(pid)).toBe(true);
+      expect(await single.run({ code: 'print("first")' })).toMatchObject({ status: 'ok', stdout: 'first\n' });
+      expect(await single.run({ code: 'print("second")' })).toMatchObject({
+        status: 'ok',
+        stdout: 'second\n',
+      });
     } finally {
       await single.close();
     }

@@ -237,6 +237,8 @@ export async function createLocalSandbox(options: LocalSandboxOptions = {}): Pro
       nestedPidNamespace: isolation === 'bwrap' && uid === null,
       preload,
       warmup,
+      // A pool worker keeps the next run's child forked and set up while a run executes; a spawned one serves one.
+      childrenAhead: mode === 'fork' ? 2 : 1,
     });
     const python = [pythonPath, '-I', '-B', '-c', pythonProgram('worker'), config];
     return withLargeStackLimit(
