@@ -243,7 +243,9 @@ describe('taorl-sandbox serve: back-pressure and shutdown', () => {
 
   it('keeps a waiting request alive past the client’s read timeout: its 200 head, then spaces until the answer', async () => {
     // Python's requests (the library verl's client calls) with a read timeout of 1 s between two reads, the
-    // request queued behind a run of 2.5 s: with a space every 300 ms it gets its answer, without it times out.
+    // request queued behind a run of 5 s: with a space every 300 ms it gets its answer, without it times out. (The
+    // run is long so that the client, which starts Python and imports requests first, still finds it running on
+    // a loaded machine: with 2.5 s it once came in time to be answered within the 1 s.)
     const askWithReadTimeout = async (url: string, code: string) => {
       const program = [
         'import json, sys, requests',
@@ -265,7 +267,7 @@ describe('taorl-sandbox serve: back-pressure and shutdown', () => {
       const sandbox = await createSandbox({ workers: 1, preload: [] });
       const served = await startSandboxServer({ sandbox, port: 0, heartbeatMs });
       try {
-        const first = http(served.url, '/run_code', { body: slow(2.5) });
+        const first = http(served.url, '/run_code', { body: slow(5) });
         await until(() => served.running === 1);
         const waited = await askWithReadTimeout(served.url, 'print(6 * 7)');
         if (heartbeatMs > 0) {
