@@ -66,7 +66,7 @@ export { rolloutOptionsOf } from './session/rollout-options.js';
 export { openSession, type Session } from './session/session.js';
 export type { Problem } from './task/problem.js';
 export { writeFileAtomic } from './util/atomic-write.js';
-export { deriveSeed, permutation, prng } from './util/seeds.js';
+export { deriveSeed, permutation, seededRandom } from './util/seeds.js';
 export { PolicyWorkers, RolloutWorkers } from './workers/policy-workers.js';
 export type { TokenizerSource } from './workers/tokenizer-source.js';
 export { type CurateOptions, type CurateResult, curateProblems } from './workflows/curate.js';

@@ -1,3 +1,4 @@
+import { seededRandom } from '@taorl/eval';
 import { toolAwareFilter } from '@taorl/filter';
 import { describe, expect, it } from 'vitest';
 import {
@@ -10,7 +11,7 @@ import {
   taoShaper,
   tokenAdvantages,
 } from '../src/index';
-import { freeze, randomBatch, seededRandom, snapshot } from './random';
+import { freeze, randomBatch, snapshot } from './random';
 import { referenceGrpo, referenceTaoBonus } from './reference';
 
 describe('computeAdvantages', () => {

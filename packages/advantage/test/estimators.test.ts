@@ -1,3 +1,4 @@
+import { seededRandom } from '@taorl/eval';
 import { describe, expect, it } from 'vitest';
 import {
   advantageEstimatorNames,
@@ -9,7 +10,7 @@ import {
   rlooEstimator,
   sequenceAdvantages,
 } from '../src/index';
-import { randomBatch, seededRandom } from './random';
+import { randomBatch } from './random';
 import { groupsOf, referenceGrpo } from './reference';
 
 const batchOf = (rewards: number[], groupIds: number[]) =>

@@ -1,6 +1,7 @@
+import { seededRandom } from '@taorl/eval';
 import { describe, expect, it } from 'vitest';
 import { postToolMask } from '../src/index';
-import { randomTrajectory, seededRandom } from './random';
+import { randomTrajectory } from './random';
 import { referenceInPostTool } from './reference';
 
 // Response tokens:  0 1 | 2 3 4 | 5 6 7 | 8 9 | 10 11 12

@@ -1,6 +1,6 @@
+import { seededRandom } from '@taorl/eval';
 import { describe, expect, it } from 'vitest';
 import { selectTop } from '../src/quantile';
-import { seededRandom } from './random';
 import { referenceQuantile } from './reference';
 
 function referenceTop(values: Float32Array, fraction: number) {

@@ -1,3 +1,4 @@
+import { seededRandom } from '@taorl/eval';
 import { describe, expect, it } from 'vitest';
 import {
   aepoShaper,
@@ -11,7 +12,7 @@ import {
   taoShaper,
   tokenAdvantages,
 } from '../src/index';
-import { freeze, randomBatch, seededRandom, snapshot, type TestTrajectory } from './random';
+import { freeze, randomBatch, snapshot, type TestTrajectory } from './random';
 import { referenceTaoBonus } from './reference';
 
 function advantagesOf(

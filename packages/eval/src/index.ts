@@ -54,3 +54,4 @@ export { passAtK } from './metrics/passAtK';
 export { type BenchmarkReport, type ScoredSample, scoreBenchmark } from './metrics/score';
 export { countToolUse, type RecordedToolCall, type ToolUse, toolUseOf } from './metrics/toolUse';
 export { type NormalizedAnswer, normalizeAnswer } from './normalize';
+export { seededRandom } from './seeded-random';

@@ -1,6 +1,7 @@
+import { seededRandom } from '@taorl/eval';
 import { describe, expect, it } from 'vitest';
 import { dynamicSampling, type FilterMode, toolAwareFilter, voidTurn } from '../src/index';
-import { freezeBatch, randomBatch, seededRandom, snapshot, type TestTrajectory } from './random';
+import { freezeBatch, randomBatch, snapshot, type TestTrajectory } from './random';
 
 /**
  * TAO-RL's C1 + C2 written out directly, as the reference the filter must agree with; a trajectory with a tool

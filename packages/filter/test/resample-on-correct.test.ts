@@ -1,3 +1,4 @@
+import { seededRandom } from '@taorl/eval';
 import { describe, expect, it } from 'vitest';
 import {
   composeFilters,
@@ -7,7 +8,6 @@ import {
   SURPLUS_WRONG,
   toolAwareFilter,
 } from '../src/index';
-import { seededRandom } from './random';
 
 interface Rollout {
   groupId: string;

@@ -1,3 +1,4 @@
+import { seededRandom } from '@taorl/eval';
 import * as tf from '@tensorflow/tfjs';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -13,7 +14,7 @@ import {
 } from '../src/index';
 import { TEST_BACKENDS, useBackend } from './support/backends';
 import { expectAllClose } from './support/close';
-import { seededRandom, uniform } from './support/random';
+import { uniform } from './support/random';
 import { finiteDifferences } from './support/reference64';
 import { adamW64, type Batch64, tinyModel, tokenStats64, updaterLoss64 } from './support/tiny-model';
 

@@ -1,9 +1,10 @@
+import { seededRandom } from '@taorl/eval';
 import * as tf from '@tensorflow/tfjs';
 import { describe, expect, it } from 'vitest';
 import { linear } from '../src/index';
 import { TEST_BACKENDS, useBackend } from './support/backends';
 import { expectAllClose } from './support/close';
-import { seededRandom, uniform } from './support/random';
+import { uniform } from './support/random';
 
 /** Row-major float64 product of a [m, k] and b [k, n]. */
 function matMul64(a: number[], b: number[], m: number, k: number, n: number): number[] {

@@ -1,9 +1,10 @@
+import { seededRandom } from '@taorl/eval';
 import * as tf from '@tensorflow/tfjs';
 import { describe, expect, it } from 'vitest';
 import { LOSS_AGGREGATIONS, type LossAggregation, type PolicyLossConfig, policyLoss } from '../src/index';
 import { TEST_BACKENDS, useBackend } from './support/backends';
 import { expectAllClose } from './support/close';
-import { seededRandom, uniform } from './support/random';
+import { uniform } from './support/random';
 import { aggregate64, finiteDifferences, kl64, vanillaPerToken64 } from './support/reference64';
 
 const [B, T] = [3, 6];

@@ -1,3 +1,4 @@
+import { seededRandom } from '@taorl/eval';
 import * as tf from '@tensorflow/tfjs';
 import { describe, expect, it } from 'vitest';
 import {
@@ -10,7 +11,7 @@ import {
 } from '../src/index';
 import { TEST_BACKENDS, useBackend } from './support/backends';
 import { expectAllClose } from './support/close';
-import { seededRandom, uniform } from './support/random';
+import { uniform } from './support/random';
 import { tinyModel, tokenStats64 } from './support/tiny-model';
 
 const [B, T] = [4, 5];

@@ -1,9 +1,10 @@
+import { seededRandom } from '@taorl/eval';
 import * as tf from '@tensorflow/tfjs';
 import { describe, expect, it } from 'vitest';
 import { tokenLogProbsAndEntropy } from '../src/index';
 import { TEST_BACKENDS, useBackend } from './support/backends';
 import { expectAllClose } from './support/close';
-import { seededRandom, uniform } from './support/random';
+import { uniform } from './support/random';
 import { finiteDifferences, logProbAndEntropy64 } from './support/reference64';
 
 const [B, T, V] = [2, 5, 7];

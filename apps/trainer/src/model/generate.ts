@@ -1,6 +1,6 @@
 import * as tf from '@tensorflow/tfjs';
 import { padRows } from '../util/padded-rows.js';
-import { prng } from '../util/seeds.js';
+import { seededRandom } from '../util/seeds.js';
 import type { ModelConfig } from './config.js';
 import { type DecoderWeights, decoderHidden, headMatrix, type LayerCache, MASKED } from './decoder.js';
 import type { FinishReason, GeneratedSequence, SamplingParams } from './policy.js';
@@ -110,7 +110,7 @@ export async function generate(
 ): Promise<GeneratedSequence[]> {
   const settings = settingsOf(sampling);
   checkPrompts(prompts, config);
-  const random = prng(sampling.seed ?? Math.floor(Math.random() * 2 ** 32));
+  const random = seededRandom(sampling.seed ?? Math.floor(Math.random() * 2 ** 32));
   const stopIds = new Set(sampling.stopTokenIds ?? []);
   const stopStrings = sampling.stopStrings ?? [];
   const vocab = config.vocabSize;

@@ -1,5 +1,5 @@
 import * as tf from '@tensorflow/tfjs';
-import { prng } from '../util/seeds.js';
+import { seededRandom } from '../util/seeds.js';
 import { weightSpecs } from './checkpoint.js';
 import type { ModelConfig } from './config.js';
 import type { DecoderWeights, LayerWeights } from './decoder.js';
@@ -121,7 +121,7 @@ export function weightVariables(weights: DecoderWeights): tf.Variable[] {
  * in GPT-2, so the residual stream's variance does not grow with depth.
  */
 export function initialTensors(config: ModelConfig, seed: number): Map<string, Float32Array> {
-  const random = prng(seed);
+  const random = seededRandom(seed);
   const gaussian = () => Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
   const residualScale = 1 / Math.sqrt(2 * config.numLayers);
   const tensors = new Map<string, Float32Array>();

@@ -1,5 +1,5 @@
 import type { CodeProblem, CodeTest } from '@taorl/eval';
-import { deriveSeed, prng } from '../util/seeds.js';
+import { deriveSeed, seededRandom } from '../util/seeds.js';
 
 /** One kind of tiny stdin/stdout problem: its statement, and its test cases drawn from a seeded generator. */
 interface CodeKind {
@@ -64,7 +64,7 @@ const kinds: readonly CodeKind[] = [
 export function embeddedCodeProblems(seed: number, split: 'train' | 'test', count: number): CodeProblem[] {
   return Array.from({ length: count }, (_, index) => {
     const kind = kinds[index % kinds.length]!;
-    const random = prng(deriveSeed(seed, `code-task-${split}`, index));
+    const random = seededRandom(deriveSeed(seed, `code-task-${split}`, index));
     const id = `code-${split}-${index}-${kind.name}`;
     const tests = Array.from({ length: 3 }, () => kind.test(random));
     return { id, question: kind.question, starterCode: '', task: { id, kind: 'stdin', tests } };

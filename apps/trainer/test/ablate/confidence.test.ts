@@ -6,7 +6,7 @@ import {
   sampleVariance,
   tQuantile975,
 } from '../../src/experiments/ablate/confidence.js';
-import { prng } from '../../src/util/seeds.js';
+import { seededRandom } from '../../src/util/seeds.js';
 
 /** Student's t density, for an independent check of the quantile table by numerical integration. */
 function tDensity(x: number, nu: number): number {
@@ -36,7 +36,7 @@ function tCdf(q: number, nu: number): number {
 
 /** Box-Muller normals from the trainer's seeded generator. */
 function normals(seed: number) {
-  const uniform = prng(seed);
+  const uniform = seededRandom(seed);
   return () => Math.sqrt(-2 * Math.log(1 - uniform())) * Math.cos(2 * Math.PI * uniform());
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { chooseToken } from '../../src/model/sampler.js';
-import { prng } from '../../src/util/seeds.js';
+import { seededRandom } from '../../src/util/seeds.js';
 
 const logits = Float32Array.from([0.5, 2.0, -1.0, 1.5, 0.0, 1.0]);
 
@@ -12,7 +12,7 @@ function softmax(values: number[]): number[] {
 }
 
 function frequencies(settings: { temperature: number; topK: number; topP: number }, n: number): number[] {
-  const random = prng(1);
+  const random = seededRandom(1);
   const counts = new Array<number>(logits.length).fill(0);
   for (let i = 0; i < n; i++) counts[chooseToken(logits, 0, logits.length, settings, random).id]! += 1;
   return counts.map((c) => c / n);
@@ -22,13 +22,25 @@ describe('chooseToken', () => {
   it('records log p and the entropy of softmax(logits / T) before truncation', () => {
     const t = 0.7;
     const p = softmax(Array.from(logits, (v) => v / t));
-    const choice = chooseToken(logits, 0, logits.length, { temperature: t, topK: 2, topP: 0.9 }, prng(3));
+    const choice = chooseToken(
+      logits,
+      0,
+      logits.length,
+      { temperature: t, topK: 2, topP: 0.9 },
+      seededRandom(3),
+    );
     expect(choice.logProb).toBeCloseTo(Math.log(p[choice.id]!), 12);
     expect(choice.entropy).toBeCloseTo(-p.reduce((a, q) => a + q * Math.log(q), 0), 12);
   });
 
   it('greedy takes the argmax and records temperature 1', () => {
-    const choice = chooseToken(logits, 0, logits.length, { temperature: 0, topK: 0, topP: 1 }, prng(3));
+    const choice = chooseToken(
+      logits,
+      0,
+      logits.length,
+      { temperature: 0, topK: 0, topP: 1 },
+      seededRandom(3),
+    );
     expect(choice.id).toBe(1);
     expect(choice.logProb).toBeCloseTo(Math.log(softmax(Array.from(logits))[1]!), 12);
   });
@@ -71,7 +83,7 @@ describe('chooseToken with ids the tokenizer cannot decode (sampleableIds)', () 
       0,
       padded.length,
       { temperature: 0, topK: 0, topP: 1, sampleableIds },
-      prng(1),
+      seededRandom(1),
     );
     expect(choice.id).toBe(1);
     expect(choice.logProb).toBeCloseTo(Math.log(full[1]!), 12);
@@ -85,7 +97,7 @@ describe('chooseToken with ids the tokenizer cannot decode (sampleableIds)', () 
       { topK: 0, topP: 0.999 },
     ]) {
       const n = 20000;
-      const random = prng(2);
+      const random = seededRandom(2);
       const counts = new Array<number>(padded.length).fill(0);
       for (let i = 0; i < n; i++) {
         const choice = chooseToken(

@@ -1,15 +1,3 @@
-/** A seeded uniform generator (mulberry32), so every run draws the same test data. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** n values uniform in [low, high). */
 export function uniform(random: () => number, n: number, low = -1, high = 1): number[] {
   return Array.from({ length: n }, () => low + (high - low) * random());
