@@ -4,8 +4,8 @@
 // where a page fault costs tens of microseconds, the children's faults are most of a call's CPU. Another build can
 // be measured with SANDBOX_MODULE=<its src/index.ts>. Run from the repository root (as root, as in training):
 //   pnpm bench packages/sandbox/bench/page-faults.ts
-import { readdirSync, readFileSync } from 'node:fs';
 import type { LocalSandbox, LocalSandboxOptions } from '@taorl/sandbox';
+import { stat, workerAndZygote } from './support/pool-processes';
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 50);
 const SNIPPETS = {
@@ -18,39 +18,6 @@ const TICKS_PER_SECOND = 100;
 const { createSandbox } = (await import(process.env.SANDBOX_MODULE ?? '@taorl/sandbox')) as {
   createSandbox: (options: LocalSandboxOptions) => Promise<LocalSandbox>;
 };
-
-/** /proc/<pid>/stat's fields after the command name: [1] the parent, [7] minflt, [8] cminflt, [11..14] the CPU times. */
-function stat(pid: number): number[] {
-  const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  return text
-    .slice(text.lastIndexOf(')') + 2)
-    .split(' ')
-    .map(Number);
-}
-const parentOf = (pid: number) => stat(pid)[1] as number;
-const name = (pid: number) => readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
-
-/** The Python worker below the pool's bwrap process, and its zygote. */
-function workerAndZygote(bwrap: number): [number, number] {
-  const below = (pid: number) => {
-    for (let parent = parentOf(pid); parent > 1; parent = parentOf(parent)) if (parent === bwrap) return true;
-    return false;
-  };
-  const pythons = readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .map(Number)
-    .filter((pid) => {
-      try {
-        return name(pid) === 'python3' && below(pid);
-      } catch {
-        return false;
-      }
-    });
-  const worker = pythons.find((pid) => name(parentOf(pid)) !== 'python3');
-  const zygote = pythons.find((pid) => parentOf(pid) === worker);
-  if (worker === undefined || zygote === undefined) throw new Error('no Python worker and zygote found');
-  return [worker, zygote];
-}
 
 const sandbox = await createSandbox({ workers: 1 });
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

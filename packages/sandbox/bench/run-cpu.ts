@@ -6,8 +6,8 @@
 // and the medians and their ratio are printed. Run from the repository root (as root, where the pool runs as it does
 // in training):
 //   pnpm bench packages/sandbox/bench/run-cpu.ts
-import { readdirSync, readFileSync } from 'node:fs';
 import type { LocalSandbox, LocalSandboxOptions } from '@taorl/sandbox';
+import { stat, workerAndZygote } from './support/pool-processes';
 
 const CALLS = 150;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -24,41 +24,14 @@ const builds: { label: string; create: CreateSandbox }[] = [
   { label: 'this build', create: await load(process.env.SANDBOX_MODULE ?? '@taorl/sandbox') },
 ];
 
-function parentOf(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-}
-
-/** The Python worker (the python3 process whose parent is not python3, below the pool's bwrap process) and its
- * zygote (the python3 process whose parent is the worker), which reaps the runs' children. */
-function workerAndZygote(bwrap: number): number[] {
-  const below = (pid: number): boolean => {
-    for (let parent = parentOf(pid); parent > 1; parent = parentOf(parent)) if (parent === bwrap) return true;
-    return false;
-  };
-  const name = (pid: number) => readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
-  const pythons = readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .map(Number)
-    .filter((pid) => {
-      try {
-        return name(pid) === 'python3' && below(pid);
-      } catch {
-        return false;
-      }
-    });
-  const worker = pythons.find((pid) => name(parentOf(pid)) !== 'python3');
-  const zygote = pythons.find((pid) => parentOf(pid) === worker);
-  if (worker === undefined || zygote === undefined)
-    throw new Error('no Python worker and zygote found below the pool');
-  return [worker, zygote];
-}
-
 /** utime + stime + cutime + cstime of a process, in ms. */
 function cpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return fields.slice(11, 15).reduce((sum, value) => sum + Number(value), 0) * (1000 / TICKS_PER_SECOND);
+  return (
+    stat(pid)
+      .slice(11, 15)
+      .reduce((sum, value) => sum + value, 0) *
+    (1000 / TICKS_PER_SECOND)
+  );
 }
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
