@@ -201,4 +201,66 @@ export const nearMissCases: Record<string, readonly NearMiss[]> = {
     ['\\sum_{k=1}^{2n} k^2', '\\left(\\sum_{k=1}^{n} k\\right)^2'],
     ['\\sum_{k=1}^{10} k', '\\sum_{k=1}^{11} k'],
   ],
+  'issue 37, fourth round: CJK words after a number that bound it, not measure words': [
+    ['5以上', '5'],
+    ['5左右', '5'],
+    ['300余', '300'],
+    ['5以下', '5'],
+  ],
+};
+
+/**
+ * Near misses of extraction: whole responses that state no answer equal to the gold (a negation, a bound, a range, a
+ * hedge between two values), graded with grade(response, gold). Each pair is (response, gold).
+ */
+export const responseNearMissCases: Record<string, readonly NearMiss[]> = {
+  'issue 37, fourth round: answer phrases in other languages': [
+    ["La réponse n'est pas 5.", '5'],
+    ['La réponse est au moins 5.', '5'],
+    ['La réponse est environ 5.', '5'],
+    ['Die Antwort ist mindestens 5.', '5'],
+    ['Die Antwort ist nicht 5.', '5'],
+    ['La respuesta no es 5.', '5'],
+    ['La respuesta es 5 o más.', '5'],
+    ['A resposta não é 5.', '5'],
+    ['La risposta non è 5.', '5'],
+    ['Ответ: не менее 5.', '5'],
+    ['Ответ не равен 5.', '5'],
+    ['答案不是5。', '5'],
+    ['答案至少为5。', '5'],
+    ['答案约为5。', '5'],
+    ['答案是5以上。', '5'],
+    ['答案是3或5。', '3'],
+    ['答えは5ではありません。', '5'],
+    ['答えは5以上です。', '5'],
+    ['الإجابة ليست 5.', '5'],
+    ['الإجابة على الأقل 5.', '5'],
+    ['答案不是A', 'A'],
+  ],
+  'issue 37, fourth round: numbers stated in other languages': [
+    ['计划的比例不是13/28', '13/28'],
+    ['因为13是质数，所以不行。', '13'],
+    ['总数为5至7只。', '5'],
+    ['总数为5和7。', '5'],
+    ['所以一共有3只鸟和10只鹳鸟。', '3'],
+    ['结果大于等于5。', '5'],
+    ['结果可以是5。', '5'],
+    ['我认为5是对的。', '5'],
+    ['Le total est 3 à 5.', '3'],
+    ['Le total est 5 ou plus.', '5'],
+    ['Die Summe ist 3 bis 5.', '3'],
+    ['Der Wert ist ungefähr 5.', '5'],
+    ['El resultado es aproximadamente 5.', '5'],
+    ['Результат равен 5 или больше.', '5'],
+    ['ناتج العملية هو **92** أو 93.', '92'],
+  ],
+  'issue 37, fourth round: bounds and ranges after an English stated number': [
+    ['So there are 5 or more solutions.', '5'],
+    ['The count is 3 to 5.', '3'],
+    ['The total is **92** or 93.', '92'],
+  ],
+  'issue 37, fourth round: an unbracketed capital before a word is no option letter': [
+    ['C', 'C Major'],
+    ['A', 'A Tale of Two Cities'],
+  ],
 };
