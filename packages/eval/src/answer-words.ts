@@ -1,244 +1,181 @@
 /**
- * The words extraction reads an answer by, per language: the noun "answer" (lighteval's translation literal
- * `answer` for each language, huggingface/lighteval src/lighteval/tasks/templates/utils/translation_literals.py @
- * 3fd15266bc8448b797e61462d293aa3fd40b3580, which its extractive match anchors on, plus a common synonym), the verbs
- * that state a value (English "is", "are", "equals", "was"), and the words that make a number no answer: a negation
- * or a bound before the verb ("不是", "n'est", "no es"), a bound or hedge before the number ("at least", "environ",
- * "至少"), a bound or range after it ("or more", "以上", "bis 7"), a second value joined by "and"/"or", and a reason
- * that ends the answer ("because", "car", "因为"). Every language is read in every response, so no word here may be
- * a common English word (Spanish "son", "era", German "war" are left out). English keeps the words its rules have always had.
+ * The words extraction reads an answer by, per language. The noun "answer" is lighteval's translation literal
+ * `answer` of each language (huggingface/lighteval src/lighteval/tasks/templates/utils/translation_literals.py @
+ * 3fd15266bc8448b797e61462d293aa3fd40b3580; its extractive match, src/lighteval/metrics/utils/extractive_match_utils.py,
+ * anchors on it), with a common synonym. The rest keeps the strictness of the English rules: the verbs that state a
+ * value (English "is", "are", "equals", "was"), and the words that make a number no answer: a negation or bound just
+ * before the verb ("n'est", "no es", "不是", "至少为"), a negation, bound or hedge in a sentence of one number ("at
+ * least 5", "environ 5"), a bound or range after the number ("or more", "以上", "3 bis 5"), a second value joined by
+ * "and"/"or", and a reason that ends the answer ("because", "parce que", "因为"). Every language is read in every
+ * response, so no word of another language here is a common English word (Spanish "son" and "era", German "war",
+ * French "car" are left out). Lists are "|"-separated; a space inside an entry matches any run of spaces.
  */
 interface LanguageWords {
   /** The noun "answer": "réponse" starts an answer phrase with a colon or a stating verb after it. */
-  readonly answer: readonly string[];
+  readonly answer: string;
   /** Verbs that state a value: "is", "are", "equals", "was". */
-  readonly states: readonly string[];
+  readonly states: string;
   /** Words just before a stating verb that negate or bound it: "n'" of "n'est", "不" of "不是", "至少" of "至少为". */
-  readonly beforeVerb: readonly string[];
+  readonly beforeVerb?: string;
   /** A negation, bound or hedge in a sentence of one number: it states no value ("at least 5", "environ 5"). */
-  readonly bounds: readonly string[];
+  readonly bounds: string;
   /** After a number, a bound: "or more", "以上". */
-  readonly boundsAfter: readonly string[];
+  readonly boundsAfter: string;
   /** After a number and before another, a range: "3 to 5", "3 bis 5", "3至5". */
-  readonly rangeTo: readonly string[];
+  readonly rangeTo: string;
   /** Words that join a second value: "and", "or". */
-  readonly joins: readonly string[];
+  readonly joins: string;
   /** Words that start a reason, which ends the answer: "because", "since". */
-  readonly reasons: readonly string[];
-  /** Words are separated by spaces (so they need word boundaries); false for Chinese and Japanese. */
+  readonly reasons: string;
+  /** Words are separated by spaces, so they need word boundaries; not in Chinese and Japanese. */
   readonly spaced: boolean;
 }
 
-const languages: Record<string, LanguageWords> = {
-  english: {
-    answer: ['answer'],
-    states: ['is', 'are', 'equals', 'was'],
-    beforeVerb: [],
-    bounds: [
-      'at least',
-      'at most',
-      'less than',
-      'more than',
-      'greater than',
-      'fewer than',
-      'larger than',
-      'smaller than',
-      'bigger than',
-      'higher than',
-      'lower than',
-      'up to',
-      'under',
-      'over',
-      'between',
-      'below',
-      'above',
-      'not',
-    ],
-    boundsAfter: ['or more', 'or less', 'or fewer', 'or so', 'or greater', 'or higher', 'or lower'],
-    rangeTo: ['to'],
-    joins: ['and', 'or'],
-    reasons: ['because', 'since', 'as shown', 'which is', 'which gives', 'which means'],
-    spaced: true,
-  },
-  french: {
-    answer: ['réponse', 'solution'],
-    states: ['est', 'sont', 'égale', 'égal à', 'vaut', 'était'],
-    beforeVerb: ["n'", 'ne'],
-    bounds: ['au moins', 'au plus', 'plus de', 'moins de', 'environ', 'près de', 'entre', 'pas', 'jusqu'],
-    boundsAfter: ['ou plus', 'ou moins', 'au plus', 'au moins', 'environ'],
-    rangeTo: ['à'],
-    joins: ['et', 'ou'],
-    reasons: ['car', 'parce que', 'puisque'],
-    spaced: true,
-  },
-  german: {
-    answer: ['antwort', 'lösung'],
-    states: ['ist', 'sind', 'beträgt', 'betragen', 'ergibt', 'lautet', 'gleich'],
-    beforeVerb: ['nicht'],
-    bounds: [
-      'mindestens',
-      'höchstens',
-      'mehr als',
-      'weniger als',
-      'etwa',
-      'ungefähr',
-      'circa',
-      'ca',
-      'zwischen',
-      'über',
-      'unter',
-      'bis zu',
-      'nicht',
-      'kein',
-    ],
-    boundsAfter: ['oder mehr', 'oder weniger'],
-    rangeTo: ['bis'],
-    joins: ['und', 'oder'],
-    reasons: ['weil', 'da', 'denn'],
-    spaced: true,
-  },
-  spanish: {
-    answer: ['respuesta', 'solución'],
-    states: ['es', 'igual a', 'equivale a', 'fue'],
-    beforeVerb: ['no'],
-    bounds: ['al menos', 'como mucho', 'más de', 'menos de', 'aproximadamente', 'alrededor de', 'entre', 'no'],
-    boundsAfter: ['o más', 'o menos'],
-    rangeTo: ['a'],
-    joins: ['y', 'o', 'e', 'u'],
-    reasons: ['porque', 'ya que', 'pues', 'dado que'],
-    spaced: true,
-  },
-  portuguese: {
-    answer: ['resposta', 'solução'],
-    states: ['é', 'são', 'igual a', 'foi', 'dá'],
-    beforeVerb: ['não'],
-    bounds: ['pelo menos', 'no máximo', 'mais de', 'menos de', 'aproximadamente', 'cerca de', 'entre', 'não'],
-    boundsAfter: ['ou mais', 'ou menos'],
-    rangeTo: ['a'],
-    joins: ['e', 'ou'],
-    reasons: ['porque', 'pois', 'já que'],
-    spaced: true,
-  },
-  italian: {
-    answer: ['risposta', 'soluzione'],
-    states: ['è', 'sono', 'uguale a', 'vale'],
-    beforeVerb: ['non'],
-    bounds: ['almeno', 'al massimo', 'più di', 'meno di', 'circa', 'tra', 'fra', 'non'],
-    boundsAfter: ['o più', 'o meno'],
-    rangeTo: ['a'],
-    joins: ['e', 'ed', 'o', 'oppure'],
-    reasons: ['perché', 'poiché', 'dato che'],
-    spaced: true,
-  },
-  russian: {
-    answer: ['ответ', 'решение'],
-    states: ['равно', 'равен', 'равна', 'равны', 'составляет', 'составит', 'это', 'будет', 'получается'],
-    beforeVerb: ['не'],
-    bounds: [
-      'не менее',
-      'не более',
-      'более',
-      'менее',
-      'больше',
-      'меньше',
-      'около',
-      'примерно',
-      'приблизительно',
-      'хотя бы',
-      'по крайней мере',
-      'между',
-      'не',
-    ],
-    boundsAfter: ['или больше', 'или меньше'],
-    rangeTo: ['до'],
-    joins: ['и', 'или'],
-    reasons: ['потому что', 'так как', 'поскольку'],
-    spaced: true,
-  },
-  arabic: {
-    answer: ['إجابة', 'الإجابة', 'الجواب'],
-    states: ['هو', 'هي', 'يساوي', 'تساوي'],
-    beforeVerb: ['لا', 'ليس', 'ليست'],
-    bounds: ['على الأقل', 'على الأكثر', 'أكثر من', 'أقل من', 'حوالي', 'تقريبا', 'تقريبًا', 'بين', 'ليس', 'ليست', 'لا'],
-    boundsAfter: ['أو أكثر', 'أو أقل'],
-    rangeTo: ['إلى'],
-    joins: ['و', 'أو'],
-    reasons: ['لأن'],
-    spaced: true,
-  },
-  chinese: {
-    answer: ['答案', '答'],
-    states: ['是', '为', '為', '等于', '等於', '共有'],
-    beforeVerb: [
-      // "因为" (because), "作为" (as), "以为" (wrongly thought), "称为" (called), "认为" (think), "但是" (but),
-      // "还是" (or), "要是" / "若是" (if), "于是" (thereupon), "或是" (or) contain a stating verb.
-      '因',
-      '作',
-      '以',
-      '称',
-      '认',
-      '但',
-      '还',
-      '要',
-      '若',
-      '于',
-      '不',
-      '没',
-      '沒',
-      '非',
-      '未',
-      '约',
-      '約',
-      '至少',
-      '至多',
-      '最多',
-      '最少',
-      '大于',
-      '小于',
-      '超过',
-      '少于',
-      '多于',
-      '或',
-    ],
-    bounds: ['至少', '至多', '最多', '最少', '超过', '不到', '少于', '多于', '大于', '小于', '约', '約', '左右', '不'],
-    boundsAfter: ['以上', '以下', '以内', '左右', '上下', '多', '余', '或更'],
-    rangeTo: ['至', '到', '~', '～'],
-    joins: ['和', '或', '与', '及', '、'],
-    reasons: ['因为', '由于'],
-    spaced: false,
-  },
-  japanese: {
-    answer: ['回答', '答え', '解答'],
-    states: ['は'],
-    // "では", "には", "とは" are other particles.
-    beforeVerb: ['で', 'に', 'と'],
-    bounds: ['少なくとも', '以上', '以下', '未満', '約', 'およそ', '程度', 'くらい', 'ぐらい', 'ない'],
-    boundsAfter: ['では', 'じゃ', '以上', '以下', '未満', '程度', '前後', 'くらい', 'ぐらい', 'ほど', '以外', 'から', 'か'],
-    rangeTo: ['〜', '～'],
-    joins: ['と', 'や', 'または', 'か'],
-    reasons: ['なぜなら'],
-    spaced: false,
-  },
+const english: LanguageWords = {
+  answer: 'answer',
+  states: 'is|are|equals|was',
+  bounds:
+    'at least|at most|less than|more than|greater than|fewer than|larger than|smaller than|bigger than|' +
+    'higher than|lower than|up to|under|over|between|below|above|not',
+  boundsAfter: 'or more|or less|or fewer|or so|or greater|or higher|or lower',
+  rangeTo: 'to',
+  joins: 'and|or',
+  reasons: 'because|since|as shown|which is|which gives|which means',
+  spaced: true,
 };
 
-const all = Object.values(languages);
-const foreign = all.filter((language) => language !== languages.english);
-const escape = (word: string): string => word.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&').replace(/ /g, '\\s+');
-/** Longest first, so "не менее" wins over "не". */
-const alternatives = (words: readonly string[]): string =>
-  [...new Set(words)]
+const foreign: readonly LanguageWords[] = [
+  {
+    // French
+    answer: 'réponse|solution',
+    states: 'est|sont|égale|égal à|vaut|était',
+    beforeVerb: "n'|ne",
+    bounds: 'au moins|au plus|plus de|moins de|environ|près de|entre|pas|jusqu',
+    boundsAfter: 'ou plus|ou moins|au plus|au moins|environ',
+    rangeTo: 'à',
+    joins: 'et|ou',
+    reasons: 'parce que|puisque',
+    spaced: true,
+  },
+  {
+    // German
+    answer: 'antwort|lösung',
+    states: 'ist|sind|beträgt|betragen|ergibt|lautet|gleich',
+    beforeVerb: 'nicht',
+    bounds:
+      'mindestens|höchstens|mehr als|weniger als|etwa|ungefähr|circa|ca|zwischen|über|unter|bis zu|nicht|kein',
+    boundsAfter: 'oder mehr|oder weniger',
+    rangeTo: 'bis',
+    joins: 'und|oder',
+    reasons: 'weil|da|denn',
+    spaced: true,
+  },
+  {
+    // Spanish
+    answer: 'respuesta|solución',
+    states: 'es|igual a|equivale a|fue',
+    beforeVerb: 'no',
+    bounds: 'al menos|como mucho|más de|menos de|aproximadamente|alrededor de|entre|no',
+    boundsAfter: 'o más|o menos',
+    rangeTo: 'a',
+    joins: 'y|o|e|u',
+    reasons: 'porque|ya que|pues|dado que',
+    spaced: true,
+  },
+  {
+    // Portuguese
+    answer: 'resposta|solução',
+    states: 'é|são|igual a|foi|dá',
+    beforeVerb: 'não',
+    bounds: 'pelo menos|no máximo|mais de|menos de|aproximadamente|cerca de|entre|não',
+    boundsAfter: 'ou mais|ou menos',
+    rangeTo: 'a',
+    joins: 'e|ou',
+    reasons: 'porque|pois|já que',
+    spaced: true,
+  },
+  {
+    // Italian
+    answer: 'risposta|soluzione',
+    states: 'è|sono|uguale a|vale',
+    beforeVerb: 'non',
+    bounds: 'almeno|al massimo|più di|meno di|circa|tra|fra|non',
+    boundsAfter: 'o più|o meno',
+    rangeTo: 'a',
+    joins: 'e|ed|o|oppure',
+    reasons: 'perché|poiché|dato che',
+    spaced: true,
+  },
+  {
+    // Russian
+    answer: 'ответ|решение',
+    states: 'равно|равен|равна|равны|составляет|составит|это|будет|получается',
+    beforeVerb: 'не',
+    bounds:
+      'не менее|не более|более|менее|больше|меньше|около|примерно|приблизительно|хотя бы|по крайней мере|между|не',
+    boundsAfter: 'или больше|или меньше',
+    rangeTo: 'до',
+    joins: 'и|или',
+    reasons: 'потому что|так как|поскольку',
+    spaced: true,
+  },
+  {
+    // Arabic
+    answer: 'إجابة|الإجابة|الجواب',
+    states: 'هو|هي|يساوي|تساوي',
+    beforeVerb: 'لا|ليس|ليست',
+    bounds: 'على الأقل|على الأكثر|أكثر من|أقل من|حوالي|تقريبا|تقريبًا|بين|ليس|ليست|لا',
+    boundsAfter: 'أو أكثر|أو أقل',
+    rangeTo: 'إلى',
+    joins: 'و|أو',
+    reasons: 'لأن',
+    spaced: true,
+  },
+  {
+    // Chinese. Before a verb: the negations and bounds, and the words a stating verb ends ("因为" because, "作为" as,
+    // "以为" wrongly thought, "称为" called, "认为" think, "但是" but, "还是" or, "要是" / "若是" if, "于是" thereupon).
+    answer: '答案|答',
+    states: '是|为|為|等于|等於|共有',
+    beforeVerb:
+      '因|作|以|称|认|但|还|要|若|于|不|没|沒|非|未|约|約|至少|至多|最多|最少|大于|小于|超过|少于|多于|或',
+    bounds: '至少|至多|最多|最少|超过|不到|少于|多于|大于|小于|约|約|左右|不',
+    boundsAfter: '以上|以下|以内|左右|上下|多|余|或更',
+    rangeTo: '至|到|~|～',
+    joins: '和|或|与|及|、',
+    reasons: '因为|由于',
+    spaced: false,
+  },
+  {
+    // Japanese: "は" marks what the number after it states ("答えは5です"); "では", "には", "とは" are other particles.
+    answer: '回答|答え|解答',
+    states: 'は',
+    beforeVerb: 'で|に|と',
+    bounds: '少なくとも|以上|以下|未満|約|およそ|程度|くらい|ぐらい|ない',
+    boundsAfter: 'では|じゃ|以上|以下|未満|程度|前後|くらい|ぐらい|ほど|以外|から|か',
+    rangeTo: '〜|～',
+    joins: 'と|や|または|か',
+    reasons: 'なぜなら',
+    spaced: false,
+  },
+];
+
+const all = [english, ...foreign];
+const escapeWord = (word: string): string =>
+  word.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&').replace(/ /g, '\\s+');
+/** The entries of lists as one alternation, longest first, so "не менее" wins over "не". */
+const alternatives = (lists: readonly string[]): string =>
+  [...new Set(lists.flatMap((list) => list.split('|')))]
     .sort((a, b) => b.length - a.length)
-    .map(escape)
+    .map(escapeWord)
     .join('|');
 const wordStart = String.raw`(?<![\p{L}\p{M}\p{N}_])`;
 const wordEnd = String.raw`(?![\p{L}\p{M}\p{N}_])`;
+type WordField = 'answer' | 'states' | 'bounds' | 'boundsAfter' | 'rangeTo' | 'joins' | 'reasons';
 
-/** Words of one field, each with word boundaries where its language spaces words. */
-function wordsOf(
-  field: keyof Omit<LanguageWords, 'spaced'>,
-  only: readonly LanguageWords[] = all): string {
-  const spaced = only.filter((language) => language.spaced).flatMap((language) => language[field]);
-  const unspaced = only.filter((language) => !language.spaced).flatMap((language) => language[field]);
+/** The words of one field, with word boundaries where their language spaces words. */
+function wordsOf(field: WordField, only: readonly LanguageWords[] = all): string {
+  const spaced = only.filter((language) => language.spaced).map((language) => language[field]);
+  const unspaced = only.filter((language) => !language.spaced).map((language) => language[field]);
   const parts = [];
   if (spaced.length > 0) parts.push(`${wordStart}(?:${alternatives(spaced)})${wordEnd}`);
   if (unspaced.length > 0) parts.push(`(?:${alternatives(unspaced)})`);
@@ -247,47 +184,70 @@ function wordsOf(
 
 /**
  * A stating verb of another language, unless a negation or bound stands just before it ("n'est", "不是", "至少为").
- * English keeps its own rule (statedValue's "is", "it's", "are", "equals").
+ * English keeps its own verbs in each rule (statingVerb, statedNumber).
  */
-function foreignVerb(): string {
-  const verbs = foreign.map((language) => {
+const foreignVerb = `(?:${foreign
+  .map((language) => {
     const verb = wordsOf('states', [language]);
-    if (language.beforeVerb.length === 0) return verb;
-    const gap = language.spaced ? String.raw`\s*` : '';
-    return `(?<!(?:${alternatives(language.beforeVerb)})${gap})${verb}`;
-  });
-  return `(?:${verbs.join('|')})`;
-}
-
+    if (language.beforeVerb === undefined) return verb;
+    const refused = language.spaced
+      ? String.raw`${wordStart}(?:${alternatives([language.beforeVerb])})\s*`
+      : `(?:${alternatives([language.beforeVerb])})`;
+    return `(?<!${refused})${verb}`;
+  })
+  .join('|')})`;
 
 /**
- * An answer phrase: "Answer:", "the answer is" (English, as before), and in other languages the noun "answer"
- * followed by a colon (also the full-width "：") or a stating verb, one word between them allowed ("Réponse :",
- * "la réponse finale est", "Die Antwort lautet", "La respuesta correcta es", "答案是", "答案应该是", "答えは",
- * "الإجابة هي").
+ * Another language's answer phrase: the noun "answer" followed by a colon (also the full-width "：") or a stating
+ * verb, with one word between them allowed ("Réponse :", "la réponse finale est", "Die Antwort lautet", "La
+ * respuesta correcta es", "答案是", "答案应该是", "答えは", "الإجابة هي").
  */
 export const foreignAnswerPhrase = [
-  String.raw`${wordsOf('answer', foreign.filter((language) => language.spaced))}(?:\s+[\p{L}\p{M}]+)?\s*(?:[:：]|${foreignVerb()})`,
-  String.raw`${wordsOf('answer', foreign.filter((language) => !language.spaced))}[\p{L}\p{M}]{0,3}?\s*(?:[:：]|${foreignVerb()})`,
+  String.raw`${wordsOf(
+    'answer',
+    foreign.filter((language) => language.spaced),
+  )}(?:\s+[\p{L}\p{M}]+)?\s*(?:[:：]|${foreignVerb})`,
+  String.raw`${wordsOf(
+    'answer',
+    foreign.filter((language) => !language.spaced),
+  )}[\p{L}\p{M}]{0,3}?\s*(?:[:：]|${foreignVerb})`,
 ].join('|');
 
+/** An answer phrase: "Answer:", "the answer is" (English, as before), or another language's (foreignAnswerPhrase). */
 export const answerPhrase = new RegExp(String.raw`answer\s*:|the answer is|${foreignAnswerPhrase}`, 'giu');
 
 /** A verb that states the value after it ("is", "it's", "are", "equals", "=", and other languages' verbs). */
-export const statingVerb = new RegExp(String.raw`\b(?:is|it's|are|equals)\b:?|=|${foreignVerb()}\s*[:：]?`, 'giu');
+export const statingVerb = new RegExp(
+  String.raw`\b(?:is|it's|are|equals)\b:?|=|${foreignVerb}\s*[:：]?`,
+  'giu',
+);
 
-/** A negation, bound or hedge in any language: a sentence with one of these states no value. */
+/** A negation, bound or hedge in any language: a sentence of one number with one of these states no value. */
 export const bound = new RegExp(wordsOf('bounds'), 'iu');
 
-/** The start of a reason, which ends an answer: "because", "since", "car", "因为". */
+/** A bound that follows a number in any language ("以上" of "5以上", "or more"): never a measure word or unit. */
+export const boundAfter = new RegExp(String.raw`^\s*${wordsOf('boundsAfter')}`, 'iu');
+
+/** The start of a reason, which ends an answer: "because", "since", "parce que", "因为". */
 export const reasonStart = new RegExp(
-  String.raw`(?<=[\s,;，、])${wordsOf('reasons', all.filter((language) => language.spaced))}|${wordsOf('reasons', all.filter((language) => !language.spaced))}`,
+  [
+    String.raw`(?<=[\s,;，、])${wordsOf(
+      'reasons',
+      all.filter((language) => language.spaced),
+    )}`,
+    wordsOf(
+      'reasons',
+      all.filter((language) => !language.spaced),
+    ),
+  ].join('|'),
   'iu',
 );
 
-/** Characters that end a sentence: ".", "!", "?", and the Chinese, Japanese and Arabic ones. */
-export const sentenceEnd = '.!?\\n。！？؟';
+/** A Japanese sentence ends in its copula, after the value ("5です" states 5): it ends the sentence like a stop. */
+export const finalCopulas: readonly string[] =
+  'です|でした|である|だ|となります|になります|となる|になる'.split('|');
 
+const sentenceEnd = String.raw`.!?\n。！？؟`;
 const numberText = String.raw`-?\d(?:[\d,]*\d)?(?:\.\d+)?(?:\/\d+)?%?`;
 
 /**
@@ -295,15 +255,15 @@ const numberText = String.raw`-?\d(?:[\d,]*\d)?(?:\.\d+)?(?:\/\d+)?%?`;
  * equals: "is 2/3", "are 12 distinct", "is 3 + 10 = 13 birds" (13), "هو **92**", "为13/28", "一共有3 + 10 = 13只".
  * Nothing is stated by a number that other operators follow ("is 15 × 3"), one a bound or range follows ("is 5 or
  * more", "为5以上", "ist 3 bis 5"), or one that "and"/"or" and another number follow in its sentence ("There are 4
- * objects and 4/9 remain.").
+ * objects and 4/9 remain.", "总共有3只鸟和10只鹳鸟"). Groups: 2 the number or chain, 3 what the chain equals.
  */
 export const statedNumber = new RegExp(
-  String.raw`(?:\b(?:is|are|equals|was)\s+|${foreignVerb()}\s*)(\*\*)?(${numberText}(?:\s*[-+*/]\s*${numberText})*)(?:\s*=\s*(${numberText}))?\1(?![\d,.]*\d)(?!\s*[-+*/×÷=^(\d])(?!\s*(?:${wordsOf('boundsAfter')}|${wordsOf('rangeTo')}\s*-?\d))(?![^${sentenceEnd}]{0,80}?${wordsOf('joins')}\s*-?\d)`,
+  [
+    String.raw`(?:\b(?:is|are|equals|was)\s+|${foreignVerb}\s*)(\*\*)?`,
+    String.raw`(${numberText}(?:\s*[-+*/]\s*${numberText})*)(?:\s*=\s*(${numberText}))?\1`,
+    String.raw`(?![\d,.]*\d)(?!\s*[-+*/×÷=^(\d])`,
+    String.raw`(?!\s*(?:${wordsOf('boundsAfter')}|${wordsOf('rangeTo')}\s*-?\d))`,
+    String.raw`(?![^${sentenceEnd}]{0,80}?${wordsOf('joins')}\s*-?\d)`,
+  ].join(''),
   'gu',
 );
-
-/** A Japanese sentence ends in its copula, after the value ("5です" states 5): it ends the sentence like a stop. */
-export const finalCopulas: readonly string[] = ['です', 'でした', 'である', 'だ', 'となります', 'になります', 'となる', 'になる'];
-
-/** A bound that follows a number in any language ("以上" of "5以上", "or more"): no unit, whatever its script. */
-export const boundAfter = new RegExp(String.raw`^\s*${wordsOf('boundsAfter')}`, 'iu');

@@ -185,9 +185,7 @@ function statedValue(sentence: string): string | null {
   // "Final Answer: Jane started growing it 3 hours ago.": the one number of a sentence is its answer; a number
   // inside code ("__import__('os').system('x') or 0") is not.
   const numbers = stripped.match(numberPattern) ?? [];
-  return numbers.length === 1 && !looksLikeCode(stripped) && !bound.test(stripped)
-    ? numbers[0]!
-    : stripped;
+  return numbers.length === 1 && !looksLikeCode(stripped) && !bound.test(stripped) ? numbers[0]! : stripped;
 }
 
 const numberPattern = /-?\d[\d,]*(?:\.\d+)?(?:\/\d+)?%?/g;
@@ -246,7 +244,10 @@ function startsLikeMath(text: string): boolean {
  * Math-Verify parses its gold with the same extraction as the prediction.
  */
 export function extractGoldAnswer(gold: string): string {
-  const stated = extractAnswer(gold, { rules: ['final_answer', 'boxed', 'answer_phrase'], finalTextOnly: false });
+  const stated = extractAnswer(gold, {
+    rules: ['final_answer', 'boxed', 'answer_phrase'],
+    finalTextOnly: false,
+  });
   if (stated !== null) return stated;
   if (!isWorkedSolution(gold)) return gold;
   return extractAnswer(gold, { rules: ['answer_phrase', 'last_math'], finalTextOnly: false }) ?? gold;
