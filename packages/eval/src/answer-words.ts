@@ -25,6 +25,8 @@ interface LanguageWords {
   readonly rangeTo: string;
   /** Words that join a second value: "and", "or". */
   readonly joins: string;
+  /** Words that open a condition: a number its clause states is supposed, not answered ("If n is 5, ..."). */
+  readonly conditions: string;
   /** Words that start a reason, which ends the answer: "because", "since". */
   readonly reasons: string;
   /** Words are separated by spaces, so they need word boundaries; not in Chinese and Japanese. */
@@ -36,10 +38,12 @@ const english: LanguageWords = {
   states: 'is|are|equals|was',
   bounds:
     'at least|at most|less than|more than|greater than|fewer than|larger than|smaller than|bigger than|' +
-    'higher than|lower than|up to|under|over|between|below|above|not',
+    'higher than|lower than|up to|under|over|between|below|above|not|' +
+    'about|around|approximately|roughly|nearly|almost|maybe|perhaps|possibly|probably',
   boundsAfter: 'or more|or less|or fewer|or so|or greater|or higher|or lower',
   rangeTo: 'to',
   joins: 'and|or',
+  conditions: 'if|when|whenever|suppose|assume|assuming',
   reasons: 'because|since|as shown|which is|which gives|which means',
   spaced: true,
 };
@@ -50,10 +54,12 @@ const foreign: readonly LanguageWords[] = [
     answer: 'réponse|solution',
     states: 'est|sont|égale|égal à|vaut|était',
     beforeVerb: "n'|ne",
-    bounds: 'au moins|au plus|plus de|moins de|environ|près de|entre|pas|jusqu',
+    bounds:
+      'au moins|au plus|plus de|moins de|environ|près de|entre|pas|jusqu|presque|peut-être|probablement',
     boundsAfter: 'ou plus|ou moins|au plus|au moins|environ',
     rangeTo: 'à',
     joins: 'et|ou',
+    conditions: 'si|soit|supposons',
     reasons: 'parce que|puisque',
     spaced: true,
   },
@@ -63,10 +69,12 @@ const foreign: readonly LanguageWords[] = [
     states: 'ist|sind|beträgt|betragen|ergibt|lautet|gleich',
     beforeVerb: 'nicht',
     bounds:
-      'mindestens|höchstens|mehr als|weniger als|etwa|ungefähr|circa|ca|zwischen|über|unter|bis zu|nicht|kein',
+      'mindestens|höchstens|mehr als|weniger als|etwa|ungefähr|circa|ca|zwischen|über|unter|bis zu|nicht|kein|' +
+      'fast|vielleicht|wahrscheinlich',
     boundsAfter: 'oder mehr|oder weniger',
     rangeTo: 'bis',
     joins: 'und|oder',
+    conditions: 'wenn|falls|angenommen',
     reasons: 'weil|da|denn',
     spaced: true,
   },
@@ -75,10 +83,12 @@ const foreign: readonly LanguageWords[] = [
     answer: 'respuesta|solución',
     states: 'es|igual a|equivale a|fue',
     beforeVerb: 'no',
-    bounds: 'al menos|como mucho|más de|menos de|aproximadamente|alrededor de|entre|no',
+    bounds:
+      'al menos|como mucho|más de|menos de|aproximadamente|alrededor de|entre|no|casi|quizás|quizá|tal vez|probablemente',
     boundsAfter: 'o más|o menos',
     rangeTo: 'a',
     joins: 'y|o|e|u',
+    conditions: 'si|supongamos',
     reasons: 'porque|ya que|pues|dado que',
     spaced: true,
   },
@@ -87,10 +97,12 @@ const foreign: readonly LanguageWords[] = [
     answer: 'resposta|solução',
     states: 'é|são|igual a|foi|dá',
     beforeVerb: 'não',
-    bounds: 'pelo menos|no máximo|mais de|menos de|aproximadamente|cerca de|entre|não',
+    bounds:
+      'pelo menos|no máximo|mais de|menos de|aproximadamente|cerca de|entre|não|quase|talvez|provavelmente',
     boundsAfter: 'ou mais|ou menos',
     rangeTo: 'a',
     joins: 'e|ou',
+    conditions: 'se|suponha',
     reasons: 'porque|pois|já que',
     spaced: true,
   },
@@ -99,10 +111,11 @@ const foreign: readonly LanguageWords[] = [
     answer: 'risposta|soluzione',
     states: 'è|sono|uguale a|vale',
     beforeVerb: 'non',
-    bounds: 'almeno|al massimo|più di|meno di|circa|tra|fra|non',
+    bounds: 'almeno|al massimo|più di|meno di|circa|tra|fra|non|quasi|forse|probabilmente',
     boundsAfter: 'o più|o meno',
     rangeTo: 'a',
     joins: 'e|ed|o|oppure',
+    conditions: 'se|supponiamo',
     reasons: 'perché|poiché|dato che',
     spaced: true,
   },
@@ -112,10 +125,12 @@ const foreign: readonly LanguageWords[] = [
     states: 'равно|равен|равна|равны|составляет|составит|это|будет|получается',
     beforeVerb: 'не',
     bounds:
-      'не менее|не более|более|менее|больше|меньше|около|примерно|приблизительно|хотя бы|по крайней мере|между|не',
+      'не менее|не более|более|менее|больше|меньше|около|примерно|приблизительно|хотя бы|по крайней мере|между|не|' +
+      'почти|возможно|наверное|вероятно',
     boundsAfter: 'или больше|или меньше',
     rangeTo: 'до',
     joins: 'и|или',
+    conditions: 'если|пусть|допустим',
     reasons: 'потому что|так как|поскольку',
     spaced: true,
   },
@@ -124,24 +139,29 @@ const foreign: readonly LanguageWords[] = [
     answer: 'إجابة|الإجابة|الجواب',
     states: 'هو|هي|يساوي|تساوي',
     beforeVerb: 'لا|ليس|ليست',
-    bounds: 'على الأقل|على الأكثر|أكثر من|أقل من|حوالي|تقريبا|تقريبًا|بين|ليس|ليست|لا',
+    bounds: 'على الأقل|على الأكثر|أكثر من|أقل من|حوالي|تقريبا|تقريبًا|بين|ليس|ليست|لا|ربما',
     boundsAfter: 'أو أكثر|أو أقل',
     rangeTo: 'إلى',
     joins: 'و|أو',
+    conditions: 'إذا|لو',
     reasons: 'لأن',
     spaced: true,
   },
   {
-    // Chinese. Before a verb: the negations and bounds, and the words a stating verb ends ("因为" because, "作为" as,
-    // "以为" wrongly thought, "称为" called, "认为" think, "但是" but, "还是" or, "要是" / "若是" if, "于是" thereupon).
+    // Chinese. Before a verb: the negations, bounds and hedges ("可能是" may be, "也许", "大概"), and the words a
+    // stating verb ends ("因为" because, "作为" as, "以为" wrongly thought, "称为" / "记为" called, "认为" think, "但是" /
+    // "可是" but, "还是" or, "要是" / "若是" / "如果是" if, "于是" thereupon, "分为" divided into, "设为" let be, "变为" /
+    // "成为" / "化为" become, "改为" changed to, "视为" seen as, "定为" / "列为" set as).
     answer: '答案|答',
     states: '是|为|為|等于|等於|共有',
     beforeVerb:
-      '因|作|以|称|认|但|还|要|若|于|不|没|沒|非|未|约|約|至少|至多|最多|最少|大于|小于|超过|少于|多于|或',
-    bounds: '至少|至多|最多|最少|超过|不到|少于|多于|大于|小于|约|約|左右|不',
-    boundsAfter: '以上|以下|以内|左右|上下|多|余|或更',
+      '因|作|以|称|记|认|但|可|还|要|若|果|于|分|设|变|成|化|改|视|定|列|能|许|概|乎|不|没|沒|非|未|约|約|' +
+      '至少|至多|最多|最少|大于|小于|超过|少于|多于|或',
+    bounds: '至少|至多|最多|最少|超过|不到|少于|多于|大于|小于|约|約|左右|不|可能|也许|或许|大概|几乎',
+    boundsAfter: '以上|以下|以内|左右|上下|多|余|或更|不',
     rangeTo: '至|到|~|～',
     joins: '和|或|与|及|、',
+    conditions: '如果|假设|假如|若|设',
     reasons: '因为|由于',
     spaced: false,
   },
@@ -150,10 +170,11 @@ const foreign: readonly LanguageWords[] = [
     answer: '回答|答え|解答',
     states: 'は',
     beforeVerb: 'で|に|と',
-    bounds: '少なくとも|以上|以下|未満|約|およそ|程度|くらい|ぐらい|ない',
+    bounds: '少なくとも|以上|以下|未満|約|およそ|程度|くらい|ぐらい|ない|たぶん|多分|おそらく',
     boundsAfter: 'では|じゃ|以上|以下|未満|程度|前後|くらい|ぐらい|ほど|以外|から|か',
     rangeTo: '〜|～',
     joins: 'と|や|または|か',
+    conditions: 'もし|仮に',
     reasons: 'なぜなら',
     spaced: false,
   },
@@ -161,7 +182,7 @@ const foreign: readonly LanguageWords[] = [
 
 const all = [english, ...foreign];
 const escapeWord = (word: string): string =>
-  word.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&').replace(/ /g, '\\s+');
+  word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/ /g, '\\s+');
 /** The entries of lists as one alternation, longest first, so "не менее" wins over "не". */
 const alternatives = (lists: readonly string[]): string =>
   [...new Set(lists.flatMap((list) => list.split('|')))]
@@ -170,11 +191,26 @@ const alternatives = (lists: readonly string[]): string =>
     .join('|');
 const wordStart = String.raw`(?<![\p{L}\p{M}\p{N}_])`;
 const wordEnd = String.raw`(?![\p{L}\p{M}\p{N}_])`;
-type WordField = 'answer' | 'states' | 'bounds' | 'boundsAfter' | 'rangeTo' | 'joins' | 'reasons';
+type WordField =
+  | 'answer'
+  | 'states'
+  | 'bounds'
+  | 'boundsAfter'
+  | 'rangeTo'
+  | 'joins'
+  | 'conditions'
+  | 'reasons';
 
-/** The words of one field, with word boundaries where their language spaces words. */
-function wordsOf(field: WordField, only: readonly LanguageWords[] = all): string {
-  const spaced = only.filter((language) => language.spaced).map((language) => language[field]);
+/**
+ * The words of one field, with word boundaries where their language spaces words; `capitalized` adds each word with
+ * a capital first letter, for a regex that must stay case-sensitive ("If n is 5" in statedNumber).
+ */
+function wordsOf(field: WordField, only: readonly LanguageWords[] = all, capitalized = false): string {
+  const withCapitals = (list: string): string =>
+    capitalized
+      ? `${list}|${list.replace(/(^|\|)(.)/g, (_, bar: string, first: string) => bar + first.toUpperCase())}`
+      : list;
+  const spaced = only.filter((language) => language.spaced).map((language) => withCapitals(language[field]));
   const unspaced = only.filter((language) => !language.spaced).map((language) => language[field]);
   const parts = [];
   if (spaced.length > 0) parts.push(`${wordStart}(?:${alternatives(spaced)})${wordEnd}`);
@@ -255,10 +291,12 @@ const numberText = String.raw`-?\d(?:[\d,]*\d)?(?:\.\d+)?(?:\/\d+)?%?`;
  * equals: "is 2/3", "are 12 distinct", "is 3 + 10 = 13 birds" (13), "هو **92**", "为13/28", "一共有3 + 10 = 13只".
  * Nothing is stated by a number that other operators follow ("is 15 × 3"), one a bound or range follows ("is 5 or
  * more", "为5以上", "ist 3 bis 5"), or one that "and"/"or" and another number follow in its sentence ("There are 4
- * objects and 4/9 remain.", "总共有3只鸟和10只鹳鸟"). Groups: 2 the number or chain, 3 what the chain equals.
+ * objects and 4/9 remain.", "总共有3只鸟和10只鹳鸟"), nor one in a clause that opens with a condition ("If n is 5, ...",
+ * "如果是5，..."): it is supposed, not answered. Groups: 2 the number or chain, 3 what the chain equals.
  */
 export const statedNumber = new RegExp(
   [
+    String.raw`(?<!${wordsOf('conditions', all, true)}[^${sentenceEnd},;，；、]{0,40})`,
     String.raw`(?:\b(?:is|are|equals|was)\s+|${foreignVerb}\s*)(\*\*)?`,
     String.raw`(${numberText}(?:\s*[-+*/]\s*${numberText})*)(?:\s*=\s*(${numberText}))?\1`,
     String.raw`(?![\d,.]*\d)(?!\s*[-+*/×÷=^(\d])`,
@@ -267,3 +305,6 @@ export const statedNumber = new RegExp(
   ].join(''),
   'gu',
 );
+
+/** A word that joins two values in any language ("or", "ou", "oder", "或", "か", "أو"): two options so joined are a hedge. */
+export const joinWord = wordsOf('joins');

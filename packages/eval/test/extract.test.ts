@@ -180,6 +180,11 @@ describe('answers in other languages', () => {
       ['Die Summe ist 3 bis 5.', '3'],
       ['So there are 5 or more solutions.', '5'],
       ['The count is 3 to 5.', '3'],
+      ['Final Answer: It is about 3 hours.', '3'],
+      ['If it is 5, then it fails.', '5'],
+      ['答案可能是5。', '5'],
+      ['如果是5，那么不行。', '5'],
+      ['Ответ, возможно, 5.', '5'],
     ];
     for (const [response, gold] of wrong)
       expect([response, grade(response, gold).correct]).toEqual([response, false]);
@@ -191,6 +196,8 @@ describe('answers in other languages', () => {
     expect(grade('La respuesta correcta es (B).', 'B').correct).toBe(true);
     expect(grade('الإجابة هي C', 'C').correct).toBe(true);
     expect(grade('答案不是A', 'A').correct).toBe(false);
+    expect(grade('答案：A或B', 'A').correct).toBe(false);
+    expect(grade('答えはAかBです', 'A').correct).toBe(false);
   });
 
   it("reads a gold's own answer phrase: the gold is its stated answer", () => {

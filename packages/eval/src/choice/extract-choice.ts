@@ -1,4 +1,4 @@
-import { foreignAnswerPhrase } from '../answer-words';
+import { foreignAnswerPhrase, joinWord } from '../answer-words';
 import { finalAssistantText, lastBoxed } from '../extract';
 
 /** Where a chosen option was read from, strongest first (the order extraction tries them). */
@@ -120,7 +120,10 @@ function letterOfStatement(
   const byText = letterOfOptionText(plain, optionTexts, letters);
   if (byText !== null) return byText;
   const candidates = afterPhrase ? [plain, plain.replace(fillerWords, '')] : [plain];
-  const hedged = new RegExp(`^\\(?[${letters}]\\)?[.,]?\\s*(?:or|and|/)\\s*\\(?[${letters}]\\)?(?![A-Za-z])`);
+  const hedged = new RegExp(
+    `^\\(?[${letters}]\\)?[.,]?\\s*(?:/|${joinWord})\\s*\\(?[${letters}]\\)?(?![A-Za-z])`,
+    'u',
+  );
   for (const candidate of candidates) {
     if (hedged.test(candidate)) return hedge;
     const leading = new RegExp(
