@@ -1,6 +1,6 @@
 // The cost of grade() on whole responses (MATH500's 500 worked solutions against their answers): the built package
 // (packages/eval/dist, a build of the base commit when it has not been rebuilt since) against the source, both arms
-// interleaved in the same run, 8 rounds, medians and their ratio. Run from the repository root:
+// interleaved in the same run, 20 rounds, medians and their ratio. Run from the repository root:
 //   pnpm bench packages/eval/bench/extraction-cost.ts
 import { readFileSync } from 'node:fs';
 import * as built from '../dist/index.js';
@@ -17,7 +17,7 @@ const timeOf = (grader: Grader): number => {
   return performance.now() - start;
 };
 const times: Record<'built' | 'source', number[]> = { built: [], source: [] };
-for (let round = 0; round < 8; round++) {
+for (let round = 0; round < 20; round++) {
   times.built.push(timeOf(built));
   times.source.push(timeOf(source));
 }

@@ -296,7 +296,7 @@ const numberText = String.raw`-?\d(?:[\d,]*\d)?(?:\.\d+)?(?:\/\d+)?%?`;
  */
 export const statedNumber = new RegExp(
   [
-    String.raw`(?<!${wordsOf('conditions', all, true)}[^${sentenceEnd},;，；、]{0,40})`,
+    `(?<!${wordsOf('conditions', all, true)}[^${sentenceEnd},;，；、]{0,40})`,
     String.raw`(?:\b(?:is|are|equals|was)\s+|${foreignVerb}\s*)(\*\*)?`,
     String.raw`(${numberText}(?:\s*[-+*/]\s*${numberText})*)(?:\s*=\s*(${numberText}))?\1`,
     String.raw`(?![\d,.]*\d)(?!\s*[-+*/×÷=^(\d])`,
