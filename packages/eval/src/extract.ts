@@ -239,9 +239,10 @@ function startsLikeMath(text: string): boolean {
 }
 
 /**
- * The answer of a gold. A bare answer ("5", "$x=1$", "\\text{(C)}") is itself; a worked solution (Minerva's and
- * OlympiadBench's golds) is read like a response: its box, its "final answer is", or its last math span, as
- * Math-Verify parses its gold with the same extraction as the prediction.
+ * The answer of a gold. A bare answer ("5", "$x=1$", "\\text{(C)}") is itself; a gold that states its answer (a box,
+ * "final answer is", an answer phrase: "Alina and the answer is\n(C) Cecile" is "(C) Cecile") is that answer; a
+ * worked solution (Minerva's and OlympiadBench's golds) without one is its last math span, as Math-Verify parses its
+ * gold with the same extraction as the prediction.
  */
 export function extractGoldAnswer(gold: string): string {
   const stated = extractAnswer(gold, {
@@ -250,7 +251,7 @@ export function extractGoldAnswer(gold: string): string {
   });
   if (stated !== null) return stated;
   if (!isWorkedSolution(gold)) return gold;
-  return extractAnswer(gold, { rules: ['answer_phrase', 'last_math'], finalTextOnly: false }) ?? gold;
+  return extractAnswer(gold, { rules: ['last_math'], finalTextOnly: false }) ?? gold;
 }
 
 /** Prose around the mathematics: more than a few words outside math spans. */
