@@ -1,7 +1,7 @@
 // Agreement with the public graders' suites (Math-Verify, Qwen2.5-Math, minerva_math) and the near-miss suite,
 // with every disagreement and its listed reason. Run: pnpm bench packages/eval/bench/conformance.ts
-import { compareAnswers } from '@taorl/eval';
-import { nearMissCases } from '../test/conformance/nearMissCases';
+import { compareAnswers, grade } from '@taorl/eval';
+import { nearMissCases, responseNearMissCases } from '../test/conformance/nearMissCases';
 import { agreementOf, differenceFor, runSuite } from '../test/conformance/suite';
 import { suites } from '../test/conformance/suites';
 
@@ -22,6 +22,11 @@ const falseEqual = nearMisses.filter(
 );
 console.log(
   `| near misses | ${nearMisses.length} | 0 / ${nearMisses.length} | ${nearMisses.length - falseEqual.length} / ${nearMisses.length} | ${falseEqual.length} |`,
+);
+const responseNearMisses = Object.values(responseNearMissCases).flat();
+const responseFalseEqual = responseNearMisses.filter(([response, gold]) => grade(response, gold).correct);
+console.log(
+  `| near misses of extraction (whole responses) | ${responseNearMisses.length} | 0 / ${responseNearMisses.length} | ${responseNearMisses.length - responseFalseEqual.length} / ${responseNearMisses.length} | ${responseFalseEqual.length} |`,
 );
 
 const cell = (text: string): string => {

@@ -1,3 +1,5 @@
+import { answerPhrase, bound, finalCopulas, reasonStart, statedNumber, statingVerb } from './answer-words';
+
 /**
  * The places an answer is looked for. The default order is Math-Verify's priorities; 'prose_answer' reads a one-line
  * answer in words around its mathematics ("odd $n$", "$g(x) = x^a$ for some $a > 0$"); 'short_answer' reads a
@@ -67,7 +69,7 @@ const extractors: Record<ExtractionRule, (text: string) => string | null> = {
   },
   boxed: lastBoxed,
   answer_phrase: (text) => {
-    const match = lastMatch(text, /answer\s*:|the answer is/gi);
+    const match = lastMatch(text, answerPhrase);
     if (match === null) return null;
     const line = cutAtReason(
       cutAtHope(
@@ -151,11 +153,11 @@ function isRelation(text: string): boolean {
   return /^[a-zA-Z](?:_\{?\w+\}?)?\s*(?:[<>=]|\\[lg]eq?\b|\\neq\b)/.test(text.trim());
 }
 
-/** A reason after the answer ends it: "The answer is 42 because ...", "42, since ...". */
+/** A reason after the answer ends it: "The answer is 42 because ...", "42, since ...", "5，因为 ...". */
 function cutAtReason(line: string): string {
   // The word first, then the separator before it: a leading [\s,;]+ would rescan long runs of spaces (quadratic).
-  const at = line.search(/(?<=[\s,;])(?:because|since|as shown|which (?:is|gives|means))\b/i);
-  return at < 0 ? line : line.slice(0, at).replace(/[\s,;]+$/, '');
+  const at = line.search(reasonStart);
+  return at < 0 ? line : line.slice(0, at).replace(/[\s,;，、]+$/, '');
 }
 
 /** Minerva's closing formula ends the answer: "The final answer is 5. I hope it is correct." */
@@ -170,7 +172,7 @@ function cutAtHope(line: string): string {
  * "=") when something follows, else the last math span, else the sentence itself stripped of its full stop.
  */
 function statedValue(sentence: string): string | null {
-  const tail = lastMatch(sentence, /\b(?:is|it's|are|equals)\b:?|=/gi, { outsideBraces: true });
+  const tail = lastMatch(sentence, statingVerb, { outsideBraces: true });
   if (tail !== null) {
     const stated = sentence.slice(tail);
     const found = lastMath(stated) ?? withoutUnopenedBracket(stripSentenceEnd(stated));
@@ -183,14 +185,8 @@ function statedValue(sentence: string): string | null {
   // "Final Answer: Jane started growing it 3 hours ago.": the one number of a sentence is its answer; a number
   // inside code ("__import__('os').system('x') or 0") is not.
   const numbers = stripped.match(numberPattern) ?? [];
-  return numbers.length === 1 && !looksLikeCode(stripped) && !comparison.test(stripped)
-    ? numbers[0]!
-    : stripped;
+  return numbers.length === 1 && !looksLikeCode(stripped) && !bound.test(stripped) ? numbers[0]! : stripped;
 }
-
-/** A bound is not a value: "The answer is at least 5." states no answer 5. */
-const comparison =
-  /\b(?:at\s+(?:least|most)|(?:less|more|greater|fewer|larger|smaller|bigger|higher|lower)\s+than|up\s+to|under|over|between|below|above|not)\b/i;
 
 const numberPattern = /-?\d[\d,]*(?:\.\d+)?(?:\/\d+)?%?/g;
 
@@ -202,23 +198,11 @@ function withoutUnopenedBracket(value: string | null): string | null {
   return closed > opened ? value.slice(0, -1).trimEnd() : value;
 }
 
-const statedNumberText = String.raw`-?\d(?:[\d,]*\d)?(?:\.\d+)?(?:\/\d+)?%?`;
-/**
- * A verb, then a number or a chain of arithmetic on numbers, then what the chain equals: "is 2/3", "are 12
- * distinct", "is 3 + 10 = 13 birds" (13, not 3), "is 2 * 6, so" (the chain). A number that other operators follow
- * ("is 15 × 3 = 45") states nothing read here, nor one that "and" or "or" and another number follow in its
- * sentence ("There are 4 objects and 4/9 remain." states two values, not 4).
- */
-const statedNumber = new RegExp(
-  String.raw`\b(?:is|are|equals|was)\s+(${statedNumberText}(?:\s*[-+*/]\s*${statedNumberText})*)(?:\s*=\s*(${statedNumberText}))?(?![\d,.]*\d)(?!\s*[-+*/×÷=^(\d])(?![^.!?\n]{0,80}?\b(?:and|or)\s+-?\d)`,
-  'g',
-);
-
 /** The last number a sentence states with a verb (statedNumber). */
 function lastStatedNumber(text: string): Span | null {
   let found: Span | null = null;
   for (const match of text.matchAll(statedNumber)) {
-    const content = (match[2] ?? match[1])!;
+    const content = (match[3] ?? match[2])!;
     found = { start: match.index, end: match.index + match[0].length, content };
   }
   return found;
@@ -255,15 +239,19 @@ function startsLikeMath(text: string): boolean {
 }
 
 /**
- * The answer of a gold. A bare answer ("5", "$x=1$", "\\text{(C)}") is itself; a worked solution (Minerva's and
- * OlympiadBench's golds) is read like a response: its box, its "final answer is", or its last math span, as
- * Math-Verify parses its gold with the same extraction as the prediction.
+ * The answer of a gold. A bare answer ("5", "$x=1$", "\\text{(C)}") is itself; a gold that states its answer (a box,
+ * "final answer is", an answer phrase: "Alina and the answer is\n(C) Cecile" is "(C) Cecile") is that answer; a
+ * worked solution (Minerva's and OlympiadBench's golds) without one is its last math span, as Math-Verify parses its
+ * gold with the same extraction as the prediction.
  */
 export function extractGoldAnswer(gold: string): string {
-  const stated = extractAnswer(gold, { rules: ['final_answer', 'boxed'], finalTextOnly: false });
+  const stated = extractAnswer(gold, {
+    rules: ['final_answer', 'boxed', 'answer_phrase'],
+    finalTextOnly: false,
+  });
   if (stated !== null) return stated;
   if (!isWorkedSolution(gold)) return gold;
-  return extractAnswer(gold, { rules: ['answer_phrase', 'last_math'], finalTextOnly: false }) ?? gold;
+  return extractAnswer(gold, { rules: ['last_math'], finalTextOnly: false }) ?? gold;
 }
 
 /** Prose around the mathematics: more than a few words outside math spans. */
@@ -311,13 +299,21 @@ function lastMatch(text: string, pattern: RegExp, { outsideBraces = false } = {}
   return end;
 }
 
-/** Trims spaces, a leading colon and a closing full stop with loops, not regexes: the text may be megabytes. */
+/**
+ * Trims spaces, a leading colon and a closing full stop (also "。" and a Japanese copula, "5です") with loops, not
+ * regexes: the text may be megabytes.
+ */
 function stripSentenceEnd(text: string): string | null {
   let start = 0;
   let end = text.length;
+  const isEnd = (char: string): boolean => char === '.' || char === '。' || char === '$' || /\s/.test(char);
   while (start < end && (text[start] === ':' || text[start] === '$' || /\s/.test(text[start]!))) start += 1;
-  while (end > start && (text[end - 1] === '.' || text[end - 1] === '$' || /\s/.test(text[end - 1]!)))
-    end -= 1;
+  while (end > start && isEnd(text[end - 1]!)) end -= 1;
+  const copula = finalCopulas.find((word) => end - word.length > start && text.endsWith(word, end));
+  if (copula !== undefined) {
+    end -= copula.length;
+    while (end > start && isEnd(text[end - 1]!)) end -= 1;
+  }
   return start === end ? null : text.slice(start, end);
 }
 

@@ -1,3 +1,5 @@
+import { boundAfter } from './answer-words';
+
 /** An answer string after normalisation, with the facts normalisation removed but comparison still needs. */
 export interface NormalizedAnswer {
   readonly text: string;
@@ -219,9 +221,18 @@ function stripUnits(text: string): { text: string; units: string[] } {
     // may be a variable: it stays.
     const glued = /^(.*\d)\s*([a-zA-Z]+|€|£|¥|[\u4e00-\u9fff]+)(²|³|\^\s*\{?\d\}?)?$/.exec(result);
     const unitLike = glued && (glued[2]!.length > 1 || glued[3] !== undefined) && unitWord.test(glued[2]!);
-    if (glued && (/^(?:[€£¥]|[\u4e00-\u9fff]+)$/.test(glued[2]!) || unitLike)) {
+    // "5以上" (5 or more), "5左右" (about 5) are bounds, not measure words.
+    const measureWord = glued && /^[\u4e00-\u9fff]+$/.test(glued[2]!) && !boundAfter.test(glued[2]!);
+    if (glued && (/^[€£¥]$/.test(glued[2]!) || measureWord || unitLike)) {
       result = glued[1]!.trim();
       units.push(glued[2]!);
+      continue;
+    }
+    // A CJK measure word after a bracketed value: "(\\frac{2}{5}) 吨".
+    const measured = /^(.*[)}])\s*([\u4e00-\u9fff]+)$/.exec(result);
+    if (measured && !boundAfter.test(measured[2]!)) {
+      result = measured[1]!.trim();
+      units.push(measured[2]!);
       continue;
     }
     const words = /^(.*\d)\s+([a-zA-Z]+(?:\s+[a-zA-Z]+)*)(?:\s*\^\s*\{?\d\}?)?$/.exec(result);

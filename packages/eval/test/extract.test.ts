@@ -129,6 +129,84 @@ describe('extractAnswer', () => {
   });
 });
 
+// Issue 37, fourth round: lighteval's answer anchors per language (huggingface/lighteval
+// src/lighteval/tasks/templates/utils/translation_literals.py @ 3fd1526) and the stating verbs, read with the
+// strictness of the English rules; the near misses of test/conformance/nearMissCases.ts are the refusals in bulk.
+describe('answers in other languages', () => {
+  it('reads an answer phrase in French, German, Spanish, Portuguese, Italian, Russian, Chinese, Japanese, Arabic', () => {
+    const stated = [
+      'Calculons 3 + 9. La réponse est 12.',
+      'Réponse : 12',
+      "Donc c'est 12.",
+      'Die Antwort lautet 12.',
+      'La respuesta es 12.',
+      'A resposta é 12.',
+      'La risposta è 12.',
+      'Ответ: 12',
+      'Значит, ответ равен 12.',
+      '答案是12。',
+      '最终答案：12',
+      '答えは12です。',
+      'الإجابة هي 12',
+      'الإجابة: 12',
+    ];
+    for (const response of stated) expect([response, extractAnswer(response)]).toEqual([response, '12']);
+    expect(extractAnswer('答案：12，因为3乘4等于12。')).toBe('12');
+    expect(extractAnswer('Réponse: 12, parce que 3 fois 4 font 12.')).toBe('12');
+  });
+
+  it('reads a number a sentence states with a verb of its language, in Markdown bold or after a chain', () => {
+    expect(extractAnswer('计划的比例为13/28')).toBe('13/28');
+    expect(extractAnswer('所以一共有3 + 10 = 13只鸟和鹳鸟。')).toBe('13');
+    expect(extractAnswer('ناتج العملية الحسابية 79 * 2 - 66 هو **92**.')).toBe('92');
+    expect(extractAnswer('So the result of 79 * 2 - 66 is **92**.')).toBe('92');
+    expect(grade('答案：每份应该是 (\\frac{2}{5}) 吨。', '2/5').correct).toBe(true);
+    expect(grade('合計は15個です。', '15').correct).toBe(true);
+  });
+
+  it('refuses negations, bounds, ranges and hedges in every language, as in English', () => {
+    const wrong: ReadonlyArray<readonly [string, string]> = [
+      ["La réponse n'est pas 5.", '5'],
+      ['La respuesta no es 5.', '5'],
+      ['Die Antwort ist mindestens 5.', '5'],
+      ['Ответ не равен 5.', '5'],
+      ['答案不是5。', '5'],
+      ['答案至少为5。', '5'],
+      ['答案是5以上。', '5'],
+      ['答えは5ではありません。', '5'],
+      ['因为13是质数，所以不行。', '13'],
+      ['总数为5至7只。', '5'],
+      ['所以一共有3只鸟和10只鹳鸟。', '3'],
+      ['Die Summe ist 3 bis 5.', '3'],
+      ['So there are 5 or more solutions.', '5'],
+      ['The count is 3 to 5.', '3'],
+      ['Final Answer: It is about 3 hours.', '3'],
+      ['If it is 5, then it fails.', '5'],
+      ['答案可能是5。', '5'],
+      ['如果是5，那么不行。', '5'],
+      ['Ответ, возможно, 5.', '5'],
+    ];
+    for (const [response, gold] of wrong)
+      expect([response, grade(response, gold).correct]).toEqual([response, false]);
+  });
+
+  it("reads option letters after another language's answer phrase, never after a negation", () => {
+    expect(grade('答案是B', 'B').correct).toBe(true);
+    expect(grade('Die Antwort lautet D.', 'D').correct).toBe(true);
+    expect(grade('La respuesta correcta es (B).', 'B').correct).toBe(true);
+    expect(grade('الإجابة هي C', 'C').correct).toBe(true);
+    expect(grade('答案不是A', 'A').correct).toBe(false);
+    expect(grade('答案：A或B', 'A').correct).toBe(false);
+    expect(grade('答えはAかBです', 'A').correct).toBe(false);
+  });
+
+  it("reads a gold's own answer phrase: the gold is its stated answer", () => {
+    expect(extractGoldAnswer('Alina and the answer is\n(C) Cecile')).toBe('(C) Cecile');
+    expect(grade('C', 'Alina and the answer is\n(C) Cecile').correct).toBe(true);
+    expect(grade('C', 'C Major').correct).toBe(false);
+  });
+});
+
 describe('extraction of the misses of issue 17', () => {
   it('reads plain-text final answers and the value an answer sentence states', () => {
     expect(extractAnswer('The answer is 5.')).toBe('5');

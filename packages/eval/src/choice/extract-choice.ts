@@ -1,3 +1,4 @@
+import { foreignAnswerPhrase, joinWord } from '../answer-words';
 import { finalAssistantText, lastBoxed } from '../extract';
 
 /** Where a chosen option was read from, strongest first (the order extraction tries them). */
@@ -57,8 +58,11 @@ function validateLetters(letters: string): void {
   }
 }
 
-const answerPhrase =
-  /(?:final\s+answer|correct\s+(?:answer|option|choice)|answer|réponse|choice|option)\s*(?:is|est|:|=)/gi;
+/** English answer phrases, and another language's noun "answer" before a colon or a stating verb ("答案是"). */
+const answerPhrase = new RegExp(
+  String.raw`(?:final\s+answer|correct\s+(?:answer|option|choice)|answer|choice|option)\s*(?:is|:|=)|${foreignAnswerPhrase}`,
+  'giu',
+);
 
 /**
  * The rest of the line after the last answer phrase, or null. Letters are capitals: "answer: b" names no option
@@ -116,7 +120,10 @@ function letterOfStatement(
   const byText = letterOfOptionText(plain, optionTexts, letters);
   if (byText !== null) return byText;
   const candidates = afterPhrase ? [plain, plain.replace(fillerWords, '')] : [plain];
-  const hedged = new RegExp(`^\\(?[${letters}]\\)?[.,]?\\s*(?:or|and|/)\\s*\\(?[${letters}]\\)?(?![A-Za-z])`);
+  const hedged = new RegExp(
+    `^\\(?[${letters}]\\)?[.,]?\\s*(?:/|${joinWord})\\s*\\(?[${letters}]\\)?(?![A-Za-z])`,
+    'u',
+  );
   for (const candidate of candidates) {
     if (hedged.test(candidate)) return hedge;
     const leading = new RegExp(

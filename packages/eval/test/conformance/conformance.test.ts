@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { compareAnswers } from '../../src/index';
-import { nearMissCases } from './nearMissCases';
+import { compareAnswers, grade } from '../../src/index';
+import { nearMissCases, responseNearMissCases } from './nearMissCases';
 import { agreementOf, differenceFor, isUntouched, runSuite } from './suite';
 import { heldOutGraderSuite, heldOutMathVerifySuite, lightevalSuite, suites } from './suites';
 
@@ -48,12 +48,26 @@ describe('near misses', () => {
     );
     expect(falseEqual).toEqual([]);
   });
+
+  it('never reads an answer equal to the gold out of a response that states none', () => {
+    const falseEqual = Object.entries(responseNearMissCases).flatMap(([group, pairs]) =>
+      pairs
+        .filter(([response, gold]) => grade(response, gold).correct)
+        .map(([response, gold]) => ({ group, response, gold, extracted: grade(response, gold).extracted })),
+    );
+    expect(falseEqual).toEqual([]);
+  });
 });
 
 // The second held-out suite of issue 37 agrees below the 95% target (docs/results/grader-agreement.md says by how
-// much and why): every disagreement must still be a listed one, no listed one stale, and none may pay a wrong answer.
+// much and why): every disagreement must still be a listed one, no listed one stale, none may pay a wrong answer,
+// and the agreement measured in the fourth round (23 / 30) is a floor.
 describe('held-out: lighteval', () => {
   const agreement = agreementOf(runSuite(lightevalSuite));
+
+  it('agrees at least as often as when it was last measured', () => {
+    expect(agreement.agreed / agreement.cases).toBeGreaterThanOrEqual(23 / 30);
+  });
 
   it('decides every case as the suite does, except the listed differences, and grades no wrong answer equal', () => {
     const unlisted = agreement.disagreements.filter(
