@@ -12,11 +12,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import type { RunRecord } from '../src/config/run-record.js';
 import { runCli } from '../src/index.js';
 import { resolvePluginModule } from '../src/plugins/plugin-modules.js';
 import { secondTfjsCopy } from '../src/plugins/tfjs-copy.js';
 import type { RlStepMetrics } from '../src/rl/step-metrics.js';
-import type { RunRecord } from '../src/workflows/run-folder.js';
 import { capture } from './support/capture-io.js';
 import { tinyRunOverrides } from './support/tiny-run.js';
 
