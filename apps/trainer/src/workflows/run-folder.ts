@@ -18,7 +18,7 @@ import {
   runRecordText,
 } from '../config/run-record.js';
 import type { TrainerConfig } from '../config/trainer-config.js';
-import { loadedPluginModules, type PluginModule } from '../plugins/plugin-modules.js';
+import { loadedPluginModules } from '../plugins/plugin-modules.js';
 import { type MetricsLine, MetricsWriter } from '../report/metrics.js';
 import type { Session } from '../session/session.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
