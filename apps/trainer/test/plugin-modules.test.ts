@@ -128,7 +128,14 @@ describe('plug-in modules through the taorl CLI', () => {
     expect(second.config).toEqual({ ...first.config, outDir: again });
     expect(second.plugins).toEqual(first.plugins);
     // And it resumes from its own record as from the config file.
-    const resumed = await taorl(['rl', '-c', join(again, 'run-config.json'), '--resume', '--set', 'rl.steps=3']);
+    const resumed = await taorl([
+      'rl',
+      '-c',
+      join(again, 'run-config.json'),
+      '--resume',
+      '--set',
+      'rl.steps=3',
+    ]);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stdout).toContain('Resuming after RL step 2');
   }, 480_000);
