@@ -6,7 +6,8 @@ import { type TrainerConfig, trainerSchema } from './trainer-config.js';
 /** A config as a config file holds it (the schema's input): what `parseConfig` reads back to the same config. */
 export type ConfigFile = Record<string, unknown>;
 
-const isMapping = (value: unknown): value is Record<string, unknown> =>
+/** A YAML / JSON mapping (not a list, not null). */
+export const isMapping = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const isPluginSpec = (value: unknown): value is PluginSpec =>

@@ -1,7 +1,7 @@
 import type { TrainState } from '../checkpoint/train-checkpoint.js';
 import type { PluginModule } from '../plugins/plugin-modules.js';
 import { ConfigError } from './config-error.js';
-import { type ConfigFile, configFileForm } from './config-file-form.js';
+import { type ConfigFile, configFileForm, isMapping } from './config-file-form.js';
 import { renameOldFields } from './renamed-fields.js';
 
 /** A run's record of its config: `<outDir>/run-config.json`. */
@@ -40,9 +40,6 @@ export function runRecordText(record: RunRecord): string {
 /** True when a config file's top level is a run record rather than a config (`config` is no config field). */
 export const isRunRecord = (raw: Record<string, unknown>): boolean =>
   Object.hasOwn(raw, 'config') && Object.hasOwn(raw, 'changes');
-
-const isMapping = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * A run record from the parsed JSON of `path`, its config as a config file writes it whichever version wrote it and

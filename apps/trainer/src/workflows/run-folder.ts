@@ -9,7 +9,7 @@ import {
   type TrainState,
 } from '../checkpoint/train-checkpoint.js';
 import { ConfigError } from '../config/config-error.js';
-import { type ConfigFile, configFileForm } from '../config/config-file-form.js';
+import { type ConfigFile, configFileForm, isMapping } from '../config/config-file-form.js';
 import {
   type ConfigFieldChange,
   RUN_RECORD,
@@ -81,7 +81,7 @@ function existingRun(outDir: string): string | null {
 }
 
 /** The run record in `dir`, or null when it has none. A malformed one is a ConfigError naming it. */
-export function readRunRecord(dir: string, source: string): RunRecord | null {
+function readRunRecord(dir: string, source: string): RunRecord | null {
   const path = join(dir, RUN_RECORD);
   if (!existsSync(path)) return null;
   let raw: unknown;
@@ -90,13 +90,13 @@ export function readRunRecord(dir: string, source: string): RunRecord | null {
   } catch (error) {
     throw new ConfigError(source, 'outDir', `${path}: unreadable run record: ${(error as Error).message}`);
   }
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+  if (!isMapping(raw))
     throw new ConfigError(source, 'outDir', `${path}: unreadable run record: expected {config, changes}`);
   // Renamed fields are read under their new names, silently: the resumed config is compared, not the record.
-  return runRecordOf(raw as Record<string, unknown>, path, () => undefined);
+  return runRecordOf(raw, path, () => undefined);
 }
 
-/** Leaf values of a config by dotted path (lists and plug-in options compared as JSON). */
+/** Leaf values of a config by dotted path (a plug-in option as rl.loss.clipHigh; lists compared as JSON). */
 function flatten(value: unknown, prefix: string, into: Map<string, string>): Map<string, string> {
   if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
     for (const [key, item] of Object.entries(value))
