@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parseCommand } from '../src/cli/command-args.js';
 import { configFileForm } from '../src/config/config-file-form.js';
 import { loadConfig, parseConfig, readConfigFile } from '../src/config/load-config.js';
 import { RUN_RECORD, runRecordText } from '../src/config/run-record.js';
@@ -100,6 +101,16 @@ describe('run-config.json as a config (-c)', () => {
       JSON.stringify({ ...record, plugins: [{ module: 'x' }] }),
     );
     expect(() => loadConfig(plugins, [], quiet)).toThrow(`${plugins}: plugins[0]: expected {module, path}`);
+  });
+
+  it('refuses a recorded plug-in module file that is missing now, naming the record and the module', async () => {
+    const gone = join(root, 'gone.js');
+    const path = recordFile('moved', parseConfig('', 'empty.yaml', [], quiet), (record) =>
+      runRecordText({ ...record, plugins: [{ module: './my-plugins.js', path: gone }] }),
+    );
+    await expect(parseCommand(['-c', path], {})).rejects.toThrow(
+      `${path}: plugins[0]: plug-in module './my-plugins.js' was loaded from ${gone}, which is missing now`,
+    );
   });
 });
 
