@@ -40,6 +40,7 @@ export const integrationTests: readonly string[] = [
   'apps/trainer/test/demo.test.ts',
   'apps/trainer/test/disk-full.test.ts',
   'apps/trainer/test/file-sources.test.ts',
+  'apps/trainer/test/hf-policy-run.test.ts',
   'apps/trainer/test/plugin-modules.test.ts',
   'apps/trainer/test/remote/eval-endpoint-padded-vocab.test.ts',
   'apps/trainer/test/remote/eval-endpoint-settings.test.ts',

@@ -12,11 +12,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli } from '../src/index.js';
+import type { RunRecord } from '../src/config/run-record.js';
+import { readMetrics, runCli } from '../src/index.js';
 import { resolvePluginModule } from '../src/plugins/plugin-modules.js';
 import { secondTfjsCopy } from '../src/plugins/tfjs-copy.js';
 import type { RlStepMetrics } from '../src/rl/step-metrics.js';
-import type { RunRecord } from '../src/workflows/run-folder.js';
 import { capture } from './support/capture-io.js';
 import { tinyRunOverrides } from './support/tiny-run.js';
 
@@ -106,6 +106,39 @@ describe('plug-in modules through the taorl CLI', () => {
       { module: 'my-taorl-plugins', path: join(realpathSync(examplePackage), 'index.js') },
     ]);
   }, 240_000);
+
+  it('runs the recorded config again: -c <outDir>/run-config.json gives the same metrics lines, times aside', async () => {
+    const recordPath = join(outDir, 'run-config.json');
+    const again = join(root, 'again');
+    // From the repository, not the project folder its `plugins` resolved from: the recorded files are loaded.
+    const rerun = await taorl(['rl', '-c', recordPath, '--out', again]);
+    expect(rerun.stderr).not.toContain('warning');
+    expect(rerun.code, rerun.stderr).toBe(0);
+    const untimed = (dir: string) =>
+      readMetrics(join(dir, 'metrics.jsonl')).map((line) => {
+        const { time: _time, tokensPerSecond: _speed, ...rest } = line as RlStepMetrics;
+        return rest;
+      });
+    const lines = untimed(again);
+    expect(lines.map((line) => line.step)).toEqual([1, 2]);
+    expect(lines).toEqual(untimed(outDir));
+    // The same config and modules recorded, but for the folder.
+    const first = JSON.parse(readFileSync(recordPath, 'utf8')) as RunRecord;
+    const second = JSON.parse(readFileSync(join(again, 'run-config.json'), 'utf8')) as RunRecord;
+    expect(second.config).toEqual({ ...first.config, outDir: again });
+    expect(second.plugins).toEqual(first.plugins);
+    // And it resumes from its own record as from the config file.
+    const resumed = await taorl([
+      'rl',
+      '-c',
+      join(again, 'run-config.json'),
+      '--resume',
+      '--set',
+      'rl.steps=3',
+    ]);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stdout).toContain('Resuming after RL step 2');
+  }, 480_000);
 
   it('refuses to resume a run whose recorded plug-in module is missing or not loaded', async () => {
     const recordPath = join(outDir, 'run-config.json');

@@ -3,8 +3,8 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { latestCheckpoint } from '../src/checkpoint/train-checkpoint.js';
-import { readMetrics, runCli } from '../src/index.js';
-import type { RunRecord } from '../src/workflows/run-folder.js';
+import type { RunRecord } from '../src/config/run-record.js';
+import { loadConfig, readMetrics, runCli } from '../src/index.js';
 import { capture } from './support/capture-io.js';
 
 /** Two SFT steps of 4 traces, a checkpoint every step. */
@@ -29,8 +29,7 @@ describe('taorl sft|rl and the run already in outDir', () => {
     const dir = mkdtempSync(join(tmpdir(), 'taorl-run-folder-'));
     const first = await sft(dir);
     expect(first.code, first.err).toBe(0);
-    const record = JSON.parse(readFileSync(join(dir, 'run-config.json'), 'utf8')) as RunRecord;
-    expect(record.config.sft.steps).toBe(2);
+    expect(loadConfig(join(dir, 'run-config.json')).sft.steps).toBe(2);
 
     // A new run into it: refused before anything starts, naming both ways out.
     const again = await sft(dir);
@@ -85,7 +84,7 @@ describe('taorl sft|rl and the run already in outDir', () => {
     );
     expect(steps(dir)).toEqual([1, 2]);
     const record = JSON.parse(readFileSync(join(dir, 'run-config.json'), 'utf8')) as RunRecord;
-    expect(record.config.sft.learningRate).toBe(0.002);
+    expect(loadConfig(join(dir, 'run-config.json')).sft.learningRate).toBe(0.002);
     expect(record.changes[0]!.fields.map((change) => change.field)).toEqual([
       'sft.steps',
       'sft.learningRate',

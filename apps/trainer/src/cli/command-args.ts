@@ -1,6 +1,6 @@
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../config/load-config.js';
+import { type LoadedConfig, loadConfig, readConfigFile } from '../config/load-config.js';
 import type { TrainerConfig } from '../config/trainer-config.js';
 import { loadPluginModules, type PluginRequest } from '../plugins/plugin-modules.js';
 import type { CliCommand, FlagSpec } from './cli-command.js';
@@ -29,7 +29,7 @@ function configFlags(preset: string | undefined): Record<string, FlagSpec> {
     config: {
       type: 'string',
       short: 'c',
-      doc: 'YAML config (see apps/trainer/configs/)',
+      doc: "YAML config (see apps/trainer/configs/), or a run's <outDir>/run-config.json to run its config again",
       default: preset === undefined ? "every field's default" : `apps/trainer/configs/${preset}.yaml`,
     },
     set: { type: 'string', doc: 'override one field, e.g. --set rl.learningRate=1e-4 (repeatable)' },
@@ -89,18 +89,29 @@ export function parseArgsOptions(flags: Readonly<Record<string, FlagSpec>>) {
 
 /**
  * The plug-in modules of a command: the config's `plugins` (from the config file's folder; the working directory
- * without one), then the `--plugin` flags (from the working directory).
+ * without one), or for a run record the files its run loaded; then the `--plugin` flags (from the working
+ * directory).
  */
-function pluginRequests(config: TrainerConfig, configPath: string | undefined, flags: readonly string[]) {
+function pluginRequests(
+  { config, recordedPlugins }: LoadedConfig,
+  configPath: string | undefined,
+  flags: readonly string[],
+) {
   const cwd = process.cwd();
-  const fromConfig = config.plugins.map(
-    (module, i): PluginRequest => ({
-      module,
-      from: configPath === undefined ? cwd : dirname(resolve(configPath)),
-      source: configPath ?? '(defaults)',
-      field: `plugins[${i}]`,
-    }),
-  );
+  const source = configPath ?? '(defaults)';
+  const fromConfig =
+    recordedPlugins === null
+      ? config.plugins.map(
+          (module, i): PluginRequest => ({
+            module,
+            from: configPath === undefined ? cwd : dirname(resolve(configPath)),
+            source,
+            field: `plugins[${i}]`,
+          }),
+        )
+      : recordedPlugins.map(
+          ({ module, path }, i): PluginRequest => ({ module, file: path, source, field: `plugins[${i}]` }),
+        );
   const fromFlags = flags.map(
     (module): PluginRequest => ({ module, from: cwd, source: `--plugin ${module}`, field: 'plugin' }),
   );
@@ -132,9 +143,10 @@ export async function parseCommand(
   const overrides = [...((values.set as string[] | undefined) ?? [])];
   if (typeof values.out === 'string') overrides.push(`outDir=${JSON.stringify(values.out)}`);
   const configPath = typeof values.config === 'string' ? values.config : defaultConfig;
-  const config = loadConfig(configPath, overrides);
+  const loaded = readConfigFile(configPath, overrides);
+  const { config } = loaded;
   const warn = (notice: string) => process.stderr.write(`warning: ${notice}\n`);
-  const { fromConfig, fromFlags } = pluginRequests(config, configPath, (values.plugin as string[]) ?? []);
+  const { fromConfig, fromFlags } = pluginRequests(loaded, configPath, (values.plugin as string[]) ?? []);
   await loadPluginModules(fromConfig, warn);
   const pluginFiles = (await loadPluginModules(fromFlags, warn)).map((plugin) => plugin.path);
   const own: Record<string, string | boolean | undefined> = {};

@@ -66,7 +66,10 @@ function fieldsAt(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
 }
 
 /** The shape of the mapping at `path`, looking through defaults, optionals and pipes. */
-export function sectionShape(schema: z.ZodType, path: readonly PropertyKey[]): z.ZodRawShape | undefined {
+export function sectionShape(
+  schema: z.core.$ZodType,
+  path: readonly PropertyKey[],
+): z.ZodRawShape | undefined {
   let current: z.core.$ZodType | undefined = schema;
   for (let depth = 0; ; ) {
     const def: z.core.$ZodTypeDef = current._zod.def;

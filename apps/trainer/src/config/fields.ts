@@ -24,6 +24,9 @@ interface NumberBounds {
 /** Fields whose default depends on the machine (the cores available): the JSON Schema leaves their default out. */
 export const machineDependentDefaults = new WeakSet<object>();
 
+/** Fields holding a plug-in or a list of plug-ins, which a config file writes as `{ name, ...options }`. */
+export const pluginFields = new WeakSet<object>();
+
 function bounded(schema: z.ZodNumber, { min, above, max }: NumberBounds): z.ZodNumber {
   let bounded = schema;
   if (min !== undefined) bounded = bounded.min(min);
@@ -124,14 +127,21 @@ const pluginSpec = z
     return { name, options };
   });
 
-export const plugin = (doc: string, name: string) => pluginSpec.prefault(name).describe(doc);
+export const plugin = (doc: string, name: string) => {
+  const field = pluginSpec.prefault(name).describe(doc);
+  pluginFields.add(field);
+  return field;
+};
 
 /** An ordered list of plug-ins (e.g. filters), each written as for `plugin`. */
-export const pluginList = (doc: string, names: readonly string[]) =>
-  z
+export const pluginList = (doc: string, names: readonly string[]) => {
+  const field = z
     .array(pluginSpec, { error: listError('plug-ins') })
     .prefault([...names])
     .describe(doc);
+  pluginFields.add(field);
+  return field;
+};
 
 /** A mapping of fields; left out or null, every field takes its default. Unknown fields are errors. */
 export const section = <S extends z.ZodRawShape>(doc: string, fields: S) => {

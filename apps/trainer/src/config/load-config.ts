@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { parseDocument } from 'yaml';
+import type { PluginModule } from '../plugins/plugin-modules.js';
 import { ConfigError } from './config-error.js';
 import { parseWith, sectionShape } from './config-issues.js';
 import { renamedFields, renamedNotice, renameOldFields } from './renamed-fields.js';
+import { isRunRecord, runRecordOf } from './run-record.js';
 import { type TrainerConfig, trainerSchema } from './trainer-config.js';
 
 /** Parses YAML text; a syntax error names the source and its line. */
@@ -87,10 +89,54 @@ export function blameOverride(error: unknown, source: string, overrides: readonl
   return culprit === undefined ? error : new ConfigError(`--set ${culprit}`, error.field, error.problem);
 }
 
+/** A config read from a config file or from a run's run-config.json. */
+export interface LoadedConfig {
+  config: TrainerConfig;
+  /**
+   * For a run record: the plug-in modules its run loaded, with their files (the files are loaded again, since
+   * the record's folder is not the one its `plugins` were resolved from); null for a config file.
+   */
+  recordedPlugins: PluginModule[] | null;
+}
+
+/** parseConfig, with the plug-in modules of a run record. */
+function parseText(
+  text: string,
+  source: string,
+  overrides: readonly string[],
+  warn: (notice: string) => void,
+): LoadedConfig {
+  const raw = parseYaml(text, source);
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    throw new ConfigError(source, '', 'expected a mapping at the top level');
+  }
+  const notice = (text: string) => warn(`${source}: ${text}`);
+  const record = isRunRecord(raw as Record<string, unknown>)
+    ? runRecordOf(raw as Record<string, unknown>, source, notice)
+    : null;
+  let merged: Record<string, unknown>;
+  if (record === null) {
+    merged = structuredClone(raw) as Record<string, unknown>;
+    renameOldFields(merged, source, notice);
+  } else merged = record.config;
+  for (const assignment of overrides) applyOverride(merged, assignment, warn);
+  try {
+    return {
+      config: parseWith(trainerSchema, merged, source),
+      recordedPlugins: record === null ? null : (record.plugins ?? []),
+    };
+  } catch (error) {
+    const blamed = blameOverride(error, source, overrides);
+    if (record === null || !(blamed instanceof ConfigError) || blamed.source !== source) throw blamed;
+    throw new ConfigError(source, blamed.field === '' ? 'config' : `config.${blamed.field}`, blamed.problem);
+  }
+}
+
 /**
- * Builds a validated config from YAML text plus `--set` overrides; defaults fill every field left out.
- * Errors name the source (file or override) and the field; fields under an old name (renamedFields) are read as
- * the new one, each with a notice to `warn` (default: stderr).
+ * Builds a validated config from YAML text (or JSON) plus `--set` overrides; defaults fill every field left out.
+ * The text may be a config or a run record (`<outDir>/run-config.json`, whose `config` is then read, any version).
+ * Errors name the source (file or override) and the field (`config.<field>` inside a record); fields under an old
+ * name (renamedFields) are read as the new one, each with a notice to `warn` (default: stderr).
  */
 export function parseConfig(
   text: string,
@@ -98,32 +144,30 @@ export function parseConfig(
   overrides: readonly string[] = [],
   warn: (notice: string) => void = toStderr,
 ): TrainerConfig {
-  const raw = parseYaml(text, source);
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-    throw new ConfigError(source, '', 'expected a mapping at the top level');
-  }
-  const merged = structuredClone(raw) as Record<string, unknown>;
-  renameOldFields(merged, source, (notice) => warn(`${source}: ${notice}`));
-  for (const assignment of overrides) applyOverride(merged, assignment, warn);
-  try {
-    return parseWith(trainerSchema, merged, source);
-  } catch (error) {
-    throw blameOverride(error, source, overrides);
-  }
+  return parseText(text, source, overrides, warn).config;
 }
 
-/** Reads and validates a YAML config file (see parseConfig). */
-export function loadConfig(
+/** Reads and validates a YAML config file or a run's run-config.json (see parseConfig). */
+export function readConfigFile(
   path: string | undefined,
   overrides: readonly string[] = [],
   warn: (notice: string) => void = toStderr,
-): TrainerConfig {
-  if (path === undefined) return parseConfig('{}', '(defaults)', overrides, warn);
+): LoadedConfig {
+  if (path === undefined) return parseText('{}', '(defaults)', overrides, warn);
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
     throw new ConfigError(path, '', `cannot read config: ${(error as Error).message}`);
   }
-  return parseConfig(text, path, overrides, warn);
+  return parseText(text, path, overrides, warn);
+}
+
+/** Reads and validates a YAML config file or a run's run-config.json: `readConfigFile`'s config. */
+export function loadConfig(
+  path: string | undefined,
+  overrides: readonly string[] = [],
+  warn: (notice: string) => void = toStderr,
+): TrainerConfig {
+  return readConfigFile(path, overrides, warn).config;
 }

@@ -50,7 +50,8 @@ export const trainerSchema = z.strictObject({
       ['embedded', 'base', 'hf'] as const,
     ),
     path: optionalStr(
-      'Hugging Face folder to load (config.json + safetensors; tokenizer.json too for hf); embedded: a saved tiny policy; unset for base',
+      "Hugging Face folder to load (config.json + safetensors; tokenizer.json too for hf), such as a run's policy/; " +
+        'embedded: a saved tiny policy; unset for base',
     ),
     tokenShift: bool(
       'embedded tiny model only: add a previous-token embedding, which makes copying digits learnable sooner',

@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile as writeFileUnnamed } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile as writeFileUnnamed } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { namingFile } from '../util/write-errors.js';
+import { COMPANION_FILES, readCompanionFiles } from './companion-files.js';
 import { type ModelConfig, parseHfConfig, toHfConfig } from './config.js';
 import {
   encodeSafetensors,
@@ -73,6 +74,11 @@ export function weightCount(config: ModelConfig): number {
 export interface Checkpoint {
   config: ModelConfig;
   tensors: Map<string, Float32Array>;
+  /**
+   * The folder's tokenizer, chat template and generation files (`COMPANION_FILES`) as loaded, byte for byte, so that
+   * a save writes what loading the saved folder needs; absent or empty for a model without them (the tiny model).
+   */
+  files?: ReadonlyMap<string, Uint8Array>;
 }
 
 const SINGLE_FILE = 'model.safetensors';
@@ -204,7 +210,7 @@ export async function loadCheckpoint(dir: string): Promise<Checkpoint> {
     }
     tensors.set(spec.name, finiteValues(stored));
   }
-  return { config, tensors };
+  return { config, tensors, files: await readCompanionFiles(dir) };
 }
 
 /** Options of `saveCheckpoint`. */
@@ -213,7 +219,12 @@ export interface SaveOptions {
   maxShardBytes?: number;
 }
 
-/** Writes config.json and F32 safetensors (one file, or shards with an index) in the Hugging Face layout. */
+/**
+ * Writes config.json, F32 safetensors (one file, or shards with an index) in the Hugging Face layout, and the
+ * checkpoint's companion files (tokenizer, chat template, generation settings) as they were loaded; a companion file
+ * the checkpoint has none of is removed, so a folder saved over never pairs these weights with another model's
+ * tokenizer.
+ */
 export async function saveCheckpoint(
   dir: string,
   checkpoint: Checkpoint,
@@ -236,6 +247,7 @@ export async function saveCheckpoint(
     shardBytes += data.byteLength;
   }
   const metadata = { format: 'pt' };
+  await writeCompanionFiles(dir, checkpoint.files ?? new Map());
   if (shards.length === 1) {
     await writeFile(join(dir, SINGLE_FILE), encodeSafetensors(shards[0]!, metadata));
     return;
@@ -253,4 +265,12 @@ export async function saveCheckpoint(
   }
   const index = { metadata: { total_size: totalSize }, weight_map: weightMap };
   await writeFile(join(dir, INDEX_FILE), `${JSON.stringify(index, null, 2)}\n`);
+}
+
+async function writeCompanionFiles(dir: string, files: ReadonlyMap<string, Uint8Array>): Promise<void> {
+  for (const name of COMPANION_FILES) {
+    const bytes = files.get(name);
+    if (bytes === undefined) await rm(join(dir, name), { force: true });
+    else await writeFile(join(dir, name), bytes);
+  }
 }

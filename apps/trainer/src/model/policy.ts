@@ -21,7 +21,10 @@ export interface Policy extends RolloutPolicy {
   logits(tokens: tf.Tensor2D): tf.Tensor3D;
   /** The weights an optimizer updates. */
   trainableVariables(): tf.Variable[];
-  /** Writes a Hugging Face folder (config.json + model.safetensors) that `loadPolicy`, vLLM or SGLang can load. */
+  /**
+   * Writes a Hugging Face folder (config.json + model.safetensors, and the tokenizer files of the folder the model
+   * was loaded from) that `loadPolicy`, `model.source: hf`, vLLM or SGLang can load.
+   */
   save(dir: string): Promise<void>;
   /** Frees the weights. */
   dispose(): void;

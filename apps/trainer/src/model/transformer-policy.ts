@@ -12,10 +12,13 @@ import { initialTensors, tensorsFromWeights, weightsFromTensors, weightVariables
 export class TransformerPolicy implements Policy {
   readonly config: ModelConfig;
   private readonly weights: DecoderWeights;
+  /** The tokenizer and generation files of the folder it was loaded from, written again by `save`. */
+  private readonly files: ReadonlyMap<string, Uint8Array>;
 
   constructor(checkpoint: Checkpoint) {
     this.config = checkpoint.config;
     this.weights = weightsFromTensors(checkpoint.config, checkpoint.tensors);
+    this.files = checkpoint.files ?? new Map();
   }
 
   get vocabSize(): number {
@@ -49,11 +52,12 @@ export class TransformerPolicy implements Policy {
     return weightVariables(this.weights);
   }
 
-  /** The weights as Hugging Face tensors (float32), e.g. to save or to copy into another policy. */
+  /** The weights as Hugging Face tensors (float32) with the companion files, e.g. to save or to copy into another policy. */
   toCheckpoint(): Checkpoint {
-    return { config: this.config, tensors: tensorsFromWeights(this.config, this.weights) };
+    return { config: this.config, tensors: tensorsFromWeights(this.config, this.weights), files: this.files };
   }
 
+  /** A Hugging Face folder that loads as this model: config.json, the weights and the files it was loaded with. */
   save(dir: string, options?: SaveOptions): Promise<void> {
     return saveCheckpoint(dir, this.toCheckpoint(), options);
   }

@@ -14,14 +14,31 @@ export interface PluginModule {
 }
 
 /** One module to load, and where it was named (for errors and for resolving it). */
-export interface PluginRequest {
+export type PluginRequest = {
   module: string;
-  /** The folder a relative path or a package name resolves from. */
-  from: string;
   /** The config file or `--plugin <module>`, as config errors name their source. */
   source: string;
   /** The field errors name: `plugins[0]`, or `plugin` for the flag. */
   field: string;
+} & (
+  | {
+      /** The folder a relative path or a package name resolves from. */
+      from: string;
+    }
+  | {
+      /** The file it resolved to when a run recorded it (run-config.json's `plugins`): imported as it is. */
+      file: string;
+    }
+);
+
+/** The file a request names: resolved from its folder, or the recorded file, which must still be there. */
+function requestedFile(request: PluginRequest): string {
+  if ('from' in request) return resolvePluginModule(request.module, request.from);
+  if (!existsSync(request.file))
+    throw new Error(
+      `plug-in module '${request.module}' was loaded from ${request.file}, which is missing now`,
+    );
+  return request.file;
 }
 
 /** Every plug-in module this process loaded, in order: the worker threads it starts load the same files. */
@@ -89,7 +106,7 @@ export async function loadPluginModules(
   for (const request of requests) {
     let path: string;
     try {
-      path = resolvePluginModule(request.module, request.from);
+      path = requestedFile(request);
     } catch (error) {
       throw new ConfigError(request.source, request.field, (error as Error).message);
     }

@@ -9,9 +9,16 @@ import {
   type TrainState,
 } from '../checkpoint/train-checkpoint.js';
 import { ConfigError } from '../config/config-error.js';
-import { renameOldFields } from '../config/renamed-fields.js';
+import { type ConfigFile, configFileForm, isMapping } from '../config/config-file-form.js';
+import {
+  type ConfigFieldChange,
+  RUN_RECORD,
+  type RunRecord,
+  runRecordOf,
+  runRecordText,
+} from '../config/run-record.js';
 import type { TrainerConfig } from '../config/trainer-config.js';
-import { loadedPluginModules, type PluginModule } from '../plugins/plugin-modules.js';
+import { loadedPluginModules } from '../plugins/plugin-modules.js';
 import { type MetricsLine, MetricsWriter } from '../report/metrics.js';
 import type { Session } from '../session/session.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
@@ -26,26 +33,6 @@ export interface RunFolderFlags {
   allowConfigChange: boolean;
 }
 
-/** One config field that differs between the recorded run and the command resuming it. */
-export interface ConfigFieldChange {
-  /** Dotted path, e.g. rl.learningRate. */
-  field: string;
-  before: unknown;
-  after: unknown;
-}
-
-/**
- * `<outDir>/run-config.json`: the config the run trains with, the plug-in modules it loaded, and each change made
- * when resuming it.
- */
-export interface RunRecord {
-  config: TrainerConfig;
-  /** The plug-in modules loaded (`plugins`, `--plugin`) and the files they resolved to; absent in older records. */
-  plugins?: PluginModule[];
-  changes: { phase: TrainState['phase']; afterStep: number; fields: ConfigFieldChange[] }[];
-}
-
-const RUN_RECORD = 'run-config.json';
 const METRICS = 'metrics.jsonl';
 
 /**
@@ -93,22 +80,23 @@ function existingRun(outDir: string): string | null {
   return null;
 }
 
-function readRecord(outDir: string, source: string): RunRecord | null {
-  const path = join(outDir, RUN_RECORD);
+/** The run record in `dir`, or null when it has none. A malformed one is a ConfigError naming it. */
+function readRunRecord(dir: string, source: string): RunRecord | null {
+  const path = join(dir, RUN_RECORD);
   if (!existsSync(path)) return null;
+  let raw: unknown;
   try {
-    const record = JSON.parse(readFileSync(path, 'utf8')) as RunRecord;
-    if (typeof record.config !== 'object' || record.config === null || !Array.isArray(record.changes))
-      throw new Error('expected {config, changes}');
-    // A run recorded before fields were renamed (renamedFields) compares with the config under the new names.
-    renameOldFields(record.config as unknown as Record<string, unknown>, path, () => undefined);
-    return record;
+    raw = JSON.parse(readFileSync(path, 'utf8'));
   } catch (error) {
     throw new ConfigError(source, 'outDir', `${path}: unreadable run record: ${(error as Error).message}`);
   }
+  if (!isMapping(raw))
+    throw new ConfigError(source, 'outDir', `${path}: unreadable run record: expected {config, changes}`);
+  // Renamed fields are read under their new names, silently: the resumed config is compared, not the record.
+  return runRecordOf(raw, path, () => undefined);
 }
 
-/** Leaf values of a config by dotted path (lists and plug-in options compared as JSON). */
+/** Leaf values of a config by dotted path (a plug-in option as rl.loss.clipHigh; lists compared as JSON). */
 function flatten(value: unknown, prefix: string, into: Map<string, string>): Map<string, string> {
   if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
     for (const [key, item] of Object.entries(value))
@@ -117,8 +105,8 @@ function flatten(value: unknown, prefix: string, into: Map<string, string>): Map
   return into;
 }
 
-/** The fields whose values differ between two configs, in the order the schema lists them. */
-export function configChanges(before: TrainerConfig, after: TrainerConfig): ConfigFieldChange[] {
+/** The fields whose values differ between two configs as config files write them, in the order the schema lists them. */
+export function configChanges(before: ConfigFile, after: ConfigFile): ConfigFieldChange[] {
   const a = flatten(before, '', new Map());
   const b = flatten(after, '', new Map());
   const fields = [...new Set([...b.keys(), ...a.keys()])];
@@ -168,10 +156,10 @@ export function planRun(
       `the checkpoint in ${outDir} is ${latest.phase} seed ${latest.seed}`,
     );
   }
-  const record = readRecord(outDir, source);
+  const record = readRunRecord(outDir, source);
   if (record !== null && !flags.allowConfigChange)
     checkRecordedPlugins(record, join(outDir, RUN_RECORD), source);
-  const changes = record === null ? [] : configChanges(record.config, config);
+  const changes = record === null ? [] : configChanges(record.config, configFileForm(config));
   const guarded = changes.filter((change) => !operational(change.field));
   if (guarded.length > 0 && !flags.allowConfigChange) {
     throw new ConfigError(
@@ -277,6 +265,10 @@ export async function openRun(
   return { writer, completed: latest.step, optimizerState };
 }
 
-function writeRecord(outDir: string, record: RunRecord): void {
-  writeFileAtomic(join(outDir, RUN_RECORD), `${JSON.stringify(record, null, 2)}\n`);
+/** Records the run, its config as a config file writes it (`-c <outDir>/run-config.json` runs it again). */
+function writeRecord(outDir: string, record: Omit<RunRecord, 'config'> & { config: TrainerConfig }): void {
+  writeFileAtomic(
+    join(outDir, RUN_RECORD),
+    runRecordText({ ...record, config: configFileForm(record.config) }),
+  );
 }

@@ -2,11 +2,11 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { loadConfig } from '../../config/load-config.js';
+import { RUN_RECORD } from '../../config/run-record.js';
 import type { TrainerConfig } from '../../config/trainer-config.js';
 import { type EvalMetrics, readMetrics } from '../../report/metrics.js';
 import { formatDuration } from '../../report/progress.js';
 import type { RlStepMetrics } from '../../rl/step-metrics.js';
-import type { RunRecord } from '../../workflows/run-folder.js';
 import {
   ablationTable,
   type StartEvaluation,
@@ -161,7 +161,7 @@ function startEvaluation(dirs: ReturnType<typeof ablationDirs>, seed: number): S
 function readRun(dir: string): { summary: RunSummary; curve: RlStepMetrics[] } {
   const path = join(dir, 'metrics.jsonl');
   const lines = readMetrics(path);
-  const { rl } = (JSON.parse(readFileSync(join(dir, 'run-config.json'), 'utf8')) as RunRecord).config;
+  const { rl } = loadConfig(join(dir, RUN_RECORD), [], () => undefined);
   return {
     summary: summarizeRun(lines, rl, path),
     curve: lines.filter((line): line is RlStepMetrics => line.phase === 'rl'),
