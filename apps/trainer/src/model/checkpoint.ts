@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, rm, writeFile as writeFileUnnamed } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, writeFile as writeFileUnnamed } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { namingFile } from '../util/write-errors.js';
 import { COMPANION_FILES, readCompanionFiles } from './companion-files.js';
@@ -83,6 +83,7 @@ export interface Checkpoint {
 
 const SINGLE_FILE = 'model.safetensors';
 const INDEX_FILE = 'model.safetensors.index.json';
+const SHARD_FILE = /^model-\d{5}-of-\d{5}\.safetensors$/;
 
 /** A config.json implying more tensors than the files hold by over this many is refused by the count alone. */
 const MISSING_LISTED = 1000;
@@ -248,6 +249,7 @@ export async function saveCheckpoint(
   }
   const metadata = { format: 'pt' };
   await writeCompanionFiles(dir, checkpoint.files ?? new Map());
+  await removeWeightFiles(dir);
   if (shards.length === 1) {
     await writeFile(join(dir, SINGLE_FILE), encodeSafetensors(shards[0]!, metadata));
     return;
@@ -265,6 +267,15 @@ export async function saveCheckpoint(
   }
   const index = { metadata: { total_size: totalSize }, weight_map: weightMap };
   await writeFile(join(dir, INDEX_FILE), `${JSON.stringify(index, null, 2)}\n`);
+}
+
+/** The weights a folder saved over holds, in either layout: an index left beside a new single file would be read
+ * in its place (the loader prefers the index), and shards of an earlier, longer split would linger. */
+async function removeWeightFiles(dir: string): Promise<void> {
+  for (const name of await readdir(dir)) {
+    if (name === SINGLE_FILE || name === INDEX_FILE || SHARD_FILE.test(name))
+      await rm(join(dir, name), { force: true });
+  }
 }
 
 async function writeCompanionFiles(dir: string, files: ReadonlyMap<string, Uint8Array>): Promise<void> {

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { initBackend } from '@taorl/grpo';
@@ -72,6 +72,19 @@ describe('loading Hugging Face folders', () => {
       await policy.save(sharded, { maxShardBytes: 4096 });
       expect(existsSync(join(sharded, 'model.safetensors.index.json'))).toBe(true);
       expectSameTensors((await loadCheckpoint(sharded)).tensors, tensors);
+      // Saved over in the other layout, a folder holds only the new weights: no index or shard is read in their place.
+      const otherSource = folder();
+      writeFolder(otherSource, hfConfigJson(config, family), [randomTensors(config, 22)]);
+      const other = await loadPolicy(otherSource);
+      await other.save(sharded);
+      expect(readdirSync(sharded).filter((name) => name.includes('safetensors'))).toEqual([
+        'model.safetensors',
+      ]);
+      expectSameTensors((await loadCheckpoint(sharded)).tensors, randomTensors(config, 22));
+      await policy.save(saved, { maxShardBytes: 4096 });
+      expect(existsSync(join(saved, 'model.safetensors'))).toBe(false);
+      await policy.save(saved);
+      other.dispose();
       const savedConfig = JSON.parse(readFileSync(join(saved, 'config.json'), 'utf8'));
       expect(savedConfig.architectures).toEqual([
         family === 'qwen3' ? 'Qwen3ForCausalLM' : 'Qwen2ForCausalLM',
