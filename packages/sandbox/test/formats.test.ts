@@ -201,6 +201,32 @@ describe('tags format', () => {
   });
 });
 
+describe('instructions', () => {
+  it.each([
+    markdownFormat,
+    hermesFormat,
+    tagsFormat,
+  ])('$name: the example call parses with the format, and the output shown is what the format renders', (format) => {
+    const instructions = format.instructions ?? '';
+    const call = format.parse(instructions);
+    expect(call?.code).toBe('print(6 * 7)');
+    // markdown's model writes the output block's opener (its stop string) after the call; the others stop on the
+    // call's own end.
+    const opener = format === markdownFormat ? '\n```output' : '';
+    const observation = format.render(result({ stdout: '42\n' })).replace(/\n$/, '');
+    expect(instructions.slice(call?.end)).toBe(opener + observation);
+  });
+
+  it('a format of your own may leave them out, and must give a text when it has them', () => {
+    const plain: ToolFormat = { ...tagsFormat, name: 'tags-without-instructions', instructions: undefined };
+    registerToolFormat(plain);
+    expect(getToolFormat('tags-without-instructions').instructions).toBeUndefined();
+    expect(() => registerToolFormat({ ...tagsFormat, name: 'tags-blank', instructions: ' ' })).toThrow(
+      'registerToolFormat: format "tags-blank": instructions must be a non-empty string when given, got " "',
+    );
+  });
+});
+
 describe('registry', () => {
   it('holds the three built-in formats by name', () => {
     expect(toolFormatNames()).toEqual(expect.arrayContaining(['markdown', 'hermes', 'tags']));

@@ -21,6 +21,13 @@ function checkFormat(format: ToolFormat): void {
       `registerToolFormat: format ${JSON.stringify(format.name)} needs stopStrings, parse and render`,
     );
   }
+  const { instructions } = format;
+  if (instructions !== undefined && (typeof instructions !== 'string' || instructions.trim() === '')) {
+    throw new TypeError(
+      `registerToolFormat: format ${JSON.stringify(format.name)}: instructions must be a non-empty string when ` +
+        `given, got ${JSON.stringify(instructions)}`,
+    );
+  }
 }
 
 /**
