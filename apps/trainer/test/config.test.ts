@@ -153,6 +153,17 @@ describe('trainer config', () => {
     expect(own.message).toBe('base.yaml: rl.groupSize: must be >= 1, got 0');
   });
 
+  it('takes tool.instructions as none (the default), auto or a text of your own, never empty', () => {
+    expect(parseConfig('{}', 'x.yaml').tool.instructions).toBe('none');
+    expect(parseConfig('tool: {instructions: auto}\n', 'x.yaml').tool.instructions).toBe('auto');
+    const own = 'Use Python. Answer in \\boxed{}.';
+    expect(parseConfig(`tool: {instructions: ${JSON.stringify(own)}}\n`, 'x.yaml').tool.instructions).toBe(own);
+    expect(errorOf(() => parseConfig('tool: {instructions: ""}\n', 'x.yaml')).message).toBe(
+      'x.yaml: tool.instructions: must not be empty',
+    );
+    expect(errorOf(() => parseConfig('tool: {instructions: 1}\n', 'x.yaml')).field).toBe('tool.instructions');
+  });
+
   it('takes plug-in modules as a list, or one string for a list of one', () => {
     expect(parseConfig('{}', 'x.yaml').plugins).toEqual([]);
     expect(parseConfig('plugins: ./mine.js\n', 'x.yaml').plugins).toEqual(['./mine.js']);
