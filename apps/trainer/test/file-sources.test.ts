@@ -1,8 +1,8 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getToolFormat, registerToolFormat, tagsFormat } from '@taorl/sandbox';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, openSession, parseConfig, problemSource, type Session } from '../src/index.js';
 import { BOXED_ANSWER_RULE } from '../src/task/tool-instructions.js';
 import { sftExamples } from '../src/workflows/sft-run.js';
@@ -117,9 +117,10 @@ describe('prompts and SFT data from files', () => {
         chat('You are terse.'),
       );
       const late = join(dir, 'late-system.jsonl');
-      const error = await heldOutPrompt([`task.testFile=${JSON.stringify(late)}`, 'tool.instructions=auto']).catch(
-        (e: unknown) => e,
-      );
+      const error = await heldOutPrompt([
+        `task.testFile=${JSON.stringify(late)}`,
+        'tool.instructions=auto',
+      ]).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(ConfigError);
       expect((error as Error).message).toBe(
         `files.yaml: task.testFile: ${late}, prompt "late": a system message that is not the first message: ` +
@@ -129,7 +130,10 @@ describe('prompts and SFT data from files', () => {
     });
 
     it('auto names a format that has no instructions', async () => {
-      registerToolFormat({ ...tagsFormat, name: 'tags-unexplained', instructions: undefined }, { replace: true });
+      registerToolFormat(
+        { ...tagsFormat, name: 'tags-unexplained', instructions: undefined },
+        { replace: true },
+      );
       const error = await heldOutPrompt(['tool.format=tags-unexplained', 'tool.instructions=auto']).catch(
         (e: unknown) => e,
       );

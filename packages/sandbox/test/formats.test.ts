@@ -202,19 +202,25 @@ describe('tags format', () => {
 });
 
 describe('instructions', () => {
-  it.each([
-    markdownFormat,
-    hermesFormat,
-    tagsFormat,
-  ])('$name: the example call parses with the format, and the output shown is what the format renders', (format) => {
-    const instructions = format.instructions ?? '';
-    const call = format.parse(instructions);
-    expect(call?.code).toBe('print(6 * 7)');
-    // markdown's model writes the output block's opener (its stop string) after the call; the others stop on the
-    // call's own end.
-    const opener = format === markdownFormat ? '\n```output' : '';
-    const observation = format.render(result({ stdout: '42\n' })).replace(/\n$/, '');
-    expect(instructions.slice(call?.end)).toBe(opener + observation);
+  it.each([markdownFormat, hermesFormat, tagsFormat])(
+    '$name: the example call parses with the format, and the output shown is what the format renders',
+    (format) => {
+      const instructions = format.instructions ?? '';
+      const call = format.parse(instructions);
+      expect(call?.code).toBe('print(6 * 7)');
+      // markdown's model writes the output block's opener (its stop string) after the call; the others stop on the
+      // call's own end.
+      const opener = format === markdownFormat ? '\n```output' : '';
+      const observation = format.render(result({ stdout: '42\n' })).replace(/\n$/, '');
+      expect(instructions.slice(call?.end)).toBe(opener + observation);
+    },
+  );
+
+  it('hermes: the signature inside <tools></tools> is the code_interpreter function its parse accepts', () => {
+    const signature = /<tools>\n(.*)\n<\/tools>/.exec(hermesFormat.instructions ?? '')?.[1] ?? '';
+    const tool = JSON.parse(signature) as { function: { name: string; parameters: { required: string[] } } };
+    expect(tool.function.name).toBe('code_interpreter');
+    expect(tool.function.parameters.required).toEqual(['code']);
   });
 
   it('a format of your own may leave them out, and must give a text when it has them', () => {

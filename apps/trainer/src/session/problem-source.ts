@@ -163,9 +163,7 @@ async function codeProblems(session: Session, promptIds: PromptIds): Promise<Pro
   }
   const train = await loadCodeTask(session, promptIds, task.file, 'task.file');
   const test =
-    task.testFile === undefined
-      ? []
-      : await loadCodeTask(session, promptIds, task.testFile, 'task.testFile');
+    task.testFile === undefined ? [] : await loadCodeTask(session, promptIds, task.testFile, 'task.testFile');
   return epochSource(session, train, test);
 }
 
