@@ -38,13 +38,13 @@ export function registerToolFormat(format: ToolFormat, options: RegisterOptions 
   checkFormat(format);
   formats.register(format.name, () => format, {
     ...options,
-    schema: noOptions(`tool format ${JSON.stringify(format.name)}`),
+    schema: noOptions,
   });
 }
 
 /** Registers one of this package's formats where it is defined (once per process, see registerBuiltIn). */
 export function registerBuiltInFormat(format: ToolFormat): void {
-  formats.registerBuiltIn(format.name, () => format, noOptions(`tool format ${JSON.stringify(format.name)}`));
+  formats.registerBuiltIn(format.name, () => format, noOptions);
 }
 
 /**
