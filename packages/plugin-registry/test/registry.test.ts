@@ -115,7 +115,9 @@ describe('plug-in registry', () => {
     );
     expect(() => greeters.checkOptions('function-schema', bad)).toThrow(/^greeter "function-schema": /);
     expect(() => greeters.create('function-schema', bad)).toThrow(TypeError);
-    expect(() => greeters.create('own-check', bad)).toThrow(/^greeter "own-check": option 'times' is not supported$/);
+    expect(() => greeters.create('own-check', bad)).toThrow(
+      /^greeter "own-check": option 'times' is not supported$/,
+    );
     expect(() => greeters.create('own-check', bad)).toThrow(RangeError);
     expect(() => greeters.create('labelled')).toThrow(/^greeter "labelled": already names itself$/);
     expect(greeters.create('function-schema', { times: 2 }).greet('a')).toBe('aa');
