@@ -202,19 +202,29 @@ describe('tags format', () => {
 });
 
 describe('instructions', () => {
-  it.each([markdownFormat, hermesFormat, tagsFormat])(
-    '$name: the example call parses with the format, and the output shown is what the format renders',
-    (format) => {
+  it.each([
+    { format: markdownFormat, marks: ['```python', '```output'] },
+    { format: hermesFormat, marks: ['<tool_call>', '</tool_call>', '<tool_response>', '</tool_response>'] },
+    { format: tagsFormat, marks: ['<code>', '</code>', '<interpreter>', '</interpreter>'] },
+  ])(
+    '$format.name: names the call syntax the format parses, its stop string and the output wrapper',
+    ({ format, marks }) => {
       const instructions = format.instructions ?? '';
-      const call = format.parse(instructions);
-      expect(call?.code).toBe('print(6 * 7)');
-      // markdown's model writes the output block's opener (its stop string) after the call; the others stop on the
-      // call's own end.
-      const opener = format === markdownFormat ? '\n```output' : '';
-      const observation = format.render(result({ stdout: '42\n' })).replace(/\n$/, '');
-      expect(instructions.slice(call?.end)).toBe(opener + observation);
+      for (const mark of [...marks, ...format.stopStrings]) expect(instructions).toContain(mark);
+      // The wrapper the observation really comes in is the one named (markdown's model opens the block itself).
+      const observation = format.render(result({ stdout: '42\n' }));
+      const wrapper = marks.filter((mark) => observation.includes(mark));
+      expect(wrapper).toEqual(format === markdownFormat ? [] : marks.slice(2));
     },
   );
+
+  it('hermes: the example call parses with the format, and the output shown is what the format renders', () => {
+    const instructions = hermesFormat.instructions ?? '';
+    const call = hermesFormat.parse(instructions);
+    expect(call?.code).toBe('print(6 * 7)');
+    const observation = hermesFormat.render(result({ stdout: '42\n' })).replace(/\n$/, '');
+    expect(instructions.slice(call?.end)).toBe(observation);
+  });
 
   it('hermes: the signature inside <tools></tools> is the code_interpreter function its parse accepts', () => {
     const signature = /<tools>\n(.*)\n<\/tools>/.exec(hermesFormat.instructions ?? '')?.[1] ?? '';

@@ -58,8 +58,7 @@ export const hermesFormat: ToolFormat = {
     'returns what it prints, or its error.", "parameters": {"type": "object", "properties": {"code": {"type": ' +
     '"string", "description": "The Python code to run."}}, "required": ["code"]}}}\n</tools>\n\n' +
     'To call it, write a JSON object with the function name and its arguments inside <tool_call></tool_call> ' +
-    'tags: the code is run, and what it prints (or its error) comes back inside <tool_response></tool_response> ' +
-    'tags. Then continue. For example:\n<tool_call>\n' +
+    'tags; the output comes back inside <tool_response></tool_response> tags. Example:\n<tool_call>\n' +
     `{"name": "${CODE_INTERPRETER}", "arguments": {"code": "print(6 * 7)"}}\n</tool_call>\n` +
     '<tool_response>\n42\n</tool_response>',
 };

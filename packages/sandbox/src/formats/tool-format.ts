@@ -29,7 +29,7 @@ export interface ToolFormat {
   render(result: ExecResult, options?: RenderOptions): string;
   /**
    * How to call the tool in this format and where its output comes back, in words a model reads in its system
-   * message (with an example call). A trainer shows it to a model that was not fine-tuned on the format; the
+   * message. A trainer shows it to a model that was not fine-tuned on the format; the
    * task's own rule for the final answer is the trainer's to add. Optional for a format of your own.
    */
   readonly instructions?: string;
