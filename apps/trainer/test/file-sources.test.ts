@@ -98,6 +98,21 @@ describe('prompts and SFT data from files', () => {
       },
     );
 
+    it('auto gives a code problem the format instructions alone: its user message says where the program goes', async () => {
+      const [held] = (
+        await problemSource({
+          ...session,
+          config: parseConfig('task: {name: code}\ntool: {instructions: auto}\n', 'code.yaml'),
+        })
+      ).test();
+      const text = session.tokenizer.decode(held!.promptIds);
+      expect(
+        text.startsWith(`<|im_start|>system\n${getToolFormat('markdown').instructions}<|im_end|>\n`),
+      ).toBe(true);
+      expect(text).toContain('final, complete Python 3 program');
+      expect(text).not.toContain('boxed');
+    });
+
     it('none leaves the prompt as it is; a text of your own is the whole system message', async () => {
       expect(session.tokenizer.decode(await heldOutPrompt(['tool.instructions=none']))).toBe(
         '<|im_start|>user\nQ: 9+1=?<|im_end|>\n<|im_start|>assistant\n',
