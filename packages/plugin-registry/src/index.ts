@@ -204,7 +204,7 @@ function describeIssue(issue: StandardSchemaIssue, schema: StandardSchemaV1<unkn
 }
 
 /** How a message names a plug-in: its kind and its name, `filter "tool-aware"`. */
-export function pluginLabel(kind: string, name: string): string {
+function pluginLabel(kind: string, name: string): string {
   return `${kind} ${JSON.stringify(name)}`;
 }
 
