@@ -107,7 +107,7 @@ describe('taorl CLI', () => {
     const second = capture();
     expect(await runCli(['rl', '--set', 'rl.loss={name: vanilla, clipHi: 0.3}'], second.io)).toBe(2);
     expect(second.err.join('')).toContain(
-      "rl.loss: policy loss 'vanilla': takes no options, got 'clipHi' (did you mean 'clipHigh' for 'clipHi'?)",
+      `rl.loss: policy loss "vanilla": takes no options, got 'clipHi' (did you mean 'clipHigh' for 'clipHi'?)`,
     );
     const third = capture();
     expect(await runCli(['rl', '--set', 'rl.filters=[tool-aware, {name: nope}]'], third.io)).toBe(2);
@@ -118,13 +118,14 @@ describe('taorl CLI', () => {
     const { io, err } = capture();
     expect(await runCli(['rl', '--set', 'tool.sandbox={name: local, wrkers: 2}'], io)).toBe(2);
     expect(err.join('')).toContain(
-      'tool.sandbox: createSandbox: unknown option "wrkers" (did you mean "workers"?)',
+      'tool.sandbox: sandbox backend "local": createSandbox: unknown option "wrkers" (did you mean "workers"?)',
     );
     const limits = capture();
     const setting = 'tool.sandbox={name: sandboxfusion, url: "http://127.0.0.1:1", limits: {timeoutMS: 100}}';
     expect(await runCli(['rl', '--set', setting], limits.io)).toBe(2);
     expect(limits.err.join('')).toContain(
-      'tool.sandbox: createSandbox (sandboxfusion) limits: unknown option "timeoutMS" (did you mean "timeoutMs"?)',
+      'tool.sandbox: sandbox backend "sandboxfusion": createSandbox (sandboxfusion) limits: unknown option ' +
+        '"timeoutMS" (did you mean "timeoutMs"?)',
     );
   });
 });

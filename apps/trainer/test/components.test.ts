@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import { registerEntropyShaper, taoShaper } from '@taorl/advantage';
+import { registerFilter, toolAwareFilter } from '@taorl/filter';
 import { registerPolicyLoss, vanillaPolicyLoss } from '@taorl/grpo';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -12,6 +14,27 @@ registerPolicyLoss('components-test-loss', () => vanillaPolicyLoss, {
 });
 
 const componentsOf = (yaml: string) => rlComponents(parseConfig(yaml, 'run.yaml'), 'run.yaml');
+
+// A user's filter and shaper whose options a function schema checks (it returns them or throws).
+const maxCalls = (options: Readonly<Record<string, unknown>>) => {
+  if (!Number.isInteger(options.max)) throw new Error(`option 'max' must be an integer, got ${options.max}`);
+  return { max: options.max as number };
+};
+registerFilter('components-test-function-filter', () => toolAwareFilter(), { schema: maxCalls });
+registerFilter('components-test-zod-filter', () => toolAwareFilter(), {
+  schema: z.strictObject({ max: z.number().int() }),
+});
+registerEntropyShaper('components-test-function-shaper', () => taoShaper(), { schema: maxCalls });
+
+const problemOf = (yaml: string): string => {
+  try {
+    componentsOf(yaml);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as Error).message;
+  }
+  throw new Error(`no error for ${yaml}`);
+};
 
 describe('plug-ins named by the config', () => {
   it('passes a user loss its own options and keeps the fields every loss shares apart', () => {
@@ -32,8 +55,10 @@ describe('plug-ins named by the config', () => {
     })();
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as ConfigError).field).toBe('rl.loss');
-    expect((error as Error).message).toContain(
-      "policy loss 'vanilla': takes no options, got 'clipHi' (did you mean 'clipHigh' for 'clipHi'?)",
+    expect((error as Error).message).toBe(
+      `run.yaml: rl.loss: policy loss "vanilla": takes no options, got 'clipHi' (did you mean 'clipHigh' for ` +
+        `'clipHi'?); fields every loss takes: clipLow, clipHigh, dualClip, logRatioBound, aggregation, horizon, ` +
+        'klCoef, klKind, entropyCoef',
     );
   });
 
@@ -43,6 +68,31 @@ describe('plug-ins named by the config', () => {
     );
     expect(() => componentsOf('tool:\n  format: hermess\n')).toThrow(
       'run.yaml: tool.format: unknown tool format "hermess" (did you mean "hermes"?)',
+    );
+  });
+});
+
+describe('a bad plug-in option names the field, its index and the plug-in, whatever checks the option', () => {
+  it('a zod schema, a function schema, and a built-in that checks its own options', () => {
+    const filters = (second: string) => `rl:\n  filters: [tool-aware, ${second}]\n`;
+    expect(problemOf(filters('{name: components-test-zod-filter, max: x}'))).toMatch(
+      /^run\.yaml: rl\.filters\[1\]: filter "components-test-zod-filter": option 'max': /,
+    );
+    expect(problemOf(filters('{name: components-test-function-filter, max: x}'))).toBe(
+      `run.yaml: rl.filters[1]: filter "components-test-function-filter": option 'max' must be an integer, got x`,
+    );
+    expect(problemOf(filters('{name: answer-discriminability, minGroupsize: 2}'))).toBe(
+      `run.yaml: rl.filters[1]: filter "answer-discriminability": unknown option 'minGroupsize' (known options: ` +
+        'minGroupSize, histogramBins)',
+    );
+    expect(problemOf('rl:\n  shaper: {name: components-test-function-shaper, max: 1.5}\n')).toBe(
+      `run.yaml: rl.shaper: entropy shaper "components-test-function-shaper": option 'max' must be an integer, got 1.5`,
+    );
+    expect(problemOf('rl:\n  estimator: {name: rloo, eps: 1}\n')).toBe(
+      `run.yaml: rl.estimator: advantage estimator "rloo": unknown option 'eps' (known options: singleton)`,
+    );
+    expect(problemOf('tool:\n  sandbox: {name: local, wrkers: 2}\n')).toMatch(
+      /^run\.yaml: tool\.sandbox: sandbox backend "local": createSandbox: unknown option "wrkers"/,
     );
   });
 });
@@ -113,7 +163,7 @@ describe('issue 34 plug-ins and learner settings named by the config', () => {
     expect(() =>
       componentsOf('rl: {groupSize: 8, filters: [{name: resample-on-correct, size: 3}]}\n'),
     ).toThrow(
-      /^run\.yaml: rl\.filters\[0\]: resample-on-correct: options 'minWrong' \+ 'minCorrect' \(2 \+ 2\) must not exceed 'size' \(3\)/,
+      /^run\.yaml: rl\.filters\[0\]: filter "resample-on-correct": options 'minWrong' \+ 'minCorrect' \(2 \+ 2\) must not exceed 'size' \(3\)/,
     );
   });
 });

@@ -1,6 +1,7 @@
 import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, parseConfig } from '../src/index.js';
 import { rlComponents } from '../src/session/components.js';
@@ -151,6 +152,28 @@ describe('trainer config', () => {
     // A value the file set, with overrides of other fields, stays the file's.
     const own = errorOf(() => parseConfig('rl:\n  groupSize: 0\n', 'base.yaml', ['rl.groups=3']));
     expect(own.message).toBe('base.yaml: rl.groupSize: must be >= 1, got 0');
+  });
+
+  it('takes tool.instructions as none (the default), auto or a text of your own, never empty', () => {
+    expect(parseConfig('{}', 'x.yaml').tool.instructions).toBe('none');
+    expect(parseConfig('tool: {instructions: auto}\n', 'x.yaml').tool.instructions).toBe('auto');
+    const own = 'Use Python. Answer in \\boxed{}.';
+    expect(parseConfig(`tool: {instructions: ${JSON.stringify(own)}}\n`, 'x.yaml').tool.instructions).toBe(
+      own,
+    );
+    expect(errorOf(() => parseConfig('tool: {instructions: ""}\n', 'x.yaml')).message).toBe(
+      'x.yaml: tool.instructions: must not be empty',
+    );
+    expect(errorOf(() => parseConfig('tool: {instructions: 1}\n', 'x.yaml')).field).toBe('tool.instructions');
+  });
+
+  it("keeps the shipped configs' prompts as they are (the demo's and the ablation's numbers depend on them)", () => {
+    const configs = new URL('../configs/', import.meta.url);
+    const yamls = readdirSync(configs).filter((file) => file.endsWith('.yaml'));
+    expect(yamls).toEqual(expect.arrayContaining(['demo.yaml', 'ablate.yaml']));
+    for (const file of yamls) {
+      expect(loadConfig(fileURLToPath(new URL(file, configs))).tool.instructions, file).toBe('none');
+    }
   });
 
   it('takes plug-in modules as a list, or one string for a list of one', () => {

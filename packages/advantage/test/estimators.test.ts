@@ -106,8 +106,12 @@ describe('group estimators', () => {
     expect(() => getAdvantageEstimator('ppo')).toThrow(
       'unknown advantage estimator "ppo"; registered: grpo, drgrpo, rloo',
     );
-    expect(() => getAdvantageEstimator('grpo', { epsilon: 0 })).toThrow(/grpo: option 'epsilon'/);
-    expect(() => getAdvantageEstimator('rloo', { eps: 1 })).toThrow(/rloo: unknown option 'eps'/);
+    expect(() => getAdvantageEstimator('grpo', { epsilon: 0 })).toThrow(
+      /^advantage estimator "grpo": option 'epsilon'/,
+    );
+    expect(() => getAdvantageEstimator('rloo', { eps: 1 })).toThrow(
+      /^advantage estimator "rloo": unknown option 'eps'/,
+    );
   });
 
   it('returns empty results for an empty batch', () => {

@@ -87,7 +87,7 @@ describe.each(TEST_BACKENDS)('policy loss registry and sftLoss on %s', (backend)
       /^policy loss "test-scaled-policy-gradient": option 'scale': /,
     );
     expect(() => getPolicyLoss('vanilla', { scale: 2 })).toThrow(
-      "policy loss 'vanilla': takes no options, got 'scale'",
+      'policy loss "vanilla": takes no options, got \'scale\'',
     );
   });
 

@@ -203,6 +203,30 @@ function describeIssue(issue: StandardSchemaIssue, schema: StandardSchemaV1<unkn
     .join('; ');
 }
 
+/** How a message names a plug-in: its kind and its name, `filter "tool-aware"`. */
+function pluginLabel(kind: string, name: string): string {
+  return `${kind} ${JSON.stringify(name)}`;
+}
+
+/**
+ * Runs `build` (a plug-in's options check or its factory); what it throws is rethrown as a problem of the plug-in,
+ * its message led by the plug-in's label. A message led by the label already is kept; one led by the plug-in's
+ * bare name (a built-in naming itself, `tool-aware: unknown option 'x'`, as it does when called directly) gets the
+ * label in its place. TypeError and RangeError keep their class; the original error is the cause.
+ */
+function namingPlugin<T>(kind: string, name: string, build: () => T): T {
+  try {
+    return build();
+  } catch (error) {
+    const label = pluginLabel(kind, name);
+    const message = error instanceof Error ? error.message : String(error);
+    if (message.startsWith(`${label}: `)) throw error;
+    const problem = message.startsWith(`${name}: `) ? message.slice(name.length + 2) : message;
+    const Kind = error instanceof TypeError ? TypeError : error instanceof RangeError ? RangeError : Error;
+    throw new Kind(`${label}: ${problem}`, { cause: error });
+  }
+}
+
 /**
  * The registry of one plug-in kind of one package. `packageName` and `kind` make the shared key
  * (`taorl.filter.filter`); `kind` also names the plug-ins in messages.
@@ -224,20 +248,20 @@ export function createRegistry<T>(packageName: string, kind: string): Registry<T
 
   const checked = (name: string, entry: Entry, options: RawOptions): unknown => {
     if (typeof options !== 'object' || options === null || Array.isArray(options)) {
-      throw new TypeError(`${kind} ${JSON.stringify(name)}: options must be an object`);
+      throw new TypeError(`${pluginLabel(kind, name)}: options must be an object`);
     }
     const { schema } = entry;
     if (schema === undefined) return options;
-    if (!isStandardSchema(schema)) return schema(options);
+    if (!isStandardSchema(schema)) return namingPlugin(kind, name, () => schema(options));
     const result = schema['~standard'].validate(options);
     if (result instanceof Promise) {
       throw new TypeError(
-        `${kind} ${JSON.stringify(name)}: its options schema is asynchronous, which a registry cannot use`,
+        `${pluginLabel(kind, name)}: its options schema is asynchronous, which a registry cannot use`,
       );
     }
     if (result.issues !== undefined) {
       const problems = result.issues.map((issue) => describeIssue(issue, schema));
-      throw new Error(`${kind} ${JSON.stringify(name)}: ${problems.join('; ')}`);
+      throw new Error(`${pluginLabel(kind, name)}: ${problems.join('; ')}`);
     }
     return result.value;
   };
@@ -257,11 +281,11 @@ export function createRegistry<T>(packageName: string, kind: string): Registry<T
     ) {
       checkName(name);
       if (typeof factory !== 'function') {
-        throw new TypeError(`${kind} ${JSON.stringify(name)}: the factory must be a function`);
+        throw new TypeError(`${pluginLabel(kind, name)}: the factory must be a function`);
       }
       if (entries().has(name) && options.replace !== true) {
         throw new Error(
-          `${kind} ${JSON.stringify(name)} is already registered; pass { replace: true } to replace it`,
+          `${pluginLabel(kind, name)} is already registered; pass { replace: true } to replace it`,
         );
       }
       entries().set(name, { factory, schema: options.schema });
@@ -272,7 +296,9 @@ export function createRegistry<T>(packageName: string, kind: string): Registry<T
     },
     create(name, options = {}) {
       const entry = entryOf(name);
-      return (entry.factory as (options: unknown) => T)(checked(name, entry, options));
+      const checkedOptions = checked(name, entry, options);
+      // A factory without a schema checks its options itself, so what it throws names the plug-in too.
+      return namingPlugin(kind, name, () => (entry.factory as (options: unknown) => T)(checkedOptions));
     },
     checkOptions(name, options = {}) {
       checked(name, entryOf(name), options);
@@ -282,11 +308,9 @@ export function createRegistry<T>(packageName: string, kind: string): Registry<T
   };
 }
 
-/** The schema of a plug-in that takes no options: any option is an error naming it. */
-export function noOptions(where: string): (options: RawOptions) => Record<string, never> {
-  return (options) => {
-    const [first] = Object.keys(options);
-    if (first !== undefined) throw new Error(`${where}: takes no options, got '${first}'`);
-    return {};
-  };
+/** The schema of a plug-in that takes no options: any option is an error (the registry names the plug-in). */
+export function noOptions(options: RawOptions): Record<string, never> {
+  const [first] = Object.keys(options);
+  if (first !== undefined) throw new Error(`takes no options, got '${first}'`);
+  return {};
 }

@@ -15,7 +15,7 @@ const hello = () => ({ greet: (who: string) => `hello ${who}` });
 describe('plug-in registry', () => {
   it('builds a registered plug-in by name and lists the names in registration order', () => {
     const greeters = freshRegistry();
-    greeters.registerBuiltIn('hello', hello, noOptions('greeter hello'));
+    greeters.registerBuiltIn('hello', hello, noOptions);
     greeters.register('shout', (options) => ({
       greet: (who) => `${String(options.prefix ?? 'HEY')} ${who}`,
     }));
@@ -84,11 +84,43 @@ describe('plug-in registry', () => {
 
   it('lets a function schema check the options and rejects non-object options', () => {
     const greeters = freshRegistry();
-    greeters.registerBuiltIn('hello', hello, noOptions('greeter hello'));
+    greeters.registerBuiltIn('hello', hello, noOptions);
     expect(() => greeters.create('hello', { loud: true })).toThrow(
-      "greeter hello: takes no options, got 'loud'",
+      /^greeter "hello": takes no options, got 'loud'$/,
     );
     expect(() => greeters.create('hello', [] as never)).toThrow('greeter "hello": options must be an object');
+  });
+
+  it('names the plug-in in every option error, whatever checks the options', () => {
+    const greeters = freshRegistry();
+    const times = (options: Readonly<Record<string, unknown>>) => {
+      if (typeof options.times !== 'number') throw new TypeError(`option 'times' must be a number`);
+      return { times: options.times };
+    };
+    const repeat = ({ times: n }: { times: number }) => ({ greet: (who: string) => who.repeat(n) });
+    greeters.register('zod-schema', repeat, { schema: z.strictObject({ times: z.number() }) });
+    greeters.register('function-schema', repeat, { schema: times });
+    // A factory that checks its options itself, as the built-ins do, naming itself as they do when called directly.
+    greeters.register('own-check', (options) => {
+      if (options.times !== undefined) throw new RangeError("own-check: option 'times' is not supported");
+      return hello();
+    });
+    greeters.register('labelled', () => {
+      throw new Error('greeter "labelled": already names itself');
+    });
+    const bad = { times: 'x' };
+    expect(() => greeters.create('zod-schema', bad)).toThrow(/^greeter "zod-schema": option 'times': /);
+    expect(() => greeters.create('function-schema', bad)).toThrow(
+      /^greeter "function-schema": option 'times' must be a number$/,
+    );
+    expect(() => greeters.checkOptions('function-schema', bad)).toThrow(/^greeter "function-schema": /);
+    expect(() => greeters.create('function-schema', bad)).toThrow(TypeError);
+    expect(() => greeters.create('own-check', bad)).toThrow(
+      /^greeter "own-check": option 'times' is not supported$/,
+    );
+    expect(() => greeters.create('own-check', bad)).toThrow(RangeError);
+    expect(() => greeters.create('labelled')).toThrow(/^greeter "labelled": already names itself$/);
+    expect(greeters.create('function-schema', { times: 2 }).greet('a')).toBe('aa');
   });
 
   it('refuses an empty name and a factory that is not a function', () => {

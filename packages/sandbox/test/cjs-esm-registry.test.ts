@@ -14,7 +14,7 @@ describe('one backend and one tool format registry per process', () => {
     expect((await sandbox.run({ code: 'print(1)' })).stdout).toBe('pong');
     await sandbox.close();
     expect(() => esm.checkSandboxOptions({ backend: 'echo-from-cjs', reply: 1 })).toThrow(
-      "echo-from-cjs: option 'reply' must be a string",
+      'sandbox backend "echo-from-cjs": option \'reply\' must be a string',
     );
     expect(esm.getToolFormat('markdown-from-cjs').stopStrings).toEqual(esm.markdownFormat.stopStrings);
     // Each build registers the built-ins where they are defined; the second build finds them and adds none.

@@ -201,6 +201,48 @@ describe('tags format', () => {
   });
 });
 
+describe('instructions', () => {
+  it.each([
+    { format: markdownFormat, marks: ['```python', '```output'] },
+    { format: hermesFormat, marks: ['<tool_call>', '</tool_call>', '<tool_response>', '</tool_response>'] },
+    { format: tagsFormat, marks: ['<code>', '</code>', '<interpreter>', '</interpreter>'] },
+  ])(
+    '$format.name: names the call syntax the format parses, its stop string and the output wrapper',
+    ({ format, marks }) => {
+      const instructions = format.instructions ?? '';
+      for (const mark of [...marks, ...format.stopStrings]) expect(instructions).toContain(mark);
+      // The wrapper the observation really comes in is the one named (markdown's model opens the block itself).
+      const observation = format.render(result({ stdout: '42\n' }));
+      const wrapper = marks.filter((mark) => observation.includes(mark));
+      expect(wrapper).toEqual(format === markdownFormat ? [] : marks.slice(2));
+    },
+  );
+
+  it('hermes: the example call parses with the format, and the output shown is what the format renders', () => {
+    const instructions = hermesFormat.instructions ?? '';
+    const call = hermesFormat.parse(instructions);
+    expect(call?.code).toBe('print(6 * 7)');
+    const observation = hermesFormat.render(result({ stdout: '42\n' })).replace(/\n$/, '');
+    expect(instructions.slice(call?.end)).toBe(observation);
+  });
+
+  it('hermes: the signature inside <tools></tools> is the code_interpreter function its parse accepts', () => {
+    const signature = /<tools>\n(.*)\n<\/tools>/.exec(hermesFormat.instructions ?? '')?.[1] ?? '';
+    const tool = JSON.parse(signature) as { function: { name: string; parameters: { required: string[] } } };
+    expect(tool.function.name).toBe('code_interpreter');
+    expect(tool.function.parameters.required).toEqual(['code']);
+  });
+
+  it('a format of your own may leave them out, and must give a text when it has them', () => {
+    const plain: ToolFormat = { ...tagsFormat, name: 'tags-without-instructions', instructions: undefined };
+    registerToolFormat(plain);
+    expect(getToolFormat('tags-without-instructions').instructions).toBeUndefined();
+    expect(() => registerToolFormat({ ...tagsFormat, name: 'tags-blank', instructions: ' ' })).toThrow(
+      'registerToolFormat: format "tags-blank": instructions must be a non-empty string when given, got " "',
+    );
+  });
+});
+
 describe('registry', () => {
   it('holds the three built-in formats by name', () => {
     expect(toolFormatNames()).toEqual(expect.arrayContaining(['markdown', 'hermes', 'tags']));

@@ -13,7 +13,7 @@ import { ProgressBar } from '../report/progress.js';
 import { deriveSeed } from '../util/seeds.js';
 import { type AnsweredItem, benchmarkGrader } from './benchmark-grader.js';
 import { type BenchmarkItem, userMessageOf } from './benchmark-items.js';
-import { benchmarkPromptIds, toolSystemPrompt } from './benchmark-prompt.js';
+import { benchmarkPromptIds, benchmarkSystemPrompt } from './benchmark-prompt.js';
 import { loadBenchmarkSet } from './benchmark-set.js';
 import {
   type BenchmarkEvalConfig,
@@ -170,7 +170,7 @@ export async function evaluateBenchmarks(
   positiveInteger('batchSize', batchSize);
   if (options.benchmarks.length === 0) throw new RangeError('evaluateBenchmarks: no benchmarks');
   const warn = options.warn ?? ((message: string) => process.stderr.write(`warning: ${message}\n`));
-  const systemPrompt = toolSystemPrompt(options.toolFormat, options.systemPrompt);
+  const systemPrompt = benchmarkSystemPrompt(options.toolFormat, options.systemPrompt);
   const config: BenchmarkEvalConfig = {
     model: options.model,
     benchmarks: [...options.benchmarks],
@@ -214,12 +214,7 @@ export async function evaluateBenchmarks(
         (sample) => !done.has(sampleKey(problem.benchmark, problem.id, sample)),
       );
       if (missing.length === 0) return;
-      const promptIds = benchmarkPromptIds(
-        userMessageOf(problem, formatChoicePrompt),
-        parts,
-        config.toolFormat,
-        systemPrompt,
-      );
+      const promptIds = benchmarkPromptIds(userMessageOf(problem, formatChoicePrompt), parts, systemPrompt);
       if (promptIds.length >= policy.maxSequenceLength) tooLong++;
       for (const sample of missing)
         pending.push({ problem, promptIds, sample, index: problemIndex * config.k + sample });

@@ -81,6 +81,14 @@ export const trainerSchema = z.strictObject({
   }),
   tool: section('tool calls', {
     format: plugin('tool-call format (@taorl/sandbox registry)', 'markdown'),
+    instructions: nonEmptyStr(
+      'a system message in front of every RL and held-out prompt, telling the model how to call the tool: none ' +
+        "(the prompts as they are), auto (the tool format's instructions: how to call the tool and where the " +
+        'output comes back, then, except for task code, that the final answer goes in \\boxed{}) or your own ' +
+        "text (the whole system message); added after a prompt's own leading system message, in the same " +
+        'message (docs/trainer.md, "Tool instructions")',
+      'none',
+    ),
     sandbox: plugin('sandbox backend and its options (@taorl/sandbox registry)', 'local'),
     timeoutMs: int('wall-clock limit per call', 5000, { min: 1 }),
     observationChars: int('observation budget, head and tail kept', 512, { min: 16 }),

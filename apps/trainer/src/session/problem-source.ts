@@ -12,9 +12,14 @@ import { ConfigError } from '../config/config-error.js';
 import { codeUserMessage } from '../task/code-prompt.js';
 import { embeddedCodeProblems } from '../task/embedded-code-task.js';
 import type { Problem } from '../task/problem.js';
+import { BOXED_ANSWER_RULE, toolSystemPrompt, withSystemPrompt } from '../task/tool-instructions.js';
 import { epochStream } from '../util/batching.js';
 import { deriveSeed } from '../util/seeds.js';
+import { fromRegistry, toolFormatOf } from './components.js';
 import type { Session } from './session.js';
+
+/** Renders a task's prompt messages to token ids, with the system message tool.instructions asks for. */
+type PromptIds = (messages: readonly ChatMessage[]) => Int32Array;
 
 /** Where RL problems and held-out problems come from. */
 export interface ProblemSource {
@@ -28,11 +33,11 @@ export interface ProblemSource {
  * The embedded arith-tool task: fresh training problems every step from @taorl/data's generator (the train split
  * never shares a question with the test split).
  */
-function arithToolProblems(session: Session): ProblemSource {
+function arithToolProblems(session: Session, promptIds: PromptIds): ProblemSource {
   const { config } = session;
   const toProblem = (problem: ReturnType<typeof generateArithProblems>[number]): Problem => ({
     id: problem.id,
-    promptIds: session.promptIds([{ role: 'user', content: arithUserMessage(problem) }]),
+    promptIds: promptIds([{ role: 'user', content: arithUserMessage(problem) }]),
     gold: problem.answer,
     level: problem.level,
     requiredCalls: problem.steps.length,
@@ -61,11 +66,16 @@ export function arithProblems(session: Session, split: 'train' | 'test', count: 
   });
 }
 
-async function loadPrompts(session: Session, path: string, field: string): Promise<Problem[]> {
+async function loadPrompts(
+  session: Session,
+  promptIds: PromptIds,
+  path: string,
+  field: string,
+): Promise<Problem[]> {
   const problems: Problem[] = [];
   try {
     for await (const record of loadDataset(path, 'verl'))
-      problems.push(toProblem(session, record, path, problems.length));
+      problems.push(toProblem(promptIds, record, path, problems.length));
   } catch (error) {
     throw new ConfigError(session.source, field, (error as Error).message);
   }
@@ -73,9 +83,13 @@ async function loadPrompts(session: Session, path: string, field: string): Promi
   return problems;
 }
 
-function toProblem(session: Session, record: RlPrompt, path: string, index: number): Problem {
+function toProblem(promptIds: PromptIds, record: RlPrompt, path: string, index: number): Problem {
   const id = typeof record.extraInfo.id === 'string' ? record.extraInfo.id : `${path}#${index}`;
-  return { id, promptIds: session.promptIds(record.prompt as ChatMessage[]), gold: record.groundTruth };
+  try {
+    return { id, promptIds: promptIds(record.prompt as ChatMessage[]), gold: record.groundTruth };
+  } catch (error) {
+    throw new Error(`${path}, prompt ${JSON.stringify(id)}: ${(error as Error).message}`);
+  }
 }
 
 /**
@@ -83,12 +97,13 @@ function toProblem(session: Session, record: RlPrompt, path: string, index: numb
  * permutations (problem k of the run depends only on the seed and k); the held-out set is the first testSize
  * prompts of task.testFile.
  */
-async function fileProblems(session: Session): Promise<ProblemSource> {
+async function fileProblems(session: Session, promptIds: PromptIds): Promise<ProblemSource> {
   const { task } = session.config;
   if (task.file === undefined)
     throw new ConfigError(session.source, 'task.file', "required when task.name is 'file'");
-  const train = await loadPrompts(session, task.file, 'task.file');
-  const test = task.testFile === undefined ? [] : await loadPrompts(session, task.testFile, 'task.testFile');
+  const train = await loadPrompts(session, promptIds, task.file, 'task.file');
+  const test =
+    task.testFile === undefined ? [] : await loadPrompts(session, promptIds, task.testFile, 'task.testFile');
   return epochSource(session, train, test);
 }
 
@@ -111,19 +126,24 @@ function epochSource(session: Session, train: readonly Problem[], test: readonly
 }
 
 /** A code problem as the RL loop sees it: its prompt, and its tests to judge the program against. */
-function codeProblem(session: Session, problem: CodeProblem): Problem {
+function codeProblem(promptIds: PromptIds, problem: CodeProblem): Problem {
   return {
     id: problem.id,
-    promptIds: session.promptIds([{ role: 'user', content: codeUserMessage(problem) }]),
+    promptIds: promptIds([{ role: 'user', content: codeUserMessage(problem) }]),
     gold: `${problem.task.tests.length} tests`,
     code: problem.task,
   };
 }
 
-async function loadCodeTask(session: Session, path: string, field: string): Promise<Problem[]> {
+async function loadCodeTask(
+  session: Session,
+  promptIds: PromptIds,
+  path: string,
+  field: string,
+): Promise<Problem[]> {
   try {
     const problems = await loadCodeProblems(path, { runner: session.sandbox });
-    return problems.map((problem) => codeProblem(session, problem));
+    return problems.map((problem) => codeProblem(promptIds, problem));
   } catch (error) {
     throw new ConfigError(session.source, field, (error as Error).message);
   }
@@ -134,21 +154,39 @@ async function loadCodeTask(session: Session, path: string, field: string): Prom
  * JSONL or LiveCodeBench's layout, or, with no task.file, the embedded stdin/stdout problems (a few hundred
  * generated, held-out ones with other test values).
  */
-async function codeProblems(session: Session): Promise<ProblemSource> {
+async function codeProblems(session: Session, promptIds: PromptIds): Promise<ProblemSource> {
   const { task, seed } = session.config;
   if (task.file === undefined) {
     const embedded = (split: 'train' | 'test', count: number) =>
-      embeddedCodeProblems(seed, split, count).map((problem) => codeProblem(session, problem));
+      embeddedCodeProblems(seed, split, count).map((problem) => codeProblem(promptIds, problem));
     return epochSource(session, embedded('train', 500), embedded('test', task.testSize));
   }
-  const train = await loadCodeTask(session, task.file, 'task.file');
-  const test = task.testFile === undefined ? [] : await loadCodeTask(session, task.testFile, 'task.testFile');
+  const train = await loadCodeTask(session, promptIds, task.file, 'task.file');
+  const test =
+    task.testFile === undefined ? [] : await loadCodeTask(session, promptIds, task.testFile, 'task.testFile');
   return epochSource(session, train, test);
 }
 
-/** The configured task's problems. */
+/**
+ * The system message tool.instructions asks for, or null for none. auto: the tool format's instructions, then
+ * where the final answer goes (a code problem's user message says where its program goes instead).
+ */
+function toolInstructionsOf(session: Session): string | null {
+  const { config, source } = session;
+  const { instructions } = config.tool;
+  if (instructions === 'none') return null;
+  if (instructions !== 'auto') return instructions;
+  const format = toolFormatOf(config, source);
+  const answerRule = config.task.name === 'code' ? undefined : BOXED_ANSWER_RULE;
+  return fromRegistry(source, 'tool.instructions', () => toolSystemPrompt(format, answerRule));
+}
+
+/** The configured task's problems, each prompt with the system message of tool.instructions. */
 export async function problemSource(session: Session): Promise<ProblemSource> {
+  const system = toolInstructionsOf(session);
+  const promptIds: PromptIds = (messages) =>
+    session.promptIds(system === null ? messages : withSystemPrompt(messages, system));
   const { name } = session.config.task;
-  if (name === 'arith-tool') return arithToolProblems(session);
-  return name === 'code' ? codeProblems(session) : fileProblems(session);
+  if (name === 'arith-tool') return arithToolProblems(session, promptIds);
+  return name === 'code' ? codeProblems(session, promptIds) : fileProblems(session, promptIds);
 }

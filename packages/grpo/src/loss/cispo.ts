@@ -31,4 +31,4 @@ export function cispoLoss({
   });
 }
 
-policyLossRegistry.registerBuiltIn('cispo', () => cispoLoss, noOptions("policy loss 'cispo'"));
+policyLossRegistry.registerBuiltIn('cispo', () => cispoLoss, noOptions);

@@ -52,4 +52,4 @@ const gspo = Object.assign(gspoLoss, {
   traits: { clipLow: 3e-4, clipHigh: 4e-4, aggregation: 'seq-mean-token-mean' },
 } as const);
 
-policyLossRegistry.registerBuiltIn('gspo', () => gspo, noOptions("policy loss 'gspo'"));
+policyLossRegistry.registerBuiltIn('gspo', () => gspo, noOptions);

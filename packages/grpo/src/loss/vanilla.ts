@@ -42,4 +42,4 @@ export function vanillaPolicyLoss({
   });
 }
 
-policyLossRegistry.registerBuiltIn('vanilla', () => vanillaPolicyLoss, noOptions("policy loss 'vanilla'"));
+policyLossRegistry.registerBuiltIn('vanilla', () => vanillaPolicyLoss, noOptions);

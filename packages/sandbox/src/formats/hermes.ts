@@ -48,6 +48,19 @@ export const hermesFormat: ToolFormat = {
     const body = observationText(result, options.maxChars ?? DEFAULT_OBSERVATION_CHARS);
     return `\n<tool_response>\n${body.replace(/\n$/, '')}\n</tool_response>\n`;
   },
+  // Laid out as Qwen's chat templates present tools in the system message (Qwen2.5's and Qwen3's
+  // tokenizer_config.json, given `tools`: a "# Tools" section, each signature as JSON inside <tools></tools>, then
+  // the <tool_call> JSON shape; JSON spaced as their tojson writes it), in our words, plus where the output comes
+  // back: the rollout appends <tool_response> inside the assistant's turn.
+  instructions:
+    '# Tools\n\nYou can call the function whose signature is inside <tools></tools>:\n<tools>\n' +
+    `{"type": "function", "function": {"name": "${CODE_INTERPRETER}", "description": "Runs Python 3 code and ` +
+    'returns what it prints, or its error.", "parameters": {"type": "object", "properties": {"code": {"type": ' +
+    '"string", "description": "The Python code to run."}}, "required": ["code"]}}}\n</tools>\n\n' +
+    'To call it, write a JSON object with the function name and its arguments inside <tool_call></tool_call> ' +
+    'tags; the output comes back inside <tool_response></tool_response> tags. Example:\n<tool_call>\n' +
+    `{"name": "${CODE_INTERPRETER}", "arguments": {"code": "print(6 * 7)"}}\n</tool_call>\n` +
+    '<tool_response>\n42\n</tool_response>',
 };
 
 registerBuiltInFormat(hermesFormat);

@@ -28,6 +28,10 @@ export const markdownFormat: ToolFormat = {
     const body = observationText(result, options.maxChars ?? DEFAULT_OBSERVATION_CHARS);
     return `\n${body.replace(/\n$/, '')}\n\`\`\`\n`;
   },
+  // Short: a byte-level model's whole context may be 512 tokens.
+  instructions:
+    'You can run Python code. Write it in a ```python code block, then open an ```output block: its output is ' +
+    'then shown to you there.',
 };
 
 registerBuiltInFormat(markdownFormat);

@@ -21,6 +21,13 @@ function checkFormat(format: ToolFormat): void {
       `registerToolFormat: format ${JSON.stringify(format.name)} needs stopStrings, parse and render`,
     );
   }
+  const { instructions } = format;
+  if (instructions !== undefined && (typeof instructions !== 'string' || instructions.trim() === '')) {
+    throw new TypeError(
+      `registerToolFormat: format ${JSON.stringify(format.name)}: instructions must be a non-empty string when ` +
+        `given, got ${JSON.stringify(instructions)}`,
+    );
+  }
 }
 
 /**
@@ -31,13 +38,13 @@ export function registerToolFormat(format: ToolFormat, options: RegisterOptions 
   checkFormat(format);
   formats.register(format.name, () => format, {
     ...options,
-    schema: noOptions(`tool format ${JSON.stringify(format.name)}`),
+    schema: noOptions,
   });
 }
 
 /** Registers one of this package's formats where it is defined (once per process, see registerBuiltIn). */
 export function registerBuiltInFormat(format: ToolFormat): void {
-  formats.registerBuiltIn(format.name, () => format, noOptions(`tool format ${JSON.stringify(format.name)}`));
+  formats.registerBuiltIn(format.name, () => format, noOptions);
 }
 
 /**

@@ -23,6 +23,10 @@ export const tagsFormat: ToolFormat = {
     const body = observationText(result, options.maxChars ?? DEFAULT_OBSERVATION_CHARS);
     return `\n<interpreter>\n${body.replace(/\n$/, '')}\n</interpreter>\n`;
   },
+  // Short: a byte-level model's whole context may be 512 tokens.
+  instructions:
+    'You can run Python code. Write it between <code> and </code>; its output is then shown to you between ' +
+    '<interpreter> and </interpreter>.',
 };
 
 registerBuiltInFormat(tagsFormat);

@@ -27,6 +27,12 @@ export interface ToolFormat {
   parse(text: string): ParsedToolCall | null;
   /** The observation appended after the call. */
   render(result: ExecResult, options?: RenderOptions): string;
+  /**
+   * How to call the tool in this format and where its output comes back, in words a model reads in its system
+   * message. A trainer shows it to a model that was not fine-tuned on the format; the
+   * task's own rule for the final answer is the trainer's to add. Optional for a format of your own.
+   */
+  readonly instructions?: string;
 }
 
 export const DEFAULT_OBSERVATION_CHARS = 512;
