@@ -136,6 +136,14 @@ describe('trainer config', () => {
     expect(error.message).toBe('--set rl.overlong.factr=1: rl.overlong.factr: unknown field');
   });
 
+  it('a --set of null unsets a field, as a null in the file does', () => {
+    const file = 'task:\n  name: file\n  file: train.jsonl\n  testFile: test.jsonl\n';
+    expect(parseConfig(file, 'base.yaml', ['task.testFile=null']).task.testFile).toBeUndefined();
+    expect(parseConfig(file, 'base.yaml', ['task.testFile=']).task.testFile).toBeUndefined();
+    expect(parseConfig(`${file.replace('test.jsonl', 'null')}`, 'base.yaml').task.testFile).toBeUndefined();
+    expect(parseConfig('', 'empty.yaml').seed).toBe(parseConfig('{}', 'base.yaml').seed);
+  });
+
   it('names the --set, not the file, for a bad value the override set', () => {
     const file = 'rl:\n  groupSize: 4\n  filters: [tool-aware]\n';
     const value = errorOf(() => parseConfig(file, 'base.yaml', ['seed=2', 'rl.groupSize=0']));

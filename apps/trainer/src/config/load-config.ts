@@ -20,7 +20,7 @@ function parseYaml(text: string, source: string): unknown {
     );
   }
   try {
-    return document.toJS() ?? {};
+    return document.toJS();
   } catch (error) {
     // yaml throws a ReferenceError when aliases expand beyond its limit (a "billion laughs" document).
     throw new ConfigError(source, '', `invalid YAML: ${(error as Error).message}`);
@@ -106,7 +106,8 @@ function parseText(
   overrides: readonly string[],
   warn: (notice: string) => void,
 ): LoadedConfig {
-  const raw = parseYaml(text, source);
+  // An empty file is an empty mapping: every field defaulted.
+  const raw = parseYaml(text, source) ?? {};
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     throw new ConfigError(source, '', 'expected a mapping at the top level');
   }
