@@ -68,7 +68,7 @@ describe('gspo policy loss: defaults', () => {
       /config\.aggregation is 'token-mean', but policy loss 'gspo' is defined with 'seq-mean-token-mean'/,
     );
     expect(() => resolvePolicyLossConfig({ name: 'gspo', options: { clip: 1 } })).toThrow(
-      /policy loss 'gspo'.*clip/,
+      /policy loss "gspo".*clip/,
     );
   });
 });

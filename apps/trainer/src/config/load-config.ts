@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { parseDocument } from 'yaml';
-import type { PluginModule } from '../plugins/plugin-modules.js';
 import { ConfigError } from './config-error.js';
 import { parseWith, sectionShape } from './config-issues.js';
+import type { PluginModule } from './plugin-module.js';
 import { renamedFields, renamedNotice, renameOldFields } from './renamed-fields.js';
 import { isRunRecord, runRecordOf } from './run-record.js';
 import { type TrainerConfig, trainerSchema } from './trainer-config.js';

@@ -1,7 +1,6 @@
-import type { TrainState } from '../checkpoint/train-checkpoint.js';
-import type { PluginModule } from '../plugins/plugin-modules.js';
 import { ConfigError } from './config-error.js';
 import { type ConfigFile, configFileForm, isMapping } from './config-file-form.js';
+import type { PluginModule } from './plugin-module.js';
 import { renameOldFields } from './renamed-fields.js';
 
 /** A run's record of its config: `<outDir>/run-config.json`. */
@@ -29,7 +28,7 @@ export interface RunRecord {
   config: ConfigFile;
   /** The plug-in modules loaded (`plugins`, `--plugin`) and the files they resolved to; absent in older records. */
   plugins?: PluginModule[];
-  changes: { phase: TrainState['phase']; afterStep: number; fields: ConfigFieldChange[] }[];
+  changes: { phase: 'sft' | 'rl'; afterStep: number; fields: ConfigFieldChange[] }[];
 }
 
 /** The file's text: the version first, then the record. */

@@ -249,16 +249,18 @@ export async function saveCheckpoint(
   }
   const metadata = { format: 'pt' };
   await writeCompanionFiles(dir, checkpoint.files ?? new Map());
-  await removeWeightFiles(dir);
   if (shards.length === 1) {
+    await removeWeightFiles(dir, new Set([SINGLE_FILE]));
     await writeFile(join(dir, SINGLE_FILE), encodeSafetensors(shards[0]!, metadata));
     return;
   }
   const pad = (i: number) => String(i).padStart(5, '0');
+  const shardFile = (i: number) => `model-${pad(i + 1)}-of-${pad(shards.length)}.safetensors`;
+  await removeWeightFiles(dir, new Set([INDEX_FILE, ...shards.map((_, i) => shardFile(i))]));
   const weightMap: Record<string, string> = {};
   let totalSize = 0;
   for (const [i, shard] of shards.entries()) {
-    const file = `model-${pad(i + 1)}-of-${pad(shards.length)}.safetensors`;
+    const file = shardFile(i);
     await writeFile(join(dir, file), encodeSafetensors(shard, metadata));
     for (const t of shard) {
       weightMap[t.name] = file;
@@ -269,12 +271,13 @@ export async function saveCheckpoint(
   await writeFile(join(dir, INDEX_FILE), `${JSON.stringify(index, null, 2)}\n`);
 }
 
-/** The weights a folder saved over holds, in either layout: an index left beside a new single file would be read
- * in its place (the loader prefers the index), and shards of an earlier, longer split would linger. */
-async function removeWeightFiles(dir: string): Promise<void> {
+/** The weight files of an earlier save that this one will not write over, in either layout: an index left beside a
+ * new single file would be read in its place (the loader prefers the index), and shards of another split would
+ * linger. */
+async function removeWeightFiles(dir: string, written: ReadonlySet<string>): Promise<void> {
   for (const name of await readdir(dir)) {
-    if (name === SINGLE_FILE || name === INDEX_FILE || SHARD_FILE.test(name))
-      await rm(join(dir, name), { force: true });
+    const weights = name === SINGLE_FILE || name === INDEX_FILE || SHARD_FILE.test(name);
+    if (weights && !written.has(name)) await rm(join(dir, name), { force: true });
   }
 }
 

@@ -3,15 +3,10 @@ import { createRequire } from 'node:module';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ConfigError } from '../config/config-error.js';
+import type { PluginModule } from '../config/plugin-module.js';
 import { secondTfjsCopy } from './tfjs-copy.js';
 
-/** A plug-in module as the config or `--plugin` named it, and the file that was imported for it. */
-export interface PluginModule {
-  /** As written: a path (`./my-plugins.js`, a package folder) or a package name (`@me/taorl-plugins`). */
-  module: string;
-  /** The absolute path of the file imported. */
-  path: string;
-}
+export type { PluginModule };
 
 /** One module to load, and where it was named (for errors and for resolving it). */
 export type PluginRequest = {
