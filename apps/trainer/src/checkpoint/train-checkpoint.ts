@@ -2,13 +2,14 @@ import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync } f
 import { join } from 'node:path';
 import type { AdamWState } from '@taorl/grpo';
 import * as tf from '@tensorflow/tfjs';
+import type { TrainingPhase } from '../config/run-record.js';
 import type { Policy } from '../model/policy.js';
 import { encodeSafetensors, readSafetensors } from '../model/safetensors.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 
 /** What a run must know to continue: with counter-based seeds (util/seeds.ts) the step is the whole RNG state. */
 export interface TrainState {
-  phase: 'sft' | 'rl';
+  phase: TrainingPhase;
   /** Steps of `phase` completed. */
   step: number;
   seed: number;

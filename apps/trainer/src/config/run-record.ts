@@ -12,6 +12,9 @@ export const RUN_RECORD = 'run-config.json';
  */
 const VERSION = 2;
 
+/** The phase of training a run is in; a resumed run's record names the phase each change was made in. */
+export type TrainingPhase = 'sft' | 'rl';
+
 /** One config field that differs between the recorded run and the command resuming it. */
 export interface ConfigFieldChange {
   /** Dotted path as a config file writes it, e.g. rl.learningRate, rl.loss.clipHigh. */
@@ -28,7 +31,7 @@ export interface RunRecord {
   config: ConfigFile;
   /** The plug-in modules loaded (`plugins`, `--plugin`) and the files they resolved to; absent in older records. */
   plugins?: PluginModule[];
-  changes: { phase: 'sft' | 'rl'; afterStep: number; fields: ConfigFieldChange[] }[];
+  changes: { phase: TrainingPhase; afterStep: number; fields: ConfigFieldChange[] }[];
 }
 
 /** The file's text: the version first, then the record. */
