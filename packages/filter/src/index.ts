@@ -12,6 +12,7 @@ export {
   answerDiscriminability,
   GROUP_TOO_SMALL,
 } from './answer-discriminability';
+export { type AnswerFormatFacts, answerFormatFacts } from './answer-format-facts';
 export { composeFilters } from './compose';
 export { type DynamicSamplingOptions, dynamicSampling, ZERO_STD } from './dynamic-sampling';
 export {
@@ -23,13 +24,19 @@ export {
 export { type OverlongFilterOptions, overlongFilter, TRUNCATED } from './overlong';
 export { type FilterFactory, filterNames, getFilter, registerFilter } from './registry';
 export {
-  answerFormatPenalty,
+  GROUP_BELOW_SIZE,
   type ResampleOnCorrectOptions,
   resampleOnCorrect,
   SURPLUS_CORRECT,
   SURPLUS_WRONG,
-  toolErrorPenalty,
+  WORLD_SIZE_REMAINDER,
 } from './resample-on-correct';
+export {
+  answerFormatPenalty,
+  TOOL_ERROR_SIGNALS,
+  type ToolErrorSignal,
+  toolErrorPenalty,
+} from './roc-penalties';
 export { type ToolAwareFilterOptions, toolAwareFilter } from './tool-aware';
 export { INFRA_FAILURE_STATUS, isInfraFailure, TOOL_OUTAGE, toolOutage } from './tool-outage';
 export { trajectoryFilter, type Verdict } from './trajectory-filter';
@@ -48,4 +55,4 @@ export type {
   PassRateReport,
 } from './types';
 export { VOID_TURN, type VoidTurnOptions, voidTurn } from './void-turn';
-export { type TurnFacts, type VoidTurnRule, voidTurns } from './void-turns';
+export { hasMarkdownCodeBlock, type TurnFacts, type VoidTurnRule, voidTurns } from './void-turns';

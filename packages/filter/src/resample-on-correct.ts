@@ -1,53 +1,45 @@
 import { groupMembers } from './groups';
 import { checkInteger, checkOptionNames } from './options';
-import { correctnessOf, toolCallsOf } from './readout';
+import { correctnessOf } from './readout';
 import { filterRegistry } from './registry';
+import {
+  answerFormatPenalty,
+  TOOL_ERROR_SIGNALS,
+  type ToolErrorSignal,
+  toolErrorPenalty,
+} from './roc-penalties';
 import type { Filter, FilterableTrajectory } from './types';
 import { applyVerdicts, defaultPositions, type Verdict } from './verdicts';
 
 export interface ResampleOnCorrectOptions {
   /** Trajectories kept per group (rStar2-Agent's down_sample_to_n); groups are rolled out larger. Required. */
   readonly size?: number;
-  /** Wrong trajectories kept at least, when the group has them (min_zero_reward_trace_num). Default 2. */
+  /**
+   * Wrong trajectories kept at least, when the group has them (min_zero_reward_trace_num). Default 2 (the published
+   * training script); -1, the source's config default, sets no minimum.
+   */
   readonly minWrong?: number;
-  /** Right trajectories kept at least, when the group has them (min_non_zero_reward_trace_num). Default 2. */
+  /** Right trajectories kept at least, when the group has them (min_non_zero_reward_trace_num). Default 2; -1: none. */
   readonly minCorrect?: number;
   /** Add the tool-error penalty (roc_error_ratio). Default true. */
   readonly errorRatio?: boolean;
-  /** Add the answer-format penalty (roc_answer_format); needs `answerCount` and `turnCount`. Default true. */
+  /** What marks a failed call: `output` (default, the source's: its text says "error") or `status` (the sandbox's). */
+  readonly errorSignal?: ToolErrorSignal;
+  /** Add the answer-format penalty (roc_answer_format); reads `answerCount`, `answerOpenings`, `laterTurns`. Default true. */
   readonly answerFormat?: boolean;
+  /** Trainer replicas: the kept trajectories are cut to a multiple of it, the first in batch order kept. Default 1. */
+  readonly worldSize?: number;
+  /** A group with fewer than `size` members: `drop` (default, as the source) or `keep`. */
+  readonly smallGroups?: 'drop' | 'keep';
 }
 
 /** Reasons of the trajectories resample-on-correct leaves out of a group. */
 export const SURPLUS_CORRECT = 'surplus-correct';
 export const SURPLUS_WRONG = 'surplus-wrong';
-
-/**
- * Share of failed tool calls (status other than `ok`); 0.5 without any call. rStar2-Agent counts a tool response
- * containing "error" as failed; taorl reads the sandbox's status, which that substring stands for.
- */
-export function toolErrorPenalty(t: FilterableTrajectory, position: number): number {
-  const calls = toolCallsOf(t, position);
-  if (calls.length === 0) return 0.5;
-  return calls.filter((call) => call.status !== 'ok').length / calls.length;
-}
-
-/** 1 without a final answer, else min((answers - 1) / turns, 1): repeated answers cost, one answer is free. */
-export function answerFormatPenalty(t: FilterableTrajectory, position: number): number {
-  const count = (field: 'answerCount' | 'turnCount'): number => {
-    const value = t[field];
-    if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
-      throw new Error(
-        `resample-on-correct: trajectory ${position}: field '${field}' must be an integer >= 0 for the answer-format ` +
-          `penalty (set it with voidTurns, or pass answerFormat: false), got ${String(value)}`,
-      );
-    }
-    return value;
-  };
-  const [answers, turns] = [count('answerCount'), count('turnCount')];
-  if (answers === 0 || turns === 0) return 1;
-  return Math.min((answers - 1) / turns, 1);
-}
+/** Kept by the group but past the last multiple of `worldSize` in the batch. */
+export const WORLD_SIZE_REMAINDER = 'world-size-remainder';
+/** A group with fewer members than `size`, dropped (smallGroups `drop`). */
+export const GROUP_BELOW_SIZE = 'group-below-size';
 
 /** Python's round(): halves go to the even neighbour, as the source's counts are rounded. */
 function roundHalfEven(x: number): number {
@@ -57,31 +49,53 @@ function roundHalfEven(x: number): number {
   return floor % 2 === 0 ? floor : floor + 1;
 }
 
+function checkChoice<T extends string>(name: string, field: string, value: unknown, known: readonly T[]): T {
+  if (!known.includes(value as T)) {
+    throw new Error(`${name}: option '${field}' must be ${known.join(' or ')}, got ${JSON.stringify(value)}`);
+  }
+  return value as T;
+}
+
 /**
- * rStar2-Agent's GRPO-RoC down-sampler (microsoft/rStar@73b21b5 rstar2_agent/down_sample/roc.py,
- * resample_of_correct): each group, rolled out larger than it trains, is cut to `size` keeping the group's share of
- * right and wrong answers: n_wrong = round(wrong x size / n), n_right = round(right x size / n) (Python's rounding),
- * raised to minWrong / minCorrect where the group has that many; within each side the trajectories with the
- * smallest penalty (tool-error share + answer-format penalty) come first, ties in batch order (Python's stable
- * sort). The source sorts the wrong ones by penalty too, though the paper samples them uniformly; taorl follows the
- * code. A group of exactly `size` is kept; a smaller one too (DECISION: the source drops it, which in its pipeline
- * never happens; here a filter before this one can shrink a group). The rest are `resample`d, reason
- * `surplus-correct` or `surplus-wrong`.
+ * rStar2-Agent's GRPO-RoC down-sampler (microsoft/rStar@5e95b19, its main today, rstar2_agent/down_sample/roc.py
+ * resample_of_correct, and utils.py filter_by_mask): each group, rolled out larger than it trains, is cut to
+ * `size` keeping the group's share of right and wrong answers: n_wrong = round(wrong x size / n), n_right =
+ * round(right x size / n) (Python's rounding), raised to minWrong / minCorrect where the group has that many. The
+ * right trajectories with the smallest penalty (tool-error share + answer-format penalty) are kept, ties in batch
+ * order (Python's stable sort); the wrong ones in batch order, unsorted (PR #50 removed their sort). A group of
+ * exactly `size` is kept, a smaller one dropped (reason `group-below-size`; smallGroups `keep` keeps it). The rest
+ * are `resample`d (`surplus-correct`, `surplus-wrong`), then the kept set is cut to a multiple of `worldSize`
+ * (`world-size-remainder`); a world size that leaves nothing is an error.
  */
 export function resampleOnCorrect(options: ResampleOnCorrectOptions = {}): Filter {
   const name = 'resample-on-correct';
-  checkOptionNames(name, options, ['size', 'minWrong', 'minCorrect', 'errorRatio', 'answerFormat']);
+  checkOptionNames(name, options, [
+    'size',
+    'minWrong',
+    'minCorrect',
+    'errorRatio',
+    'errorSignal',
+    'answerFormat',
+    'worldSize',
+    'smallGroups',
+  ]);
   if (options.size === undefined) {
     throw new Error(`${name}: option 'size' (trajectories kept per group) is required`);
   }
   const size = checkInteger(name, 'size', options.size, 1);
-  const minWrong = checkInteger(name, 'minWrong', options.minWrong ?? 2, 0);
-  const minCorrect = checkInteger(name, 'minCorrect', options.minCorrect ?? 2, 0);
+  const minWrong = checkInteger(name, 'minWrong', options.minWrong ?? 2, -1);
+  const minCorrect = checkInteger(name, 'minCorrect', options.minCorrect ?? 2, -1);
   if (minWrong + minCorrect > size) {
     throw new Error(
       `${name}: options 'minWrong' + 'minCorrect' (${minWrong} + ${minCorrect}) must not exceed 'size' (${size})`,
     );
   }
+  const worldSize = checkInteger(name, 'worldSize', options.worldSize ?? 1, 1);
+  const smallGroups = checkChoice(name, 'smallGroups', options.smallGroups ?? 'drop', [
+    'drop',
+    'keep',
+  ] as const);
+  const errorSignal = checkChoice(name, 'errorSignal', options.errorSignal ?? 'output', TOOL_ERROR_SIGNALS);
   const flag = (field: 'errorRatio' | 'answerFormat'): boolean => {
     const value = options[field] ?? true;
     if (typeof value !== 'boolean') {
@@ -91,7 +105,8 @@ export function resampleOnCorrect(options: ResampleOnCorrectOptions = {}): Filte
   };
   const [errorRatio, answerFormat] = [flag('errorRatio'), flag('answerFormat')];
   const penaltyOf = (t: FilterableTrajectory, position: number) =>
-    (errorRatio ? toolErrorPenalty(t, position) : 0) + (answerFormat ? answerFormatPenalty(t, position) : 0);
+    (errorRatio ? toolErrorPenalty(t, position, errorSignal) : 0) +
+    (answerFormat ? answerFormatPenalty(t, position) : 0);
 
   return {
     name,
@@ -99,14 +114,16 @@ export function resampleOnCorrect(options: ResampleOnCorrectOptions = {}): Filte
       const at = defaultPositions(batch.length, positions);
       const verdicts: Verdict[] = new Array<Verdict>(batch.length).fill(null);
       for (const members of groupMembers(batch, at).values()) {
+        if (members.length < size && smallGroups === 'drop') {
+          for (const i of members) verdicts[i] = { action: 'drop', reason: GROUP_BELOW_SIZE };
+        }
         if (members.length <= size) continue;
-        const ranked = (correct: boolean) =>
-          members
-            .filter((i) => correctnessOf(batch[i]!, at[i]!) === correct)
-            .map((i) => ({ i, penalty: penaltyOf(batch[i]!, at[i]!) }))
-            .sort((a, b) => a.penalty - b.penalty)
-            .map(({ i }) => i);
-        const [right, wrong] = [ranked(true), ranked(false)];
+        const wrong = members.filter((i) => !correctnessOf(batch[i]!, at[i]!));
+        const right = members
+          .filter((i) => correctnessOf(batch[i]!, at[i]!))
+          .map((i) => ({ i, penalty: penaltyOf(batch[i]!, at[i]!) }))
+          .sort((a, b) => a.penalty - b.penalty)
+          .map(({ i }) => i);
         let nWrong = roundHalfEven((wrong.length * size) / members.length);
         let nRight = roundHalfEven((right.length * size) / members.length);
         if (nWrong <= Math.min(minWrong, wrong.length)) {
@@ -132,9 +149,23 @@ export function resampleOnCorrect(options: ResampleOnCorrectOptions = {}): Filte
         for (const i of right.slice(nRight)) verdicts[i] = { action: 'resample', reason: SURPLUS_CORRECT };
         for (const i of wrong.slice(nWrong)) verdicts[i] = { action: 'resample', reason: SURPLUS_WRONG };
       }
+      cutToWorldSize(name, verdicts, worldSize);
       return applyVerdicts(name, batch, at, verdicts);
     },
   };
+}
+
+/** The source's filter_by_mask: the kept trajectories past the last multiple of `worldSize` leave the batch. */
+function cutToWorldSize(name: string, verdicts: Verdict[], worldSize: number): void {
+  const kept = verdicts.flatMap((verdict, i) => (verdict === null ? [i] : []));
+  const keep = Math.floor(kept.length / worldSize) * worldSize;
+  if (keep === 0 && kept.length > 0) {
+    throw new Error(
+      `${name}: option 'worldSize' (${worldSize}) leaves no trajectory of the ${kept.length} kept: set it to at ` +
+        'most the trajectories a batch keeps',
+    );
+  }
+  for (const i of kept.slice(keep)) verdicts[i] = { action: 'resample', reason: WORLD_SIZE_REMAINDER };
 }
 
 filterRegistry.registerBuiltIn('resample-on-correct', resampleOnCorrect);

@@ -4,6 +4,8 @@ export type GroupId = string | number;
 /** Status of one tool call; `'ok'` is the only success (the sandbox's ExecResult statuses). */
 export interface FilterableToolCall {
   readonly status: string;
+  /** The observation text inserted for the call (@taorl/data's ToolCall has it); resample-on-correct reads it. */
+  readonly output?: string;
 }
 
 /**
@@ -24,10 +26,12 @@ export interface FilterableTrajectory {
    * computes it from the assistant turns).
    */
   readonly voidTurn?: boolean;
-  /** Final answers the response gave (`voidTurns` counts them); read by `resample-on-correct`'s format penalty. */
+  /** Closed final answers of the response (`answerFormatFacts`); read by `resample-on-correct`'s format penalty. */
   readonly answerCount?: number;
-  /** Assistant turns of the response (`voidTurns` counts them); read by `resample-on-correct`'s format penalty. */
-  readonly turnCount?: number;
+  /** Final-answer openings, closed or not (`answerFormatFacts`); read by the format penalty. */
+  readonly answerOpenings?: number;
+  /** Assistant turns after the first that ended (`answerFormatFacts`); read by the format penalty. */
+  readonly laterTurns?: number;
   /** The response hit the length budget before a final answer or EOS. */
   readonly truncated?: boolean;
   /**

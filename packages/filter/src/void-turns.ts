@@ -4,6 +4,14 @@
  * closing fence.
  */
 const MARKDOWN_CODE_BLOCK = /```(?:py|python)?\n(.*?)\n```/s;
+
+/**
+ * Whether a turn holds a complete markdown code block by SimpleTIR's rule. A fence with no body line ("```python\n```")
+ * is none: the pattern needs a newline after the opening and another before the closing fence.
+ */
+export function hasMarkdownCodeBlock(turn: string): boolean {
+  return MARKDOWN_CODE_BLOCK.test(turn);
+}
 /** SimpleTIR's final answer: the turn contains `\boxed{`. */
 const FINAL_ANSWER = '\\boxed{';
 
@@ -18,9 +26,6 @@ export interface TurnFacts {
   readonly voidTurn: boolean;
   /** Indices of the void turns. */
   readonly voidTurns: readonly number[];
-  /** `\boxed{` occurrences over all turns (resample-on-correct's answer-format penalty). */
-  readonly answerCount: number;
-  readonly turnCount: number;
 }
 
 /**
@@ -31,14 +36,11 @@ export interface TurnFacts {
  * assistant turns' texts, tool output excluded.
  */
 export function voidTurns(turns: readonly string[], rule: VoidTurnRule = {}): TurnFacts {
-  const hasCodeBlock = rule.hasCodeBlock ?? ((turn: string) => MARKDOWN_CODE_BLOCK.test(turn));
+  const hasCodeBlock = rule.hasCodeBlock ?? hasMarkdownCodeBlock;
   const indices: number[] = [];
-  let answerCount = 0;
   turns.forEach((turn, index) => {
     if (typeof turn !== 'string') throw new Error(`voidTurns: turn ${index} is not a string`);
-    const answers = turn.split(FINAL_ANSWER).length - 1;
-    answerCount += answers;
-    if (answers === 0 && !hasCodeBlock(turn)) indices.push(index);
+    if (!turn.includes(FINAL_ANSWER) && !hasCodeBlock(turn)) indices.push(index);
   });
-  return { voidTurn: indices.length > 0, voidTurns: indices, answerCount, turnCount: turns.length };
+  return { voidTurn: indices.length > 0, voidTurns: indices };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { VOID_TURN, voidTurn, voidTurns } from '../src/index';
+import { hasMarkdownCodeBlock, VOID_TURN, voidTurn, voidTurns } from '../src/index';
 
 // Assistant turns as the markdown tool format (Qwen2.5-Math TIR) produces them: text, then a fenced block the
 // rollout stops after; the observation (```output ...```) is tool output and not part of a turn.
@@ -8,12 +8,7 @@ const ANSWER_TURN = 'The sum is 55, so the answer is \\boxed{55}.';
 
 describe('voidTurns (SimpleTIR)', () => {
   it('accepts turns with a complete code block or a final answer', () => {
-    expect(voidTurns([CODE_TURN, ANSWER_TURN])).toEqual({
-      voidTurn: false,
-      voidTurns: [],
-      answerCount: 1,
-      turnCount: 2,
-    });
+    expect(voidTurns([CODE_TURN, ANSWER_TURN])).toEqual({ voidTurn: false, voidTurns: [] });
     expect(voidTurns(['```py\nx = 2\n```', '```\nprint(1)\n```']).voidTurn).toBe(false);
   });
 
@@ -34,10 +29,20 @@ describe('voidTurns (SimpleTIR)', () => {
     expect(voidTurns(['```python print(1)```']).voidTurns).toEqual([0]);
   });
 
-  it('counts every \\boxed{ for the answer-format penalty', () => {
-    expect(voidTurns(['First guess \\boxed{4}.', 'Checking: \\boxed{5}, no, \\boxed{4}.']).answerCount).toBe(
-      3,
-    );
+  it("counts a fence with no body line as no code block, as SimpleTIR's regex does", () => {
+    // ltzheng/SimpleTIR@e7b5b44 execute_predictions: ```(?:py|python)?\n(.*?)\n``` needs a newline after the
+    // opening fence and another before the closing one; an empty body line is a block, no body line is none.
+    const simpleTir = /```(?:py|python)?\n(.*?)\n```/s;
+    const cases = [
+      '```python\n```',
+      '```\n```',
+      'Run it:\n```py\n```\nDone.',
+      '```python\n\n```',
+      '```\n\n```',
+    ];
+    for (const turn of cases) expect(hasMarkdownCodeBlock(turn), turn).toBe(simpleTir.test(turn));
+    expect(cases.map(hasMarkdownCodeBlock)).toEqual([false, false, false, true, true]);
+    expect(voidTurns(['```python\n```']).voidTurns).toEqual([0]);
   });
 
   it('takes the tool format parser for other formats', () => {
