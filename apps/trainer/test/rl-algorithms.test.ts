@@ -2,10 +2,11 @@ import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ByteTokenizer, type Trajectory } from '@taorl/data';
+import { markdownFormat } from '@taorl/sandbox';
 import { describe, expect, it } from 'vitest';
 import { MetricsWriter, parseConfig, type RlStepMetrics, readMetrics } from '../src/index.js';
 import { filterTable } from '../src/report/filter-table.js';
-import { assistantTurns, withTurnFacts } from '../src/rl/turn-facts.js';
+import { assistantTurns, codeBlockRule, withTurnFacts } from '../src/rl/turn-facts.js';
 import { problemSource } from '../src/session/problem-source.js';
 import { openSession } from '../src/session/session.js';
 import { runRl } from '../src/workflows/rl-run.js';
@@ -49,8 +50,7 @@ function trajectory(parts: { text: string; observation?: boolean }[]): Trajector
 }
 
 const decode = (ids: Int32Array) => tokenizer.decode(ids);
-const markdownParse = (turn: string) =>
-  /```(?:py|python)?\n([\s\S]*?)\n```/.exec(turn) === null ? null : 'code';
+const markdownParse = codeBlockRule(markdownFormat);
 
 describe('void turns in the RL step (SimpleTIR rule on real-shaped responses)', () => {
   it('splits a response into its assistant turns around the observations', () => {
@@ -66,7 +66,8 @@ describe('void turns in the RL step (SimpleTIR rule on real-shaped responses)', 
     expect(withTurnFacts(t, decode, markdownParse)).toMatchObject({
       voidTurn: false,
       answerCount: 1,
-      turnCount: 2,
+      answerOpenings: 1,
+      laterTurns: 1,
     });
   });
 
@@ -79,12 +80,45 @@ describe('void turns in the RL step (SimpleTIR rule on real-shaped responses)', 
     expect(withTurnFacts(rambling, decode, markdownParse)).toMatchObject({ voidTurn: true, voidTurns: [1] });
     const cut = trajectory([{ text: 'Let me compute.\n```python\nprint(sum(range(' }]);
     expect(withTurnFacts(cut, decode, markdownParse).voidTurn).toBe(true);
-    // The tool output is no turn: an observation holding \boxed{} does not answer for the policy.
+    // The tool output is no turn: an observation holding \boxed{} does not answer for the policy. rStar2-Agent's
+    // format penalty counts answers over the decoded response, tool output included: there it is one.
     const echoed = trajectory([
       { text: '```python\nprint(1)\n```\n```output' },
       { text: '\n\\boxed{1}\n```\n', observation: true },
     ]);
-    expect(withTurnFacts(echoed, decode, markdownParse)).toMatchObject({ voidTurn: false, answerCount: 0 });
+    expect(withTurnFacts(echoed, decode, markdownParse)).toMatchObject({ voidTurn: false, answerCount: 1 });
+  });
+
+  it('marks a fence with no body line void, though the rollout parser runs it (SimpleTIR@e7b5b44)', () => {
+    // The markdown format's parser takes "```python\n```" as a call of an empty program; SimpleTIR's pattern
+    // ```(?:py|python)?\n(.*?)\n``` needs a line between the fences, so its rollout stops there and masks it.
+    expect(markdownFormat.parse('```python\n```\n```output')).not.toBeNull();
+    const empty = trajectory([
+      { text: 'Let me run it.\n```python\n```\n```output' },
+      { text: '\n\n```\n', observation: true },
+      { text: 'So \\boxed{4}.' },
+    ]);
+    expect(withTurnFacts(empty, decode, markdownParse)).toMatchObject({ voidTurn: true, voidTurns: [0] });
+    const blankLine = trajectory([
+      { text: '```python\n\n```\n```output' },
+      { text: '\n\n```\n', observation: true },
+    ]);
+    expect(withTurnFacts(blankLine, decode, markdownParse).voidTurn).toBe(false);
+  });
+
+  it('counts the later turns that ended for the format penalty: a cut last turn is not one', () => {
+    const parts = [
+      { text: '```python\nprint(2+2)\n```\n```output' },
+      { text: '\n4\n```\n', observation: true },
+      { text: 'So \\boxed{4}, or \\boxed{5' },
+    ];
+    expect(withTurnFacts(trajectory(parts), decode, markdownParse)).toMatchObject({
+      answerCount: 1,
+      answerOpenings: 2,
+      laterTurns: 1,
+    });
+    const cut = { ...trajectory(parts), truncated: true };
+    expect(withTurnFacts(cut, decode, markdownParse)).toMatchObject({ laterTurns: 0 });
   });
 });
 

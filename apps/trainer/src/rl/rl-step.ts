@@ -41,6 +41,8 @@ export interface RlStepContext {
   sync: PolicySync;
   tokenizer: Tokenizer;
   tools: ToolEnvironment;
+  /** Whether an assistant turn holds a complete code block, for SimpleTIR's void turns (turn-facts codeBlockRule). */
+  hasCodeBlock: (turn: string) => boolean;
   /** Judges the programs of code problems (the code-correctness reward). */
   sandbox?: CodeRunner;
   /** `count` problems for refill batch `batch` of step `step` (deterministic in both). */
@@ -146,9 +148,7 @@ export async function rlStep(ctx: RlStepContext, step: number): Promise<RlStepMe
     const decode = (ids: Int32Array) => ctx.tokenizer.decode(ids);
     // SimpleTIR's void turns, and the answer and turn counts resample-on-correct's format penalty reads.
     const rewarded = graded.map((t, i) =>
-      withTurnFacts(shaped === null ? t : { ...t, reward: shaped.rewards[i]! }, decode, (turn) =>
-        ctx.tools.parse(turn),
-      ),
+      withTurnFacts(shaped === null ? t : { ...t, reward: shaped.rewards[i]! }, decode, ctx.hasCodeBlock),
     );
     voidTurns += rewarded.filter((t) => t.voidTurn).length;
     generated.push(...rewarded);

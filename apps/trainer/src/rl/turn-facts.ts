@@ -1,5 +1,12 @@
 import type { Trajectory } from '@taorl/data';
-import { type TurnFacts, voidTurns } from '@taorl/filter';
+import {
+  type AnswerFormatFacts,
+  answerFormatFacts,
+  hasMarkdownCodeBlock,
+  type TurnFacts,
+  voidTurns,
+} from '@taorl/filter';
+import { markdownFormat, type ToolFormat } from '@taorl/sandbox';
 
 /**
  * The assistant turns of a response as text: the generated spans between the tool observations (which the
@@ -17,17 +24,35 @@ export function assistantTurns(trajectory: Trajectory, decode: (ids: Int32Array)
 }
 
 /**
- * The trajectory with SimpleTIR's void-turn flag and the answer and turn counts (@taorl/filter's voidTurns), so
- * the `void-turn` filter and resample-on-correct's format penalty act on what the rollout produced. A complete
- * code block is what the run's tool format parses (`parse`), the call the rollout would run.
+ * Whether an assistant turn holds a complete code block, for SimpleTIR's void turns. Markdown: SimpleTIR's own
+ * pattern on the turn without the format's closing stop string (```output, which SimpleTIR's responses do not
+ * have and its pattern would take for the closing fence of "```python\n```"), so a fence with no body line is
+ * none, though the format's parser runs it as an empty program. Other formats, which SimpleTIR has no rule for: a
+ * call the format parses.
+ */
+export function codeBlockRule(format: ToolFormat): (turn: string) => boolean {
+  if (format.name !== markdownFormat.name) return (turn) => format.parse(turn) !== null;
+  return (turn) => {
+    const stop = format.stopStrings.find((end) => turn.endsWith(end));
+    return hasMarkdownCodeBlock(stop === undefined ? turn : turn.slice(0, -stop.length));
+  };
+}
+
+/**
+ * The trajectory with SimpleTIR's void-turn flag (@taorl/filter's voidTurns) and the answer-format facts
+ * resample-on-correct's format penalty reads (answerFormatFacts, over the whole decoded response as rStar2-Agent
+ * reads it), so the `void-turn` filter and the penalty act on what the rollout produced.
  */
 export function withTurnFacts(
   trajectory: Trajectory,
   decode: (ids: Int32Array) => string,
-  parse: (turn: string) => unknown,
-): Trajectory & TurnFacts {
-  const facts = voidTurns(assistantTurns(trajectory, decode), {
-    hasCodeBlock: (turn) => parse(turn) !== null,
+  hasCodeBlock: (turn: string) => boolean,
+): Trajectory & TurnFacts & AnswerFormatFacts {
+  const turns = assistantTurns(trajectory, decode);
+  const answers = answerFormatFacts({
+    text: decode(trajectory.responseIds),
+    turns: turns.length,
+    truncated: trajectory.truncated,
   });
-  return { ...trajectory, ...facts };
+  return { ...trajectory, ...voidTurns(turns, { hasCodeBlock }), ...answers };
 }

@@ -12,6 +12,7 @@ import { grpoUpdate } from '../rl/grpo-update.js';
 import { localPolicySync } from '../rl/policy-sync.js';
 import { type RlStepContext, rlStep } from '../rl/rl-step.js';
 import type { RlStepMetrics } from '../rl/step-metrics.js';
+import { codeBlockRule } from '../rl/turn-facts.js';
 import type { ProblemSource } from '../session/problem-source.js';
 import { rolloutOptionsOf } from '../session/rollout-options.js';
 import type { Session } from '../session/session.js';
@@ -112,6 +113,7 @@ export function rlContext(
     sync: servers ?? localPolicySync(),
     tokenizer,
     tools,
+    hasCodeBlock: codeBlockRule(components.format),
     sandbox: session.sandbox,
     problems: problems.train,
     estimator: components.estimator,
