@@ -14,14 +14,18 @@ export {
   initBackend,
 } from './backend/init-backend';
 export {
-  type CorrectionInput,
-  type CorrectionMetrics,
-  type CorrectionRejection,
-  type CorrectionResult,
   type CorrectionWeights,
+  REJECTION_MODES,
+  type RejectionMode,
+  type RejectionRule,
   type ResolvedRolloutCorrection,
   type RolloutCorrectionOptions,
   resolveRolloutCorrection,
+} from './correction/correction-options';
+export {
+  type CorrectionInput,
+  type CorrectionMetrics,
+  type CorrectionResult,
   rolloutCorrection,
 } from './correction/rollout-correction';
 export {

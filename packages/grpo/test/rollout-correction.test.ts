@@ -21,74 +21,261 @@ const oldLogProbs = lossMask.map((m) => m * (-0.2 - 2 * random()));
 // The engine's log-probs: the trainer's plus a mismatch of up to +-0.8 nats, so ratios range from 0.45 to 2.2.
 const rolloutLogProbs = oldLogProbs.map((value, i) => value + lossMask[i]! * (random() * 1.6 - 0.8));
 
-/** Written from Yao et al. 2025 and verl's rollout_corr_helper, in float64, one sequence per row. */
-function reference64(options: Required<RolloutCorrectionOptions>) {
-  const rows = Array.from({ length: B }, (_, row) =>
-    Array.from({ length: T }, (_, column) => row * T + column).filter((i) => lossMask[i] === 1),
+/** A verl threshold spec: "lower_upper" or an upper bound alone. */
+function parseSpec(spec: number | string): { lower: number | null; upper: number } {
+  if (typeof spec === 'string' && spec.includes('_')) {
+    const [lower, upper] = spec.split('_').map(Number) as [number, number];
+    return { lower, upper };
+  }
+  return { lower: null, upper: Number(spec) };
+}
+
+interface Reference {
+  weights: 'token' | 'sequence' | 'none';
+  threshold: number | string;
+  batchNormalize: boolean;
+  rejection: string;
+  rejectionThreshold?: number | string;
+}
+
+/**
+ * Re-stated in float64 from verl-project/verl@1dda039 verl/trainer/ppo/rollout_corr_helper.py over a [rows,
+ * columns] batch: compute_rollout_correction_weights (TIS clamp, IcePop band on the raw weights, batch
+ * normalisation), compute_rollout_rejection_mask (k1 / k2 / k3 per token, their masked sum, mean and max per row,
+ * options chained by AND, verl_F.masked_mean's 1e-8) and the masked fractions. `k1`: verl's code compares -x with
+ * [log lower, log upper] (a band on 1 / r), its docs a band on the ratio r, which taorl follows (issue 47 accepts
+ * it); the two agree when lower = 1 / upper. `mistake` flips one plausible error on, for the tests to tell apart.
+ */
+function reference64(
+  data: { rows: number; columns: number; mask: number[]; old: number[]; rollout: number[] },
+  options: Reference,
+  { k1 = 'docs', mistake }: { k1?: 'docs' | 'code'; mistake?: 'icepop-on-inverse' | 'per-row-share' } = {},
+) {
+  const { rows, columns, mask, old, rollout } = data;
+  const clamp = (x: number) => Math.min(20, Math.max(-20, x));
+  const at = (row: number) => Array.from({ length: columns }, (_, c) => row * columns + c);
+  const maskedMean = (values: number[], over: number[]) =>
+    over.reduce((s, i) => s + values[i]! * mask[i]!, 0) / (over.reduce((s, i) => s + mask[i]!, 0) + 1e-8);
+  const all = Array.from({ length: rows * columns }, (_, i) => i);
+  const logRatio = all.map((i) => old[i]! - rollout[i]!);
+  const rowSum = (values: number[], row: number) => at(row).reduce((s, i) => s + values[i]! * mask[i]!, 0);
+  const raw = all.map((i) =>
+    options.weights === 'sequence'
+      ? Math.exp(clamp(rowSum(logRatio, Math.floor(i / columns)))) * mask[i]!
+      : Math.exp(clamp(logRatio[i]!)) * mask[i]!,
   );
-  const clampExp = (x: number) => Math.exp(Math.min(20, Math.max(-20, x)));
-  const logRatio = (i: number) => oldLogProbs[i]! - rolloutLogProbs[i]!;
-  const weights = new Array<number>(B * T).fill(0);
-  const mask = new Array<number>(B * T).fill(0);
-  let rejectedRows = 0;
-  rows.forEach((members) => {
-    const sum = members.reduce((s, i) => s + logRatio(i), 0);
-    let rowRejected = false;
-    for (const i of members) {
-      const ratio = options.weights === 'sequence' ? clampExp(sum) : clampExp(logRatio(i));
-      weights[i] = options.weights === 'none' ? 1 : Math.min(ratio, options.threshold);
-      const banded =
-        options.rejection === 'token'
-          ? clampExp(logRatio(i))
-          : options.rejection === 'sequence'
-            ? clampExp(sum)
-            : clampExp(sum / members.length);
-      const rejected = options.rejection !== 'none' && (banded < options.lower || banded > options.upper);
-      mask[i] = rejected ? 0 : 1;
-      rowRejected ||= rejected;
-    }
-    if (rowRejected) rejectedRows++;
+  const { lower, upper } = parseSpec(options.threshold);
+  let weights = raw.map((r) => {
+    if (lower === null) return Math.min(r, upper);
+    const inBand =
+      mistake === 'icepop-on-inverse' ? 1 / r >= lower && 1 / r <= upper : r >= lower && r <= upper;
+    return inBand ? r : 0;
   });
-  const tokens = rows.flat();
-  const mean = (f: (i: number) => number) => tokens.reduce((s, i) => s + f(i), 0) / tokens.length;
+  const weightMean = maskedMean(weights, all);
+  let factor = 1;
+  if (options.batchNormalize && options.weights !== 'none') {
+    const validRows = Array.from({ length: rows }, (_, r) => r).filter((r) => rowSum(mask, r) > 0);
+    const mean =
+      options.weights === 'token'
+        ? maskedMean(weights, all)
+        : validRows.reduce((s, r) => s + maskedMean(weights, at(r)), 0) / validRows.length;
+    if (mean > 1e-8) {
+      factor = mean;
+      weights = weights.map((w) => w / mean);
+    }
+  }
+  if (options.weights === 'none') weights = mask.map((m) => m);
+
+  const x = logRatio.map(clamp);
+  const k = {
+    k1: x.map((v) => (k1 === 'code' ? -v : v)),
+    k2: x.map((v) => 0.5 * v * v),
+    k3: x.map((v) => Math.exp(v) - 1 - v),
+  };
+  const modes = [...new Set(options.rejection.split(',').map((m) => m.trim()))].filter((m) => m !== 'none');
+  const specs = String(options.rejectionThreshold ?? '').split(',');
+  let keep = all.map(() => 1);
+  modes.forEach((mode, n) => {
+    const spec = specs[specs.length === 1 ? 0 : n]!;
+    const kind = mode.slice(-2) as 'k1' | 'k2' | 'k3';
+    const bounds = kind === 'k1' ? parseSpec(spec) : { lower: null, upper: Number(spec) };
+    const lowerLog = kind === 'k1' ? Math.log(bounds.lower ?? 1 / bounds.upper) : null;
+    const stat = all.map((i) => {
+      const row = at(Math.floor(i / columns));
+      if (mode.startsWith('token_')) return k[kind][i]!;
+      if (mode.startsWith('seq_sum_')) return rowSum(k[kind], Math.floor(i / columns));
+      if (mode.startsWith('seq_mean_')) return maskedMean(k[kind], row);
+      const values = row.filter((j) => mask[j] === 1).map((j) => k[kind][j]!);
+      return values.length === 0 ? 0 : Math.max(...values);
+    });
+    keep = keep.map((kept, i) => {
+      const v = stat[i]!;
+      const pass = lowerLog === null ? v <= bounds.upper : v >= lowerLog && v <= Math.log(bounds.upper);
+      return pass ? kept : 0;
+    });
+  });
+  const rowsMasked = Array.from({ length: rows }, (_, r) => r).filter((r) =>
+    at(r).some((i) => mask[i] === 1 && keep[i] === 0),
+  ).length;
+  const rowsWithTokens = Array.from({ length: rows }, (_, r) => r).filter((r) => rowSum(mask, r) > 0).length;
   return {
-    weights,
-    mask,
-    k3Kl: mean((i) => Math.exp(logRatio(i)) - logRatio(i) - 1),
-    kl: mean((i) => -logRatio(i)),
-    maskedShare: mean((i) => 1 - mask[i]!),
-    maskedSequenceShare: rejectedRows / B,
+    weights: weights.map((w, i) => w * mask[i]!),
+    mask: keep.map((kept, i) => kept * mask[i]!),
+    weightMean: options.weights === 'none' ? 1 : weightMean,
+    batchNormFactor: factor,
+    k3Kl: maskedMean(
+      logRatio.map((v) => Math.exp(v) - v - 1),
+      all,
+    ),
+    kl: maskedMean(
+      logRatio.map((v) => -v),
+      all,
+    ),
+    maskedShare: maskedMean(
+      keep.map((kept) => 1 - kept),
+      all,
+    ),
+    maskedSequenceShare: rowsMasked / (mistake === 'per-row-share' ? rowsWithTokens : rows),
   };
 }
 
+// Six rows of six: row 4 has no loss token (a masked trajectory), row 2 a token far off (x = 1.6).
+const wide = (() => {
+  const [rows, columns] = [6, 6];
+  const r = seededRandom(4711);
+  const mask = Array.from({ length: rows * columns }, (_, i): number =>
+    Math.floor(i / columns) === 4 || i % columns === 0 ? 0 : 1,
+  );
+  const old = mask.map((m) => m * (-0.2 - 2 * r()));
+  const rollout = old.map((v, i) => v + mask[i]! * (i === 14 ? -1.6 : r() * 0.9 - 0.45));
+  return { rows, columns, mask, old, rollout };
+})();
+
+const corrected = (options: RolloutCorrectionOptions) =>
+  rolloutCorrection(
+    {
+      rows: wide.rows,
+      columns: wide.columns,
+      lossMask: wide.mask,
+      oldLogProbs: wide.old,
+      rolloutLogProbs: wide.rollout,
+    },
+    options,
+  );
+
+const plain = { weights: 'token', threshold: 2, batchNormalize: false } as const;
+
+describe('rolloutCorrection against verl re-stated in float64', () => {
+  it.each<Reference>([
+    { ...plain, rejection: 'none' },
+    { ...plain, weights: 'sequence', threshold: 1.5, rejection: 'none' },
+    { ...plain, threshold: '0.8_1.25', rejection: 'none' },
+    { ...plain, weights: 'sequence', threshold: '0.5_1.2', rejection: 'none' },
+    { ...plain, threshold: 1.3, batchNormalize: true, rejection: 'none' },
+    { ...plain, weights: 'sequence', threshold: '0.6_1.6', batchNormalize: true, rejection: 'none' },
+    { ...plain, weights: 'none', rejection: 'token_k1', rejectionThreshold: '0.7_1.3' },
+    { ...plain, rejection: 'seq_sum_k1', rejectionThreshold: 1.5 },
+    { ...plain, rejection: 'seq_mean_k1', rejectionThreshold: '0.9_1.1' },
+    { ...plain, rejection: 'token_k2', rejectionThreshold: 0.05 },
+    { ...plain, rejection: 'token_k3', rejectionThreshold: 0.05 },
+    { ...plain, rejection: 'seq_sum_k2', rejectionThreshold: 0.2 },
+    { ...plain, rejection: 'seq_sum_k3', rejectionThreshold: 0.2 },
+    { ...plain, rejection: 'seq_mean_k2', rejectionThreshold: 0.02 },
+    { ...plain, rejection: 'seq_mean_k3', rejectionThreshold: 0.02 },
+    { ...plain, rejection: 'seq_max_k2', rejectionThreshold: 0.08 },
+    { ...plain, rejection: 'seq_max_k3', rejectionThreshold: 0.08 },
+    {
+      weights: 'sequence',
+      threshold: '0.5_2',
+      batchNormalize: true,
+      rejection: 'seq_mean_k3,token_k2',
+      rejectionThreshold: '0.02,0.05',
+    },
+    { ...plain, rejection: 'token_k1,seq_max_k3', rejectionThreshold: 1.3 },
+  ])('matches the float64 weights, mask and metrics for %o', (options) => {
+    const expected = reference64(wide, options);
+    const { weights, lossMask: kept, metrics } = corrected(options);
+    expectAllClose(weights, expected.weights);
+    expect(Array.from(kept)).toEqual(expected.mask);
+    expectAllClose(
+      [metrics.k3Kl, metrics.kl, metrics.weightMean, metrics.batchNormFactor],
+      [expected.k3Kl, expected.kl, expected.weightMean, expected.batchNormFactor],
+    );
+    expect(metrics.maskedShare).toBeCloseTo(expected.maskedShare, 6);
+    expect(metrics.maskedSequenceShare).toBeCloseTo(expected.maskedSequenceShare, 12);
+    // Every rejection case masks some rows and keeps others: a case that kept all would test nothing.
+    if (options.rejection !== 'none') {
+      expect(metrics.maskedShare).toBeGreaterThan(0);
+      expect(metrics.maskedSequenceShare).toBeLessThan(1);
+    }
+  });
+
+  it('exercises truncation and the band with this data', () => {
+    expect(corrected({ weights: 'token', threshold: 1.3 }).metrics.truncatedShare).toBeGreaterThan(0);
+    const icepop = corrected({ weights: 'token', threshold: '0.8_1.25' });
+    const zeroed = Array.from(icepop.weights).filter((w, i) => wide.mask[i] === 1 && w === 0).length;
+    expect(zeroed).toBeGreaterThan(0);
+    expect(icepop.metrics.truncatedShare).toBeCloseTo(zeroed / wide.mask.reduce((a, b) => a + b, 0), 12);
+  });
+
+  it('applies the IcePop band to r = pi_old / pi_rollout, not to 1 / r', () => {
+    const options: Reference = { ...plain, threshold: '0.5_1.2', rejection: 'none' };
+    const right = reference64(wide, options);
+    const inverse = reference64(wide, options, { mistake: 'icepop-on-inverse' });
+    expect(right.weights).not.toEqual(inverse.weights);
+    expectAllClose(corrected(options).weights, right.weights);
+  });
+
+  it('divides maskedSequenceShare by all rows, those without loss tokens too (verl)', () => {
+    const options: Reference = { ...plain, weights: 'none', rejection: 'token_k2', rejectionThreshold: 0.05 };
+    const allRows = reference64(wide, options).maskedSequenceShare;
+    const perRow = reference64(wide, options, { mistake: 'per-row-share' }).maskedSequenceShare;
+    expect(allRows).not.toBe(perRow);
+    expect(corrected(options).metrics.maskedSequenceShare).toBeCloseTo(allRows, 12);
+  });
+
+  it('chains modes: a token must pass every one, each at its own threshold', () => {
+    const alone = (rejection: string, rejectionThreshold: number) =>
+      Array.from(corrected({ weights: 'none', rejection, rejectionThreshold }).lossMask);
+    const chained = Array.from(
+      corrected({ weights: 'none', rejection: 'seq_mean_k3,token_k2', rejectionThreshold: '0.02,0.05' })
+        .lossMask,
+    );
+    const [first, second] = [alone('seq_mean_k3', 0.02), alone('token_k2', 0.05)];
+    expect(chained).toEqual(first.map((kept, i) => kept * second[i]!));
+    expect(chained).not.toEqual(first);
+    expect(chained).not.toEqual(second);
+  });
+
+  it('normalises the weights to a batch mean of 1 per token or per sequence', () => {
+    const token = corrected({ weights: 'token', threshold: 1.3, batchNormalize: true });
+    const tokens = wide.mask.reduce((a, b) => a + b, 0);
+    expect(Array.from(token.weights).reduce((a, b) => a + b, 0) / tokens).toBeCloseTo(1, 5);
+    expect(token.metrics.batchNormFactor).not.toBeCloseTo(1, 2);
+    const sequence = corrected({ weights: 'sequence', threshold: 1.5, batchNormalize: true });
+    const perRow = [0, 1, 2, 3, 5].map((row) => sequence.weights[row * wide.columns + 1]!);
+    expect(perRow.reduce((a, b) => a + b, 0) / perRow.length).toBeCloseTo(1, 5);
+  });
+
+  it("reads k1 bounds on the ratio as verl's docs do; verl's code agrees when lower = 1 / upper", () => {
+    const symmetric: Reference = {
+      ...plain,
+      weights: 'none',
+      rejection: 'token_k1',
+      rejectionThreshold: 1.3,
+    };
+    expect(reference64(wide, symmetric, { k1: 'code' }).mask).toEqual(reference64(wide, symmetric).mask);
+    const skewed = { ...symmetric, rejectionThreshold: '0.7_1.1' };
+    expect(reference64(wide, skewed, { k1: 'code' }).mask).not.toEqual(reference64(wide, skewed).mask);
+    expect(Array.from(corrected(skewed).lossMask)).toEqual(reference64(wide, skewed).mask);
+  });
+});
+
+/** The smaller batch of the tests below. */
 const correct = (options: RolloutCorrectionOptions) =>
   rolloutCorrection({ rows: B, columns: T, lossMask, oldLogProbs, rolloutLogProbs }, options);
 
 describe('rolloutCorrection', () => {
-  it.each<Required<RolloutCorrectionOptions>>([
-    { weights: 'token', threshold: 2, rejection: 'none', upper: 2, lower: 0.5 },
-    { weights: 'sequence', threshold: 2, rejection: 'none', upper: 2, lower: 0.5 },
-    { weights: 'token', threshold: 1.5, rejection: 'token', upper: 1.6, lower: 0.7 },
-    { weights: 'sequence', threshold: 3, rejection: 'sequence', upper: 2, lower: 0.5 },
-    { weights: 'none', threshold: 2, rejection: 'geometric', upper: 1.1, lower: 0.9 },
-  ])('matches the float64 weights, mask and metrics for %o', (options) => {
-    const expected = reference64(options);
-    const { weights, lossMask: kept, metrics } = correct(options);
-    expectAllClose(weights, expected.weights);
-    expect(Array.from(kept)).toEqual(expected.mask);
-    expectAllClose([metrics.k3Kl, metrics.kl], [expected.k3Kl, expected.kl]);
-    expect(metrics.maskedShare).toBeCloseTo(expected.maskedShare, 12);
-    expect(metrics.maskedSequenceShare).toBe(expected.maskedSequenceShare);
-  });
-
-  it('exercises truncation and rejection with this data', () => {
-    const token = correct({ weights: 'token', threshold: 1.5, rejection: 'token', upper: 1.6, lower: 0.7 });
-    expect(token.metrics.truncatedShare).toBeGreaterThan(0);
-    expect(token.metrics.ratioMax).toBeGreaterThan(1.5);
-    expect(token.metrics.maskedShare).toBeGreaterThan(0);
-    expect(token.metrics.maskedShare).toBeLessThan(1);
-  });
-
   it('takes the ratio trainer over engine, not the wrong way round', () => {
     // The engine gave this token probability e^-1.5, the trainer e^-1: r = pi_old / pi_rollout = e^0.5 > 1.
     const { weights, metrics } = rolloutCorrection(
@@ -114,7 +301,7 @@ describe('rolloutCorrection', () => {
       metrics,
     } = rolloutCorrection(
       { rows: B, columns: T, lossMask, oldLogProbs, rolloutLogProbs: oldLogProbs },
-      { weights: 'sequence', rejection: 'geometric', upper: 1.001 },
+      { weights: 'sequence', rejection: 'seq_mean_k1,seq_max_k3', rejectionThreshold: '1.001,0.001' },
     );
     expect(Array.from(weights)).toEqual(lossMask);
     expect(Array.from(kept)).toEqual(lossMask);
@@ -123,13 +310,34 @@ describe('rolloutCorrection', () => {
 
   it('names the option or field of bad input', () => {
     expect(() => resolveRolloutCorrection({ threshold: 0 })).toThrow(
-      /option 'threshold' must be a finite number > 0/,
+      /option 'threshold' the threshold must be a finite number > 0/,
+    );
+    expect(() => resolveRolloutCorrection({ threshold: '2_0.5' })).toThrow(
+      /option 'threshold' has lower bound 2 above upper bound 0.5 in "2_0.5"/,
+    );
+    expect(() => resolveRolloutCorrection({ rejection: 'token_k1', rejectionThreshold: '1.5_1.2' })).toThrow(
+      /option 'rejectionThreshold' has lower bound 1.5 above upper bound 1.2/,
+    );
+    expect(() => resolveRolloutCorrection({ rejection: 'seq_k3', rejectionThreshold: 1 })).toThrow(
+      /option 'rejection' has unknown mode "seq_k3" \(known: none, token_k1, token_k2/,
+    );
+    expect(() => resolveRolloutCorrection({ rejection: 'token_k2' })).toThrow(
+      /option 'rejectionThreshold' is required with rejection "token_k2"/,
+    );
+    expect(() => resolveRolloutCorrection({ rejection: 'token_k2', rejectionThreshold: '0.1_0.2' })).toThrow(
+      /option 'rejectionThreshold' for mode token_k2 must be one upper bound without '_'/,
+    );
+    expect(() =>
+      resolveRolloutCorrection({ rejection: 'token_k2,seq_max_k3,token_k1', rejectionThreshold: '0.1,0.2' }),
+    ).toThrow(/option 'rejectionThreshold' needs one threshold for all modes or one per mode \(3\), got 2/);
+    expect(() => resolveRolloutCorrection({ rejectionThreshold: 2 })).toThrow(
+      /option 'rejectionThreshold' is set but option 'rejection' is 'none'/,
     );
     expect(() => resolveRolloutCorrection({ weights: 'seq' as never })).toThrow(/option 'weights'/);
-    expect(() => resolveRolloutCorrection({ upper: 2, lower: 3 })).toThrow(
-      /option 'lower' must be a number in \(0, upper = 2\)/,
+    expect(() => resolveRolloutCorrection({ batchNormalize: 'yes' as never })).toThrow(
+      /option 'batchNormalize'/,
     );
-    expect(() => resolveRolloutCorrection({ treshold: 2 } as never)).toThrow(/unknown option 'treshold'/);
+    expect(() => resolveRolloutCorrection({ treshold: 2 } as never)).toThrow(/option 'treshold' is unknown/);
     expect(() =>
       rolloutCorrection({
         rows: B,

@@ -1,33 +1,22 @@
+import {
+  type RejectionRule,
+  type ResolvedRolloutCorrection,
+  type RolloutCorrectionOptions,
+  resolveRolloutCorrection,
+} from './correction-options';
+
 /**
  * Rollout correction (Yao et al. 2025, "Your efficient RL framework secretly brings you off-policy RL training";
- * verl's rollout correction, volcengine/verl@0b4e2a8 verl/trainer/ppo/rollout_corr_helper.py, decoupled mode).
- * The rollouts come from an engine whose probabilities differ from the trainer's; pi_old is computed by the
- * trainer, and each token's policy-gradient term is weighted by the truncated importance ratio
- *   r_t = pi_old(y_t) / pi_rollout(y_t) (trainer over engine),   w_t = min(r_t, threshold)
- * per token (`token`, TIS) or with r = prod_t r_t per sequence (`sequence`). Rejection masks the tokens
- * (`token`) or whole sequences (`sequence`: prod_t r_t; `geometric`: exp(mean_t log r_t)) whose ratio leaves
- * [lower, upper]: they leave the loss and its normaliser. Plain data in, float64 arithmetic.
+ * verl's, verl-project/verl@1dda039 verl/trainer/ppo/rollout_corr_helper.py, decoupled mode). The rollouts come
+ * from an engine whose probabilities differ from the trainer's; pi_old is computed by the trainer. With
+ * x_t = log pi_old(y_t) - log pi_rollout(y_t) (trainer over engine) clamped to +-20:
+ *   weights  r = e^x_t per token (`token`) or e^(sum_t x_t) per sequence (`sequence`); TIS: w = min(r, upper);
+ *            IcePop (`"lower_upper"`): w = r inside [lower, upper], else 0; batchNormalize: w / mean(w) over the
+ *            loss tokens (token) or the sequences with loss tokens (sequence)
+ *   rejection each mode's statistic of k1 = x, k2 = x^2 / 2, k3 = e^x - 1 - x per token, or its sum, mean or max
+ *            over the sequence; k1 kept in [log lower, log upper], k2 / k3 at most upper; chained modes all pass
+ * Rejected tokens leave the loss and its normaliser. Plain data in, float64 arithmetic.
  */
-
-/** Which importance weights: per token (TIS), per sequence (product of token ratios), or none (metrics only). */
-export type CorrectionWeights = 'token' | 'sequence' | 'none';
-/** What rejection compares with the band: each token's ratio, a sequence's product, its geometric mean; or off. */
-export type CorrectionRejection = 'token' | 'sequence' | 'geometric' | 'none';
-
-export interface RolloutCorrectionOptions {
-  /** verl rollout_is. Default `sequence` (verl's RolloutCorrectionConfig default); Yao et al.'s TIS is `token`. */
-  weights?: CorrectionWeights;
-  /** verl rollout_is_threshold: weights are truncated at this value. Default 2. */
-  threshold?: number;
-  /** verl rollout_rs. Default `none`. */
-  rejection?: CorrectionRejection;
-  /** Upper end of the rejection band (verl rollout_rs_threshold). Default 2. */
-  upper?: number;
-  /** Lower end of the rejection band (verl rollout_rs_threshold_lower). Default 1 / upper. */
-  lower?: number;
-}
-
-export type ResolvedRolloutCorrection = Required<RolloutCorrectionOptions>;
 
 /** Aligned per-token data of a batch, row-major [rows, columns]. */
 export interface CorrectionInput {
@@ -51,12 +40,15 @@ export interface CorrectionMetrics {
   /** Mean and maximum of the untruncated ratio at the weights' level (per token or per sequence). */
   ratioMean: number;
   ratioMax: number;
-  /** Mean of the weights the loss uses (after truncation); 1 when weights are `none`. */
+  /** Mean of the weights after truncation or the band, before batchNormalize (verl rollout_is_mean); 1 for `none`. */
   weightMean: number;
-  /** Share of loss tokens whose weight was truncated. */
+  /** What batchNormalize divided by (verl rollout_is_batch_norm_factor); 1 when off. */
+  batchNormFactor: number;
+  /** Share of loss tokens whose weight was truncated (TIS) or zeroed outside the band (IcePop, verl rollout_is_oob_ratio). */
   truncatedShare: number;
-  /** Share of loss tokens, and of sequences with loss tokens, that rejection masked. */
+  /** Share of loss tokens that rejection masked (verl rollout_rs_masked_fraction). */
   maskedShare: number;
+  /** Share of all sequences, with loss tokens or not, that lost a token to rejection (rollout_rs_seq_masked_fraction). */
   maskedSequenceShare: number;
 }
 
@@ -70,41 +62,30 @@ export interface CorrectionResult {
 
 /** Exponents are clamped to +-20 before exp, as verl's SAFETY_BOUND. */
 const SAFETY_BOUND = 20;
-const safeExp = (x: number) => Math.exp(Math.min(SAFETY_BOUND, Math.max(-SAFETY_BOUND, x)));
+const clampLog = (x: number) => Math.min(SAFETY_BOUND, Math.max(-SAFETY_BOUND, x));
 
-const WEIGHTS: readonly CorrectionWeights[] = ['token', 'sequence', 'none'];
-const REJECTIONS: readonly CorrectionRejection[] = ['token', 'sequence', 'geometric', 'none'];
-const KNOWN = ['weights', 'threshold', 'rejection', 'upper', 'lower'];
+/** Per sequence: the sum of its raw log-ratios (the sequence weight) and its k-statistics over its loss tokens. */
+interface SequenceStats {
+  logRatio: number;
+  tokens: number;
+  sum: { k1: number; k2: number; k3: number };
+  max: { k2: number; k3: number };
+}
 
-/** Fills the defaults and rejects unknown or out-of-range options by name. */
-export function resolveRolloutCorrection(options: RolloutCorrectionOptions = {}): ResolvedRolloutCorrection {
-  for (const key of Object.keys(options)) {
-    if (!KNOWN.includes(key)) {
-      throw new Error(`rolloutCorrection: unknown option '${key}' (known options: ${KNOWN.join(', ')})`);
-    }
-  }
-  const upper = options.upper ?? 2;
-  const resolved: ResolvedRolloutCorrection = {
-    weights: options.weights ?? 'sequence',
-    threshold: options.threshold ?? 2,
-    rejection: options.rejection ?? 'none',
-    upper,
-    lower: options.lower ?? 1 / upper,
-  };
-  const fail = (field: string, expected: string, value: unknown): never => {
-    throw new Error(`rolloutCorrection: option '${field}' must be ${expected}, got ${JSON.stringify(value)}`);
-  };
-  if (!WEIGHTS.includes(resolved.weights)) fail('weights', WEIGHTS.join(' | '), resolved.weights);
-  if (!REJECTIONS.includes(resolved.rejection)) fail('rejection', REJECTIONS.join(' | '), resolved.rejection);
-  if (
-    !(typeof resolved.threshold === 'number' && resolved.threshold > 0 && Number.isFinite(resolved.threshold))
-  )
-    fail('threshold', 'a finite number > 0', resolved.threshold);
-  if (!(typeof upper === 'number' && upper > 0 && Number.isFinite(upper)))
-    fail('upper', 'a finite number > 0', upper);
-  if (!(typeof resolved.lower === 'number' && resolved.lower > 0 && resolved.lower < upper))
-    fail('lower', `a number in (0, upper = ${upper})`, resolved.lower);
-  return resolved;
+const kStats = (x: number) => ({ k1: x, k2: (x * x) / 2, k3: Math.exp(x) - 1 - x });
+
+/** The statistic a rejection mode compares with its bounds, at one token of a sequence. */
+function statistic(rule: RejectionRule, token: ReturnType<typeof kStats>, sequence: SequenceStats): number {
+  const k = rule.mode.slice(-2) as 'k1' | 'k2' | 'k3';
+  if (rule.mode.startsWith('token_')) return token[k];
+  if (rule.mode.startsWith('seq_sum_')) return sequence.sum[k];
+  if (rule.mode.startsWith('seq_mean_')) return sequence.sum[k] / sequence.tokens;
+  return sequence.max[k as 'k2' | 'k3'];
+}
+
+function passes(rule: RejectionRule, value: number): boolean {
+  if (rule.lower === null) return value <= rule.upper;
+  return value >= Math.log(rule.lower) && value <= Math.log(rule.upper);
 }
 
 /**
@@ -115,7 +96,10 @@ export function rolloutCorrection(
   input: CorrectionInput,
   options: RolloutCorrectionOptions = {},
 ): CorrectionResult {
-  const settings = resolveRolloutCorrection(options);
+  return correctWith(input, resolveRolloutCorrection(options));
+}
+
+function correctWith(input: CorrectionInput, settings: ResolvedRolloutCorrection): CorrectionResult {
   const { rows, columns, lossMask, oldLogProbs, rolloutLogProbs, sequenceIds } = input;
   const size = rows * columns;
   for (const [field, values] of [
@@ -132,10 +116,13 @@ export function rolloutCorrection(
   }
   const sequenceOf = (index: number) =>
     sequenceIds === undefined ? Math.floor(index / columns) : sequenceIds[index]!;
+  const onLoss = (index: number) => lossMask[index] === 1 && sequenceOf(index) >= 0;
+  const allSequences = new Set<number>();
   const logRatio = new Float64Array(size);
-  const sums = new Map<number, { logRatio: number; tokens: number }>();
+  const sequences = new Map<number, SequenceStats>();
   for (let index = 0; index < size; index++) {
-    if (lossMask[index] !== 1 || sequenceOf(index) < 0) continue;
+    if (sequenceOf(index) >= 0) allSequences.add(sequenceOf(index));
+    if (!onLoss(index)) continue;
     for (const [field, values] of [
       ['oldLogProbs', oldLogProbs],
       ['rolloutLogProbs', rolloutLogProbs],
@@ -147,53 +134,74 @@ export function rolloutCorrection(
       }
     }
     logRatio[index] = oldLogProbs[index]! - rolloutLogProbs[index]!;
-    const sum = sums.get(sequenceOf(index)) ?? { logRatio: 0, tokens: 0 };
-    sum.logRatio += logRatio[index]!;
-    sum.tokens += 1;
-    sums.set(sequenceOf(index), sum);
+    const k = kStats(clampLog(logRatio[index]!));
+    const stats = sequences.get(sequenceOf(index)) ?? {
+      logRatio: 0,
+      tokens: 0,
+      sum: { k1: 0, k2: 0, k3: 0 },
+      max: { k2: -Infinity, k3: -Infinity },
+    };
+    stats.logRatio += logRatio[index]!;
+    stats.tokens += 1;
+    stats.sum.k1 += k.k1;
+    stats.sum.k2 += k.k2;
+    stats.sum.k3 += k.k3;
+    stats.max.k2 = Math.max(stats.max.k2, k.k2);
+    stats.max.k3 = Math.max(stats.max.k3, k.k3);
+    sequences.set(sequenceOf(index), stats);
   }
 
-  const weights = new Float32Array(size);
+  const { upper, lower } = settings.threshold;
+  const perSequence = settings.weights === 'sequence';
+  const rawWeight = (index: number) =>
+    Math.exp(clampLog(perSequence ? sequences.get(sequenceOf(index))!.logRatio : logRatio[index]!));
+  const weights = new Float64Array(size);
   const kept = new Float32Array(size);
   const rejectedSequences = new Set<number>();
   let [tokens, k3, kl, ratioSum, ratioMax, weightSum, truncated, masked] = [0, 0, 0, 0, 0, 0, 0, 0];
-  const ratioAt = (index: number, level: 'token' | 'sequence' | 'geometric') => {
-    const sum = sums.get(sequenceOf(index))!;
-    return level === 'token'
-      ? safeExp(logRatio[index]!)
-      : level === 'sequence'
-        ? safeExp(sum.logRatio)
-        : safeExp(sum.logRatio / sum.tokens);
-  };
   for (let index = 0; index < size; index++) {
-    if (lossMask[index] !== 1 || sequenceOf(index) < 0) continue;
+    if (!onLoss(index)) continue;
     tokens++;
     const x = logRatio[index]!;
-    k3 += safeExp(x) - x - 1;
+    k3 += Math.exp(clampLog(x)) - x - 1;
     kl -= x;
-    const ratio = ratioAt(index, settings.weights === 'sequence' ? 'sequence' : 'token');
+    const ratio = rawWeight(index);
     ratioSum += ratio;
     ratioMax = Math.max(ratioMax, ratio);
-    const weight = settings.weights === 'none' ? 1 : Math.min(ratio, settings.threshold);
-    if (settings.weights !== 'none' && ratio > settings.threshold) truncated++;
-    const rejected =
-      settings.rejection !== 'none' &&
-      !(
-        ratioAt(index, settings.rejection) >= settings.lower &&
-        ratioAt(index, settings.rejection) <= settings.upper
-      );
-    if (rejected) {
-      masked++;
-      rejectedSequences.add(sequenceOf(index));
-    } else {
-      kept[index] = 1;
+    let weight = 1;
+    if (settings.weights !== 'none') {
+      const outside = lower === null ? ratio > upper : ratio < lower || ratio > upper;
+      weight = lower === null ? Math.min(ratio, upper) : outside ? 0 : ratio;
+      if (outside) truncated++;
     }
     weights[index] = weight;
     weightSum += weight;
+    const token = kStats(clampLog(x));
+    const sequence = sequences.get(sequenceOf(index))!;
+    if (settings.rejection.every((rule) => passes(rule, statistic(rule, token, sequence)))) {
+      kept[index] = 1;
+    } else {
+      masked++;
+      rejectedSequences.add(sequenceOf(index));
+    }
   }
+  /** The batch mean verl divides by: over loss tokens, or over sequences (one weight each); 1 when not above 1e-8. */
+  const weightsMean = (): number => {
+    let [sum, count] = [0, 0];
+    const seen = new Set<number>();
+    for (let index = 0; index < size; index++) {
+      if (!onLoss(index) || (perSequence && seen.has(sequenceOf(index)))) continue;
+      seen.add(sequenceOf(index));
+      sum += weights[index]!;
+      count++;
+    }
+    const mean = count === 0 ? 0 : sum / count;
+    return mean > 1e-8 ? mean : 1;
+  };
+  const batchNormFactor = settings.batchNormalize && settings.weights !== 'none' ? weightsMean() : 1;
   const share = (count: number, of: number) => (of === 0 ? 0 : count / of);
   return {
-    weights,
+    weights: Float32Array.from(weights, (w) => w / batchNormFactor),
     lossMask: kept,
     metrics: {
       k3Kl: share(k3, tokens),
@@ -201,9 +209,10 @@ export function rolloutCorrection(
       ratioMean: share(ratioSum, tokens),
       ratioMax,
       weightMean: share(weightSum, tokens),
+      batchNormFactor,
       truncatedShare: share(truncated, tokens),
       maskedShare: share(masked, tokens),
-      maskedSequenceShare: share(rejectedSequences.size, sums.size),
+      maskedSequenceShare: share(rejectedSequences.size, allSequences.size),
     },
   };
 }

@@ -1,11 +1,6 @@
 import * as tf from '@tensorflow/tfjs';
-import {
-  type CorrectionMetrics,
-  type ResolvedRolloutCorrection,
-  type RolloutCorrectionOptions,
-  resolveRolloutCorrection,
-  rolloutCorrection,
-} from '../correction/rollout-correction';
+import { type RolloutCorrectionOptions, resolveRolloutCorrection } from '../correction/correction-options';
+import { type CorrectionMetrics, rolloutCorrection } from '../correction/rollout-correction';
 import { aggregationWeights } from '../loss/aggregation';
 import {
   type PolicyLossConfig,
@@ -142,7 +137,8 @@ export class GrpoUpdater {
   > &
     Pick<GrpoUpdaterOptions, 'miniBatchRows' | 'microBatchRows' | 'chunkTokens' | 'microBatchGradients'>;
   private readonly lossConfig: ResolvedPolicyLossConfig;
-  private readonly correction: ResolvedRolloutCorrection | null;
+  /** The rollout correction's options (checked when constructed) and whether its weights apply; null when off. */
+  private readonly correction: { options: RolloutCorrectionOptions; weighs: boolean } | null;
   private readonly optimizer: AdamW;
 
   constructor(options: GrpoUpdaterOptions) {
@@ -181,7 +177,12 @@ export class GrpoUpdater {
     validateSchedule(this.options.schedule);
     this.lossConfig = resolvePolicyLossConfig(options.loss);
     this.correction =
-      options.rolloutCorrection == null ? null : resolveRolloutCorrection(options.rolloutCorrection);
+      options.rolloutCorrection == null
+        ? null
+        : {
+            options: options.rolloutCorrection,
+            weighs: resolveRolloutCorrection(options.rolloutCorrection).weights !== 'none',
+          };
     this.optimizer = new AdamW(variables, options.adamW);
   }
 
@@ -242,11 +243,11 @@ export class GrpoUpdater {
         rolloutLogProbs: aligned.rolloutLogProbs!,
         sequenceIds: aligned.targetSequenceIds,
       },
-      this.correction ?? { weights: 'none' },
+      this.correction?.options ?? { weights: 'none' },
     );
     if (this.correction !== null) {
       aligned.lossMask = result.lossMask;
-      if (this.correction.weights !== 'none') aligned.importanceWeights = result.weights;
+      if (this.correction.weighs) aligned.importanceWeights = result.weights;
     }
     return result.metrics;
   }
