@@ -427,6 +427,68 @@ describe.each(TEST_BACKENDS)('rollout correction in the loss and the updater on 
   });
 });
 
+describe.each(TEST_BACKENDS)('verl rollout correction options in the updater on %s', (backend) => {
+  useBackend(backend);
+
+  it('trains with IcePop weights, batch-normalised, and a chained rejection, as the float64 reference', async () => {
+    const V = 5;
+    const r = seededRandom(11);
+    const tokens = Array.from({ length: B * T }, () => Math.floor(r() * V));
+    const advantages = lossMask.map((m, i) => m * (Math.floor(i / T) % 2 === 0 ? 1 : -0.5));
+    const w = uniform(r, V * V, -0.5, 0.5);
+    const b = uniform(r, V, -0.2, 0.2);
+    const own = ownLogProbs(V, w, b, tokens);
+    // x = log pi_old - log pi_rollout is 0, 0.4 or 0.8: ratios 1, 1.49, 2.23.
+    const perturbed = own.map((v, i) => v - lossMask[i]! * 0.4 * (i % 3));
+    const options: Reference = {
+      weights: 'token',
+      threshold: '0.9_1.3',
+      batchNormalize: true,
+      rejection: 'token_k2,seq_mean_k3',
+      rejectionThreshold: '0.2,0.15',
+    };
+    const data = { rows: B, columns: T, mask: lossMask, old: own, rollout: perturbed };
+    const expected = reference64(data, options);
+    // Far from every bound, so the float32 pi_old cannot flip a decision.
+    const x = own.map((v, i) => v - perturbed[i]!);
+    for (let row = 0; row < B; row++) {
+      const k3 = [0, 1, 2, 3, 4].map((c) => row * T + c).filter((i) => lossMask[i] === 1);
+      const mean = k3.reduce((s, i) => s + Math.exp(x[i]!) - 1 - x[i]!, 0) / k3.length;
+      expect(Math.abs(mean - 0.15)).toBeGreaterThan(1e-3);
+    }
+    expect(expected.mask.some((m, i) => m === 0 && lossMask[i] === 1)).toBe(true);
+    expect(expected.mask.some((m) => m === 1)).toBe(true);
+    expect(expected.weights.some((v, i) => v === 0 && expected.mask[i] === 1 && lossMask[i] === 1)).toBe(
+      true,
+    );
+
+    const tiny = tinyModel(V, w, b);
+    const updater = new GrpoUpdater({
+      model: tiny.model,
+      variables: tiny.variables,
+      learningRate: 0.1,
+      loss: { clipLow: 0.2, clipHigh: 0.28 },
+      rolloutCorrection: options,
+    });
+    const report = await updater.update({
+      rows: B,
+      columns: T,
+      tokens,
+      lossMask,
+      advantages,
+      rolloutLogProbs: perturbed,
+    });
+    updater.dispose();
+    tiny.dispose();
+    // At the first step pi_theta = pi_old: the surrogate is -sum(w A) over the kept tokens, over their count.
+    const kept = expected.mask.reduce((a, c) => a + c, 0);
+    const loss = -expected.mask.reduce((s, m, i) => s + m * expected.weights[i]! * advantages[i]!, 0) / kept;
+    expectAllClose([report.steps[0]!.losses.pgLoss!], [loss]);
+    expect(report.correction!.batchNormFactor).toBeCloseTo(expected.batchNormFactor, 5);
+    expect(report.correction!.maskedShare).toBeCloseTo(expected.maskedShare, 6);
+  });
+});
+
 /** log pi of every token under the tiny model (column 0, which no logit predicts, gets 0). */
 function ownLogProbs(V: number, w: number[], b: number[], tokens: number[]): number[] {
   return tokens.map((token, i) =>
