@@ -109,7 +109,7 @@ describe('issue 34 plug-ins and learner settings named by the config', () => {
     expect(componentsOf('seed: 1\n').learner).toEqual({ oldLogProbs: 'rollout', rolloutCorrection: null });
     expect(componentsOf('remote: {endpoints: [http://10.0.0.5:8000]}\n').learner).toEqual({
       oldLogProbs: 'trainer',
-      rolloutCorrection: { weights: 'sequence', threshold: 2, rejection: 'none', upper: 2 },
+      rolloutCorrection: { weights: 'sequence', threshold: 2, batchNormalize: false, rejection: 'none' },
     });
     expect(
       componentsOf('remote: {endpoints: [http://10.0.0.5:8000]}\nrl: {correction: {enabled: false}}\n')
@@ -124,23 +124,38 @@ describe('issue 34 plug-ins and learner settings named by the config', () => {
         .learner,
     ).toEqual({
       oldLogProbs: 'trainer',
-      rolloutCorrection: { weights: 'token', threshold: 3, rejection: 'none', upper: 2 },
+      rolloutCorrection: { weights: 'token', threshold: 3, batchNormalize: false, rejection: 'none' },
     });
   });
 
-  it('refuses a correction without the trainer pi_old, or with a band upside down, before anything runs', () => {
+  it('refuses a correction without the trainer pi_old, a band upside down or an unknown mode, before anything runs', () => {
     expect(() => componentsOf('rl: {correction: {enabled: true}}\n')).toThrow(
       /^run\.yaml: rl\.correction\.enabled: .*set rl\.oldLogProbs: trainer/,
     );
-    expect(() =>
-      componentsOf(
-        'rl: {oldLogProbs: trainer, correction: {enabled: true, rejection: sequence, upper: 2, lower: 3}}\n',
-      ),
-    ).toThrow(
-      /^run\.yaml: rl\.correction: rolloutCorrection: option 'lower' must be a number in \(0, upper = 2\)/,
+    const correction = (fields: string) =>
+      componentsOf(`rl: {oldLogProbs: trainer, correction: {enabled: true, ${fields}}}\n`);
+    expect(() => correction('threshold: 2_0.5')).toThrow(
+      /^run\.yaml: rl\.correction: rolloutCorrection: option 'threshold' has lower bound 2 above upper bound 0\.5/,
     );
-    expect(() => parseConfig('rl: {correction: {threshold: 0}}\n', 'run.yaml')).toThrow(
-      /rl\.correction\.threshold/,
+    expect(() => correction('rejection: seq_k3, rejectionThreshold: 0.1')).toThrow(
+      /^run\.yaml: rl\.correction: rolloutCorrection: option 'rejection' has unknown mode "seq_k3"/,
+    );
+    expect(
+      correction('threshold: 0.5_2, rejection: "seq_mean_k3,token_k2", rejectionThreshold: "0.01,0.1"')
+        .learner,
+    ).toEqual({
+      oldLogProbs: 'trainer',
+      rolloutCorrection: {
+        weights: 'sequence',
+        threshold: '0.5_2',
+        batchNormalize: false,
+        rejection: 'seq_mean_k3,token_k2',
+        rejectionThreshold: '0.01,0.1',
+      },
+    });
+    // Checked while the correction is off too.
+    expect(() => componentsOf('rl: {correction: {threshold: 0}}\n')).toThrow(
+      /^run\.yaml: rl\.correction: rolloutCorrection: option 'threshold' must be a finite number > 0, got 0/,
     );
   });
 
@@ -180,7 +195,7 @@ describe('the ablation arms of issue 34 on configs/ablate.yaml', () => {
     expect(parseConfig(ablate, 'ablate.yaml', selectVariants('roc')[0]!.overrides).rl.groupSize).toBe(16);
     expect(armed('correction').learner).toEqual({
       oldLogProbs: 'trainer',
-      rolloutCorrection: { weights: 'token', threshold: 2, rejection: 'none', upper: 2 },
+      rolloutCorrection: { weights: 'token', threshold: 2, batchNormalize: false, rejection: 'none' },
     });
   });
 });

@@ -310,7 +310,7 @@ describe('rolloutCorrection', () => {
 
   it('names the option or field of bad input', () => {
     expect(() => resolveRolloutCorrection({ threshold: 0 })).toThrow(
-      /option 'threshold' the threshold must be a finite number > 0/,
+      /option 'threshold' must be a finite number > 0, got 0/,
     );
     expect(() => resolveRolloutCorrection({ threshold: '2_0.5' })).toThrow(
       /option 'threshold' has lower bound 2 above upper bound 0.5 in "2_0.5"/,

@@ -186,8 +186,9 @@ export const trainerSchema = z.strictObject({
           'log-probs the rollout sampled with); default trainer in remote mode, rollout with local rollouts (the same model)',
       ),
     correction: section(
-      "rollout correction (verl's, Yao et al. 2025): weigh each token by the truncated pi_old / pi_rollout, reject " +
-        'tokens or sequences whose ratio leaves [lower, upper]; needs rl.oldLogProbs trainer (docs/explanation/policy-update.md)',
+      "rollout correction (verl's, Yao et al. 2025): weigh each token by pi_old / pi_rollout, truncated (TIS) or " +
+        "zeroed outside a band (IcePop), and reject tokens or sequences by verl's divergence modes; needs " +
+        'rl.oldLogProbs trainer (docs/explanation/policy-update.md)',
       {
         enabled: z
           .boolean()
@@ -197,19 +198,37 @@ export const trainerSchema = z.strictObject({
               "with the trainer's pi_old (an engine samples, possibly from weights remote.reloadEvery steps old), " +
               'off otherwise',
           ),
-        weights: oneOf('importance weights per token (TIS) or sequence, or none', 'sequence', [
-          'token',
+        weights: oneOf(
+          'importance weights per token (TIS) or sequence, or none (verl rollout_is)',
           'sequence',
-          'none',
-        ] as const),
-        threshold: num('weights are truncated at this value', 2, { above: 0 }),
-        rejection: oneOf(
-          'reject by the token ratio, the sequence product, its geometric mean, or not',
-          'none',
-          ['none', 'token', 'sequence', 'geometric'] as const,
+          ['token', 'sequence', 'none'] as const,
         ),
-        upper: num('upper end of the rejection band', 2, { above: 0 }),
-        lower: z.number().gt(0).optional().describe('lower end of the rejection band (default 1 / upper)'),
+        threshold: z
+          .union([z.number(), z.string()])
+          .default(2)
+          .describe(
+            'verl rollout_is_threshold: a number truncates the weights at it (TIS); a "lower_upper" string, e.g. ' +
+              '"0.5_5", zeroes the weights outside [lower, upper] (IcePop)',
+          ),
+        batchNormalize: bool(
+          'divide the weights by their batch mean (verl rollout_is_batch_normalize)',
+          false,
+        ),
+        rejection: z
+          .string()
+          .default('none')
+          .describe(
+            'verl rollout_rs: none, or modes joined by commas that a token must all pass: token_k1, token_k2, ' +
+              'token_k3, seq_sum_k1..3, seq_mean_k1..3, seq_max_k2, seq_max_k3 (k1 the ratio, k2 = x^2 / 2, ' +
+              'k3 = e^x - 1 - x of x = log pi_old - log pi_rollout)',
+          ),
+        rejectionThreshold: z
+          .union([z.number(), z.string()])
+          .optional()
+          .describe(
+            'verl rollout_rs_threshold, required with a rejection: one for all modes or one per mode joined by ' +
+              'commas; k1 modes take "lower_upper" or an upper bound (lower = 1 / upper), k2 / k3 an upper bound',
+          ),
       },
     ),
     maxGradNorm: num('global grad-norm clip (SFT too)', 1.0, { above: 0 }),

@@ -17,7 +17,17 @@ export interface LearnerSettings {
 export function learnerSettings(config: TrainerConfig, source: string): LearnerSettings {
   const { rl, remote } = config;
   const oldLogProbs = rl.oldLogProbs ?? (remote.endpoints.length > 0 ? 'trainer' : 'rollout');
-  const { enabled: asked, lower, ...options } = rl.correction;
+  const { enabled: asked, rejectionThreshold, ...options } = rl.correction;
+  const rolloutCorrection = {
+    ...options,
+    ...(rejectionThreshold === undefined ? {} : { rejectionThreshold }),
+  };
+  // Checked whether or not it is on: a wrong value in the file is an error even while the correction is off.
+  try {
+    resolveRolloutCorrection(rolloutCorrection);
+  } catch (error) {
+    throw new ConfigError(source, 'rl.correction', (error as Error).message);
+  }
   // With an engine sampling, the trainer's pi_old alone would treat rollouts from weights reloadEvery steps old as
   // on-policy; the correction's weights carry that lag as well as the numeric mismatch (verl's decoupled mode).
   const enabled = asked ?? (remote.endpoints.length > 0 && oldLogProbs === 'trainer');
@@ -28,12 +38,6 @@ export function learnerSettings(config: TrainerConfig, source: string): LearnerS
       'rl.correction.enabled',
       "the rollout correction weighs by the trainer's pi_old over the rollout's; set rl.oldLogProbs: trainer",
     );
-  }
-  const rolloutCorrection = { ...options, ...(lower === undefined ? {} : { lower }) };
-  try {
-    resolveRolloutCorrection(rolloutCorrection);
-  } catch (error) {
-    throw new ConfigError(source, 'rl.correction', (error as Error).message);
   }
   return { oldLogProbs, rolloutCorrection };
 }

@@ -77,7 +77,7 @@ describe('remote mode: pi_old from the trainer, the engine mismatch measured and
     const corrected = (
       await oneStep(
         'corrected',
-        '{enabled: true, weights: token, threshold: 1.5, rejection: sequence, upper: 4}',
+        '{enabled: true, weights: token, threshold: 1.5, rejection: seq_sum_k1, rejectionThreshold: 4}',
         engine,
       )
     ).correction!;

@@ -70,11 +70,12 @@ function fail(field: string, message: string): never {
   throw new Error(`rolloutCorrection: option '${field}' ${message}`);
 }
 
-/** A positive finite number from a number or a numeric string. */
-function positive(field: string, text: string | number, what: string): number {
+/** A positive finite number from a number or a numeric string; `where` says which part of the option it is. */
+function positive(field: string, text: string | number, where: string): number {
   const value = typeof text === 'number' ? text : text.trim() === '' ? Number.NaN : Number(text);
-  if (!(Number.isFinite(value) && value > 0))
-    fail(field, `${what} must be a finite number > 0, got ${JSON.stringify(text)}`);
+  if (!(Number.isFinite(value) && value > 0)) {
+    fail(field, `must be a finite number > 0${where}, got ${JSON.stringify(text)}`);
+  }
   return value;
 }
 
@@ -82,13 +83,13 @@ function positive(field: string, text: string | number, what: string): number {
 function band(field: string, spec: string | number, lowerOf: (upper: number) => number | null) {
   if (typeof spec === 'string' && spec.includes('_')) {
     const [lowerText, upperText] = [spec.slice(0, spec.indexOf('_')), spec.slice(spec.indexOf('_') + 1)];
-    const lower = positive(field, lowerText, `the lower bound of ${JSON.stringify(spec)}`);
-    const upper = positive(field, upperText, `the upper bound of ${JSON.stringify(spec)}`);
+    const lower = positive(field, lowerText, ` in its lower bound of ${JSON.stringify(spec)}`);
+    const upper = positive(field, upperText, ` in its upper bound of ${JSON.stringify(spec)}`);
     if (lower > upper)
       fail(field, `has lower bound ${lower} above upper bound ${upper} in ${JSON.stringify(spec)}`);
     return { lower, upper };
   }
-  const upper = positive(field, spec, 'the threshold');
+  const upper = positive(field, spec, '');
   return { lower: lowerOf(upper), upper };
 }
 
@@ -141,7 +142,7 @@ function rejectionRules(rejection: unknown, spec: unknown): RejectionRule[] {
         `for mode ${mode} must be one upper bound without '_', got ${JSON.stringify(part)}`,
       );
     }
-    return { mode, upper: positive('rejectionThreshold', part, `the threshold of ${mode}`), lower: null };
+    return { mode, upper: positive('rejectionThreshold', part, ` for mode ${mode}`), lower: null };
   });
 }
 
