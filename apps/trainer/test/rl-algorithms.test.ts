@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { ByteTokenizer, type Trajectory } from '@taorl/data';
 import { markdownFormat } from '@taorl/sandbox';
 import { describe, expect, it } from 'vitest';
+import { selectVariants } from '../src/experiments/ablate/variants.js';
 import { MetricsWriter, parseConfig, type RlStepMetrics, readMetrics } from '../src/index.js';
 import { filterTable } from '../src/report/filter-table.js';
 import { assistantTurns, codeBlockRule, withTurnFacts } from '../src/rl/turn-facts.js';
@@ -195,4 +196,24 @@ describe('filters that act in the trainer (tiny model, real sandbox)', () => {
     expect(resampled).toBe(4);
     expect(line.filterActions).toEqual({ 'resample-on-correct': 4 });
   }, 120_000);
+
+  it("trains a step with the correction arm's settings, and with verl's IcePop band, normalised, chained", async () => {
+    const arm = selectVariants('correction')[0]!.overrides;
+    const icepop = [
+      'rl.correction.threshold=0.5_2',
+      'rl.correction.batchNormalize=true',
+      'rl.correction.rejection=seq_mean_k3,token_k2',
+      'rl.correction.rejectionThreshold=0.01,0.1',
+    ];
+    for (const [name, overrides] of [
+      ['correction-arm', arm],
+      ['correction-icepop', [...arm, ...icepop]],
+    ] as const) {
+      const { line, moved } = await oneStep(name, [...overrides]);
+      // Local rollouts: the engine is the trained policy, so the ratios are 1 up to float32 and nothing is cut.
+      expect(line.correction!.ratioMax, name).toBeCloseTo(1, 3);
+      expect(line.correction!.maskedShare, name).toBe(0);
+      expect(moved, name).toBeGreaterThan(0);
+    }
+  }, 240_000);
 });
