@@ -1,5 +1,5 @@
 /** The final answer's opening: taorl's answer format (`\boxed{...}`) in place of rStar2-Agent's `<answer>` tag. */
-const ANSWER_OPENING = '\\boxed{';
+export const ANSWER_OPENING = '\\boxed{';
 
 /** What resample-on-correct's format penalty reads from one response (rStar2-Agent's answer_tag_repetition). */
 export interface AnswerFormatFacts {

@@ -23,3 +23,16 @@ export function checkInteger(where: string, field: string, value: unknown, min: 
   }
   return value;
 }
+
+/** One of the `known` values of an option, else an error naming the option and the values it takes. */
+export function checkChoice<T extends string>(
+  name: string,
+  field: string,
+  value: unknown,
+  known: readonly T[],
+): T {
+  if (!known.includes(value as T)) {
+    throw new Error(`${name}: option '${field}' must be ${known.join(' or ')}, got ${JSON.stringify(value)}`);
+  }
+  return value as T;
+}

@@ -1,5 +1,5 @@
 import { groupMembers } from './groups';
-import { checkInteger, checkOptionNames } from './options';
+import { checkChoice, checkInteger, checkOptionNames } from './options';
 import { correctnessOf } from './readout';
 import { filterRegistry } from './registry';
 import {
@@ -47,13 +47,6 @@ function roundHalfEven(x: number): number {
   const rest = x - floor;
   if (rest !== 0.5) return rest < 0.5 ? floor : floor + 1;
   return floor % 2 === 0 ? floor : floor + 1;
-}
-
-function checkChoice<T extends string>(name: string, field: string, value: unknown, known: readonly T[]): T {
-  if (!known.includes(value as T)) {
-    throw new Error(`${name}: option '${field}' must be ${known.join(' or ')}, got ${JSON.stringify(value)}`);
-  }
-  return value as T;
 }
 
 /**

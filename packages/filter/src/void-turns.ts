@@ -1,3 +1,5 @@
+import { ANSWER_OPENING } from './answer-format-facts';
+
 /**
  * SimpleTIR's rule for a complete code block (ltzheng/SimpleTIR@e7b5b44 recipe/simpletir/agent_utils.py,
  * execute_predictions): an opening fence with an optional py / python tag and a newline, the code, a newline and a
@@ -12,8 +14,6 @@ const MARKDOWN_CODE_BLOCK = /```(?:py|python)?\n(.*?)\n```/s;
 export function hasMarkdownCodeBlock(turn: string): boolean {
   return MARKDOWN_CODE_BLOCK.test(turn);
 }
-/** SimpleTIR's final answer: the turn contains `\boxed{`. */
-const FINAL_ANSWER = '\\boxed{';
 
 export interface VoidTurnRule {
   /** Whether a turn holds a complete code block. Default SimpleTIR's markdown fence; pass the tool format's parser for others. */
@@ -40,7 +40,8 @@ export function voidTurns(turns: readonly string[], rule: VoidTurnRule = {}): Tu
   const indices: number[] = [];
   turns.forEach((turn, index) => {
     if (typeof turn !== 'string') throw new Error(`voidTurns: turn ${index} is not a string`);
-    if (!turn.includes(FINAL_ANSWER) && !hasCodeBlock(turn)) indices.push(index);
+    // SimpleTIR's final answer: the turn contains `\boxed{`.
+    if (!turn.includes(ANSWER_OPENING) && !hasCodeBlock(turn)) indices.push(index);
   });
   return { voidTurn: indices.length > 0, voidTurns: indices };
 }
