@@ -42,7 +42,7 @@ describe('training checkpoints', () => {
         .map((v, i) => Float32Array.from({ length: v.size }, (_, j) => offset + i + j / 7));
     const optimizer = { step: 12, firstMoments: moments(0.5), secondMoments: moments(2) };
     for (let step = 1; step <= 3; step++)
-      await saveTrainCheckpoint(runDir, source, { phase: 'rl', step, seed: 5 }, optimizer);
+      await saveTrainCheckpoint(runDir, source, { phase: 'rl', step, seed: 5, runId: 'run-a' }, optimizer);
     const latest = latestCheckpoint(runDir)!;
     expect(latest).toMatchObject({ phase: 'rl', step: 3, seed: 5, optimizerStep: 12 });
     expect(await restoreTrainCheckpoint(latest, target)).toEqual(optimizer);
@@ -77,7 +77,7 @@ describe('training checkpoints', () => {
       }
     }
     // A later save cleans up the temp files the killed writers left behind.
-    await saveTrainCheckpoint(runDir, policy, { phase: 'rl', step: 999, seed: 7 });
+    await saveTrainCheckpoint(runDir, policy, { phase: 'rl', step: 999, seed: 7, runId: 'writer' });
     expect(readdirSync(join(runDir, 'checkpoints')).filter((f) => f.includes('.tmp-'))).toEqual([]);
     policy.dispose();
   });
@@ -87,9 +87,9 @@ describe('training checkpoints', () => {
     const runDir = mkdtempSync(join(tmpdir(), 'taorl-stale-'));
     const policy = createTinyPolicy({ vocabSize: 259, maxPositionEmbeddings: 64, seed: 4 });
     // An older, longer run left steps 20 and 30; a new run into the same folder saves steps 1, 2, 3.
-    for (const step of [20, 30]) await saveTrainCheckpoint(runDir, policy, { phase: 'rl', step, seed: 1 });
+    for (const step of [20, 30]) await saveTrainCheckpoint(runDir, policy, { phase: 'rl', step, seed: 1, runId: 'run-a' });
     for (let step = 1; step <= 3; step++) {
-      await saveTrainCheckpoint(runDir, policy, { phase: 'rl', step, seed: 1 });
+      await saveTrainCheckpoint(runDir, policy, { phase: 'rl', step, seed: 1, runId: 'run-a' });
       const latest = latestCheckpoint(runDir)!;
       expect(latest.step).toBe(step);
       expect(await restoreTrainCheckpoint(latest, policy)).toBeNull();
@@ -106,7 +106,7 @@ describe('training checkpoints', () => {
     await tf.setBackend('cpu');
     const runDir = mkdtempSync(join(tmpdir(), 'taorl-pointer-'));
     const policy = createTinyPolicy({ vocabSize: 259, maxPositionEmbeddings: 64, seed: 4 });
-    const saved = await saveTrainCheckpoint(runDir, policy, { phase: 'rl', step: 1, seed: 1 });
+    const saved = await saveTrainCheckpoint(runDir, policy, { phase: 'rl', step: 1, seed: 1, runId: 'run-a' });
     const outside = join(runDir, 'elsewhere.safetensors');
     copyFileSync(saved, outside);
     const pointer = join(runDir, 'checkpoints', 'latest.json');

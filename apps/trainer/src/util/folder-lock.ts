@@ -1,5 +1,4 @@
 import {
-  existsSync,
   linkSync,
   mkdirSync,
   readFileSync,
@@ -77,17 +76,6 @@ const inUse = (dir: string, holder: LockHolder | null) =>
       'two runs must not write one folder; wait for it to end or choose another folder (if that process is ' +
       `gone, delete ${join(dir, LOCK_FILE)})`,
   );
-
-/**
- * Throws what `lockFolder` would when `dir` is held by a process that still runs, and changes nothing: for checks
- * made before the lock is taken, so a folder in use is reported as such rather than as a folder holding a run.
- */
-export function checkNotLocked(dir: string): void {
-  const path = join(dir, LOCK_FILE);
-  if (!existsSync(path)) return;
-  const holder = readHolder(path);
-  if (holder === null || !isStale(holder)) throw inUse(dir, holder);
-}
 
 /** Removes `dir` and its parents up to `top` while they are empty. */
 function removeEmptyFolders(dir: string, top: string): void {
