@@ -163,9 +163,30 @@ describe('taorl ablate and its children', () => {
     await until(() => below.every((pid) => !running(pid)), 'the children to end', 15_000);
     expect(existsSync(join(out, LOCK_FILE))).toBe(false);
     expect(existsSync(join(out, 'sft', 'done.json'))).toBe(false);
-    // The child ended by the signal left its lock; the next writer sees its holder is gone.
+    // The child ended by the forwarded signal released its lock too (issue 46 finding 3).
+    expect(existsSync(join(out, 'sft', LOCK_FILE))).toBe(false);
+  }, 240_000);
+});
+
+describe('a run ended by a signal', () => {
+  // Issue 46 finding 3: Node ends a process on SIGTERM without its 'exit' handlers, which left the lock behind.
+  it('releases its lock and still ends by the signal; a lock of a process gone is taken over', async () => {
+    const out = join(root, 'signalled');
+    const run = taorl(['rl', '--out', out, ...sets(tinyRunOverrides)]);
+    await until(() => existsSync(join(out, LOCK_FILE)), 'the run to take its lock');
+    run.child.kill('SIGTERM');
+    const ended = await run.ended;
+    expect(ended.signal).toBe('SIGTERM');
+    expect(existsSync(join(out, LOCK_FILE))).toBe(false);
+
+    // kill -9 cannot be caught: that lock stays, and the next writer sees its holder is gone.
+    const killed = taorl(['rl', '--out', out, '--overwrite', ...sets(tinyRunOverrides)]);
+    await until(() => existsSync(join(out, LOCK_FILE)), 'the second run to take its lock');
+    killed.child.kill('SIGKILL');
+    await killed.ended;
+    expect(existsSync(join(out, LOCK_FILE))).toBe(true);
     const notices: string[] = [];
-    lockFolder(join(out, 'sft'), 'taorl sft', (notice) => notices.push(notice)).release();
+    lockFolder(out, 'taorl rl', (notice) => notices.push(notice)).release();
     expect(notices.join('')).toMatch(/which is no longer running/);
   }, 240_000);
 });
