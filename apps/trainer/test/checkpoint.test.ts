@@ -89,7 +89,8 @@ describe('training checkpoints', () => {
     const runDir = mkdtempSync(join(tmpdir(), 'taorl-stale-'));
     const policy = createTinyPolicy({ vocabSize: 259, maxPositionEmbeddings: 64, seed: 4 });
     // An older, longer run left steps 20 and 30; a new run into the same folder saves steps 1, 2, 3.
-    for (const step of [20, 30]) await saveTrainCheckpoint(runDir, policy, { phase: 'rl', step, seed: 1, runId: 'run-a' });
+    for (const step of [20, 30])
+      await saveTrainCheckpoint(runDir, policy, { phase: 'rl', step, seed: 1, runId: 'run-a' });
     for (let step = 1; step <= 3; step++) {
       await saveTrainCheckpoint(runDir, policy, { phase: 'rl', step, seed: 1, runId: 'run-a' });
       const latest = latestCheckpoint(runDir)!;
@@ -108,7 +109,12 @@ describe('training checkpoints', () => {
     await tf.setBackend('cpu');
     const runDir = mkdtempSync(join(tmpdir(), 'taorl-pointer-'));
     const policy = createTinyPolicy({ vocabSize: 259, maxPositionEmbeddings: 64, seed: 4 });
-    const saved = await saveTrainCheckpoint(runDir, policy, { phase: 'rl', step: 1, seed: 1, runId: 'run-a' });
+    const saved = await saveTrainCheckpoint(runDir, policy, {
+      phase: 'rl',
+      step: 1,
+      seed: 1,
+      runId: 'run-a',
+    });
     const outside = join(runDir, 'elsewhere.safetensors');
     copyFileSync(saved, outside);
     const pointer = join(runDir, 'checkpoints', 'latest.json');
@@ -158,10 +164,12 @@ describe('verified checkpoints', () => {
     writeFileSync(path, bytes);
     const before = policy.trainableVariables().map((variable) => variable.dataSync().slice());
     await expect(restoreTrainCheckpoint(latestCheckpoint(runDir)!, policy)).rejects.toThrow(
-      new RegExp(`^${path}: its SHA-256 is [0-9a-f]{64}, latest.json recorded [0-9a-f]{64}: the file changed`),
+      new RegExp(
+        `^${path}: its SHA-256 is [0-9a-f]{64}, latest.json recorded [0-9a-f]{64}: the file changed`,
+      ),
     );
     // Nothing of it reached the policy.
-    policy.trainableVariables().forEach((variable, i) => expect(variable.dataSync()).toEqual(before[i]));
+    expect(policy.trainableVariables().map((variable) => variable.dataSync())).toEqual(before);
     policy.dispose();
   });
 

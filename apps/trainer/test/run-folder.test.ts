@@ -182,7 +182,9 @@ describe('taorl sft|rl and the run already in outDir', () => {
     const refused = async (what: string, ...args: string[]) => {
       const run = await sft(dir, ...args);
       expect(run.code, run.err).toBe(2);
-      expect(run.err).toContain(`outDir: ${what}, not a regular file: a run keeps only regular files it created`);
+      expect(run.err).toContain(
+        `outDir: ${what}, not a regular file: a run keeps only regular files it created`,
+      );
       expect(existsSync(join(dir, LOCK_FILE))).toBe(false);
     };
     symlinkSync('/dev/zero', metrics);

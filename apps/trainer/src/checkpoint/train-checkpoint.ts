@@ -61,7 +61,8 @@ export const checkpointsDir = (runDir: string) => join(runDir, 'checkpoints');
 export const latestPointerPath = (runDir: string) => join(checkpointsDir(runDir), LATEST);
 
 /** The weights file of a phase's step: the only file a pointer of that phase and step may name. */
-const checkpointFile = (state: TrainState) => `${state.phase}-step-${String(state.step).padStart(6, '0')}.safetensors`;
+const checkpointFile = (state: TrainState) =>
+  `${state.phase}-step-${String(state.step).padStart(6, '0')}.safetensors`;
 
 /** The format tag of a checkpoint's weights file; its metadata also names the run, phase, step and seed. */
 const FORMAT = 'taorl-train-checkpoint';

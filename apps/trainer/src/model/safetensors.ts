@@ -123,7 +123,9 @@ function parseSafetensors(file: string, bytes: Buffer): SafetensorsFile {
 /** The format allows only string values in `__metadata__`; anything else there is left out. */
 function metadataOf(raw: unknown): Record<string, string> {
   if (typeof raw !== 'object' || raw === null) return {};
-  return Object.fromEntries(Object.entries(raw).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+  return Object.fromEntries(
+    Object.entries(raw).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
+  );
 }
 
 function parseEntry(

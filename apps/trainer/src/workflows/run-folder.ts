@@ -94,7 +94,8 @@ const overwrittenPaths = (outDir: string) => [
 function folderProblem(folder: string): string | null {
   const stat = lstatSync(folder, { throwIfNoEntry: false });
   if (stat === undefined) return null;
-  if (!stat.isDirectory()) return `${folder} is ${stat.isSymbolicLink() ? 'a symbolic link, ' : ''}not a folder`;
+  if (!stat.isDirectory())
+    return `${folder} is ${stat.isSymbolicLink() ? 'a symbolic link, ' : ''}not a folder`;
   for (const name of readdirSync(folder)) {
     const problem = notRegularFile(join(folder, name));
     if (problem !== null) return problem;
