@@ -82,7 +82,8 @@ describe('training checkpoints', () => {
     await saveTrainCheckpoint(runDir, policy, { phase: 'rl', step: 999, seed: 7, runId: 'writer' });
     expect(readdirSync(join(runDir, 'checkpoints')).filter((f) => f.includes('.tmp-'))).toEqual([]);
     policy.dispose();
-  });
+    // Three writer processes, each started with tsx: over the default minute on a loaded machine.
+  }, 180_000);
 
   it('never prunes what latest.json names when the folder holds higher-numbered checkpoints of an older run', async () => {
     await tf.setBackend('cpu');
