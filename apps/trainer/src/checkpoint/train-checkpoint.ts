@@ -81,9 +81,9 @@ function pointedFile(dir: string): string | null {
  * Writes the policy weights and, when given, the optimizer's moments, then points latest.json at them; each file is
  * written atomically (temp, fsync, rename), so a kill at any instant leaves latest.json naming a complete, readable
  * checkpoint. The weights file's metadata and latest.json name the run and step; latest.json also keeps the file's
- * SHA-256, which `restoreTrainCheckpoint` verifies. Two checkpoints of the phase stay: the one just written and the one latest.json named before it;
- * every other checkpoint file of the phase is removed, whatever its step (by name, a stale checkpoint of an
- * earlier, longer run would sort above this run's).
+ * SHA-256, which `restoreTrainCheckpoint` verifies. Two checkpoints of the phase stay: the one just written and the
+ * one latest.json named before it; every other checkpoint file of the phase is removed, whatever its step (by name,
+ * a stale checkpoint of an earlier, longer run would sort above this run's).
  */
 export async function saveTrainCheckpoint(
   runDir: string,
