@@ -114,8 +114,9 @@ function removeEmptyFolders(dir: string, top: string): void {
  * one exists), so two commands started at the same instant cannot both take it. A lock whose holder is gone (a
  * crash, kill -9: its pid no longer runs on this host, or now belongs to a later process) is taken over with a
  * notice to `warn`. Released by `release()`, when the process exits (process.exit included) and when SIGTERM,
- * SIGINT or SIGHUP ends it (`onEndingSignal`); kill -9 leaves it behind, stale. Holders on another host (a shared file system) are never presumed gone.
- * Folders it created are removed on release if the command left them empty (a command that failed early).
+ * SIGINT or SIGHUP ends it (`onEndingSignal`); kill -9 leaves it behind, stale. Holders on another host (a shared
+ * file system) are never presumed gone. Folders it created are removed on release if the command left them empty
+ * (a command that failed early).
  */
 export function lockFolder(dir: string, command: string, warn: (notice: string) => void): FolderLock {
   const created = mkdirSync(dir, { recursive: true });
