@@ -3,8 +3,11 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { define } from '../src/cli/command-spec.js';
+import { ConfigError } from '../src/config/config-error.js';
 import { readMetrics } from '../src/index.js';
 import { LOCK_FILE, lockFolder } from '../src/util/folder-lock.js';
+import { capture } from './support/capture-io.js';
 import { tinyRunOverrides } from './support/tiny-run.js';
 
 // Issue 39 items 10 and 11: two writers into one run folder, and `taorl ablate` ended by a signal.
@@ -83,12 +86,37 @@ function running(pid: number): boolean {
 const sets = (overrides: readonly string[]) => overrides.flatMap((o) => ['--set', o]);
 
 describe('run folder lock', () => {
+  // Issue 46 finding 8: the check of what the folder holds came before the lock, so a second run could see the
+  // first's metrics ("holds a run", exit 2) instead of its lock ("in use", exit 1).
+  it('checks what the run folder holds only while holding its lock', async () => {
+    const out = join(root, 'under-lock');
+    const holders: (number | null)[] = [];
+    const command = define({
+      name: 'probe',
+      summary: 'records who holds the folder when its flags are checked',
+      flags: {},
+      checkFlags(_flags, config) {
+        const lock = join(config.outDir, LOCK_FILE);
+        holders.push(existsSync(lock) ? JSON.parse(readFileSync(lock, 'utf8')).pid : null);
+        throw new ConfigError('probe', 'outDir', 'stops here');
+      },
+      run: () => Promise.reject(new Error('never reached')),
+    });
+    await expect(command.run(['--out', out], capture().io)).rejects.toThrow('stops here');
+    expect(holders).toEqual([process.pid]);
+    // The lock is released and the folder it created removed: a refused command leaves no trace.
+    expect(existsSync(out)).toBe(false);
+  });
+
   it('refuses a second `taorl rl` into the folder of one started just before; the first completes', async () => {
     const out = join(root, 'rl');
     const args = ['rl', '--out', out, ...sets(tinyRunOverrides)];
     const first = taorl(args);
     await until(() => existsSync(join(out, LOCK_FILE)), 'the first run to take its lock');
+    // Held still while the second runs: a first run that ended meanwhile would leave a finished run (exit 2).
+    first.child.kill('SIGSTOP');
     const second = await taorl(args).ended;
+    first.child.kill('SIGCONT');
     expect(second.code).toBe(1);
     expect(second.stderr).toContain(`taorl rl: ${out} is in use by taorl rl (pid ${first.child.pid} on `);
     const done = await first.ended;
@@ -135,9 +163,30 @@ describe('taorl ablate and its children', () => {
     await until(() => below.every((pid) => !running(pid)), 'the children to end', 15_000);
     expect(existsSync(join(out, LOCK_FILE))).toBe(false);
     expect(existsSync(join(out, 'sft', 'done.json'))).toBe(false);
-    // The child ended by the signal left its lock; the next writer sees its holder is gone.
+    // The child ended by the forwarded signal released its lock too (issue 46 finding 3).
+    expect(existsSync(join(out, 'sft', LOCK_FILE))).toBe(false);
+  }, 240_000);
+});
+
+describe('a run ended by a signal', () => {
+  // Issue 46 finding 3: Node ends a process on SIGTERM without its 'exit' handlers, which left the lock behind.
+  it('releases its lock and still ends by the signal; a lock of a process gone is taken over', async () => {
+    const out = join(root, 'signalled');
+    const run = taorl(['rl', '--out', out, ...sets(tinyRunOverrides)]);
+    await until(() => existsSync(join(out, LOCK_FILE)), 'the run to take its lock');
+    run.child.kill('SIGTERM');
+    const ended = await run.ended;
+    expect(ended.signal).toBe('SIGTERM');
+    expect(existsSync(join(out, LOCK_FILE))).toBe(false);
+
+    // kill -9 cannot be caught: that lock stays, and the next writer sees its holder is gone.
+    const killed = taorl(['rl', '--out', out, '--overwrite', ...sets(tinyRunOverrides)]);
+    await until(() => existsSync(join(out, LOCK_FILE)), 'the second run to take its lock');
+    killed.child.kill('SIGKILL');
+    await killed.ended;
+    expect(existsSync(join(out, LOCK_FILE))).toBe(true);
     const notices: string[] = [];
-    lockFolder(join(out, 'sft'), 'taorl sft', (notice) => notices.push(notice)).release();
+    lockFolder(out, 'taorl rl', (notice) => notices.push(notice)).release();
     expect(notices.join('')).toMatch(/which is no longer running/);
   }, 240_000);
 });

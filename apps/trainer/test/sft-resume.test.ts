@@ -35,7 +35,7 @@ describe('taorl sft checkpoints', () => {
         session,
         await sftExamples(session),
         new MetricsWriter(join(stopped, 'metrics.jsonl')),
-        { steps: 2, minutes: 0, quiet: true, checkpointDir: stopped },
+        { steps: 2, minutes: 0, quiet: true, checkpoints: { runDir: stopped, runId: 'stopped' } },
       );
       await trainer.dispose();
     } finally {

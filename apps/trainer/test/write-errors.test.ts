@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { initBackend } from '@taorl/grpo';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTinyPolicy } from '../src/model/transformer-policy.js';
-import { MetricsWriter } from '../src/report/metrics.js';
+import { MetricsWriter, readMetrics } from '../src/report/metrics.js';
 import { writeFileAtomic } from '../src/util/atomic-write.js';
 
 // Issue 39 item 12: a full disk names the file being written. /dev/full answers every write with ENOSPC, as a full
@@ -41,6 +41,13 @@ describe('write errors name the file', () => {
     symlinkSync('/dev/full', path);
     const writer = new MetricsWriter(path);
     expect(() => writer.write({ phase: 'eval', step: 0 } as never)).toThrow(enospc(path));
+  });
+
+  // Issue 46 finding 3: reading /dev/zero back never ended (the process grew to gigabytes).
+  it('readMetrics: refuses a metrics.jsonl that is not a regular file, naming it', () => {
+    const path = join(root, 'zero-metrics.jsonl');
+    symlinkSync('/dev/zero', path);
+    expect(() => readMetrics(path)).toThrow(`${path} is a symbolic link, not a regular file`);
   });
 
   it("Policy.save (a run's policy/): the safetensors file", async () => {

@@ -3,7 +3,7 @@ import { ConfigError } from '../config/config-error.js';
 import { blameOverride } from '../config/load-config.js';
 import type { TrainerConfig } from '../config/trainer-config.js';
 import { openSession, type Session } from '../session/session.js';
-import { checkNotLocked, lockFolder } from '../util/folder-lock.js';
+import { lockFolder } from '../util/folder-lock.js';
 import { presetPath } from '../util/shipped.js';
 import type { CliCommand, CliIO, FlagSpec } from './cli-command.js';
 import { commandUsage, parseCommand } from './command-args.js';
@@ -74,13 +74,12 @@ export function define(spec: CommandSpec): CliCommand {
       const blamed = (error: unknown) => blameOverride(error, parsed.source, parsed.overrides);
       try {
         checkOutDir(parsed.config, parsed.source);
-        // Flags are checked before the lock, so a mistake touches no folder, and again under it: a run started
-        // meanwhile may have written only since. A folder in use is named as such, with its holder, first.
-        checkNotLocked(parsed.config.outDir);
-        spec.checkFlags?.(parsed.flags, parsed.config, parsed.source);
       } catch (error) {
         throw blamed(error);
       }
+      // The lock comes first and the flags are checked under it: a folder in use is always named as such, with its
+      // holder, whatever the run holding it has written so far (a flag mistake leaves no trace: the lock is
+      // released and a folder it created removed).
       const lock = lockFolder(parsed.config.outDir, `taorl ${spec.name}`, (notice) =>
         io.err(`warning: ${notice}\n`),
       );

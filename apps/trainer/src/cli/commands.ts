@@ -25,7 +25,7 @@ const demo: CommandSpec = {
 const runFolderFlags: CommandSpec['flags'] = {
   resume: {
     type: 'boolean',
-    doc: 'continue from <outDir>/checkpoints/latest.json (same seed; config as recorded in run-config.json)',
+    doc: 'continue from <outDir>/checkpoints/latest.json (same run and seed, checksum verified; config as recorded in run-config.json)',
   },
   overwrite: {
     type: 'boolean',

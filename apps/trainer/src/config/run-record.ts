@@ -24,10 +24,15 @@ export interface ConfigFieldChange {
 }
 
 /**
- * `<outDir>/run-config.json`: the config the run trains with (as a config file writes it), the plug-in modules it
- * loaded, and each change made when resuming it.
+ * `<outDir>/run-config.json`: the run's id, the config the run trains with (as a config file writes it), the plug-in
+ * modules it loaded, and each change made when resuming it.
  */
 export interface RunRecord {
+  /**
+   * Written when the run starts and kept by every checkpoint it saves, so that resuming refuses another run's
+   * checkpoints; absent in records written before run ids (the run gets one when resumed).
+   */
+  runId?: string;
   config: ConfigFile;
   /** The plug-in modules loaded (`plugins`, `--plugin`) and the files they resolved to; absent in older records. */
   plugins?: PluginModule[];
@@ -53,9 +58,11 @@ export function runRecordOf(
   path: string,
   warn: (notice: string) => void,
 ): RunRecord {
-  const { version, config, plugins, changes } = raw;
+  const { version, runId, config, plugins, changes } = raw;
   if (version !== undefined && version !== VERSION)
     throw new ConfigError(path, 'version', `expected ${VERSION} or none, got ${JSON.stringify(version)}`);
+  if (runId !== undefined && (typeof runId !== 'string' || runId === ''))
+    throw new ConfigError(path, 'runId', `expected a non-empty string, got ${JSON.stringify(runId)}`);
   if (!isMapping(config)) throw new ConfigError(path, 'config', 'expected the recorded config (a mapping)');
   if (!Array.isArray(changes)) throw new ConfigError(path, 'changes', 'expected a list');
   if (plugins !== undefined) {
@@ -69,6 +76,7 @@ export function runRecordOf(
   // A run recorded before fields were renamed (renamedFields) reads under the new names.
   renameOldFields(written, path, warn);
   return {
+    ...(runId === undefined ? {} : { runId }),
     config: written,
     ...(plugins === undefined ? {} : { plugins: plugins as PluginModule[] }),
     changes: changes as RunRecord['changes'],

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { open, stat } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -31,8 +32,12 @@ export interface TensorLocation {
 export interface SafetensorsFile {
   file: string;
   tensors: TensorLocation[];
+  /** The header's `__metadata__` (string to string), empty when it has none. */
+  metadata: Record<string, string>;
   /** One tensor as float32 (F16 and BF16 widened exactly), from the bytes read. */
   read(location: TensorLocation): Float32Array;
+  /** The SHA-256 of the bytes read (hex), computed on demand: the file as it was parsed, not as it is now. */
+  sha256(): string;
 }
 
 /**
@@ -106,7 +111,21 @@ function parseSafetensors(file: string, bytes: Buffer): SafetensorsFile {
     tensors.push(parseEntry(file, name, value, dataStart, size));
   }
   checkNoOverlap(file, tensors, dataStart);
-  return { file, tensors, read: (location) => toFloat32(location, bytes) };
+  return {
+    file,
+    tensors,
+    metadata: metadataOf((header as Record<string, unknown>).__metadata__),
+    read: (location) => toFloat32(location, bytes),
+    sha256: () => createHash('sha256').update(bytes).digest('hex'),
+  };
+}
+
+/** The format allows only string values in `__metadata__`; anything else there is left out. */
+function metadataOf(raw: unknown): Record<string, string> {
+  if (typeof raw !== 'object' || raw === null) return {};
+  return Object.fromEntries(
+    Object.entries(raw).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
+  );
 }
 
 function parseEntry(

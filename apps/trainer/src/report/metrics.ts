@@ -2,6 +2,7 @@ import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import type { ArithStrategy } from '@taorl/data';
 import type { RlStepMetrics } from '../rl/step-metrics.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
+import { checkRegularFile } from '../util/regular-file.js';
 import { writingTo } from '../util/write-errors.js';
 
 /** One SFT step's metrics line. */
@@ -51,8 +52,12 @@ export interface ReadMetricsOptions {
   onPartialLastLine?(notice: string): void;
 }
 
-/** Reads metrics.jsonl; a malformed line is an error naming the file and line (see `onPartialLastLine`). */
+/**
+ * Reads metrics.jsonl; a malformed line is an error naming the file and line (see `onPartialLastLine`), and so is a
+ * path that is not a regular file (a device or a FIFO would be read without end).
+ */
 export function readMetrics(path: string, options: ReadMetricsOptions = {}): MetricsLine[] {
+  checkRegularFile(path);
   if (!existsSync(path)) return [];
   const text = readFileSync(path, 'utf8');
   const lines = text.split('\n');

@@ -1,13 +1,4 @@
-import {
-  existsSync,
-  linkSync,
-  mkdirSync,
-  readFileSync,
-  rmdirSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { linkSync, mkdirSync, readFileSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 
@@ -78,15 +69,31 @@ const inUse = (dir: string, holder: LockHolder | null) =>
       `gone, delete ${join(dir, LOCK_FILE)})`,
   );
 
+/** Signals that end a process by default: Node then runs no 'exit' handlers. */
+const ENDING_SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
+
+/** The release of every lock this process holds. */
+const held = new Set<() => void>();
+
 /**
- * Throws what `lockFolder` would when `dir` is held by a process that still runs, and changes nothing: for checks
- * made before the lock is taken, so a folder in use is reported as such rather than as a folder holding a run.
+ * Listens while a lock is held. When nothing else listens for the signal, the locks are released and the signal is
+ * raised again with no listener left, so the process still ends by it. When something else does (a server
+ * draining, `TiedChildren` ending its children), that decides, and the process's exit releases the locks.
  */
-export function checkNotLocked(dir: string): void {
-  const path = join(dir, LOCK_FILE);
-  if (!existsSync(path)) return;
-  const holder = readHolder(path);
-  if (holder === null || !isStale(holder)) throw inUse(dir, holder);
+function onEndingSignal(signal: NodeJS.Signals): void {
+  if (process.listenerCount(signal) > 1) return;
+  for (const release of [...held]) release();
+  process.kill(process.pid, signal);
+}
+
+function hold(release: () => void): void {
+  if (held.size === 0) for (const signal of ENDING_SIGNALS) process.on(signal, onEndingSignal);
+  held.add(release);
+}
+
+function unhold(release: () => void): void {
+  held.delete(release);
+  if (held.size === 0) for (const signal of ENDING_SIGNALS) process.off(signal, onEndingSignal);
 }
 
 /** Removes `dir` and its parents up to `top` while they are empty. */
@@ -106,9 +113,10 @@ function removeEmptyFolders(dir: string, top: string): void {
  * holds it. The lock file appears whole or not at all (written aside, then hard-linked into place, which fails when
  * one exists), so two commands started at the same instant cannot both take it. A lock whose holder is gone (a
  * crash, kill -9: its pid no longer runs on this host, or now belongs to a later process) is taken over with a
- * notice to `warn`. Released by `release()` or when the process exits (process.exit included); a process killed
- * by a signal leaves it behind, stale. Holders on another host (a shared file system) are never presumed gone.
- * Folders it created are removed on release if the command left them empty (a command that failed early).
+ * notice to `warn`. Released by `release()`, when the process exits (process.exit included) and when SIGTERM,
+ * SIGINT or SIGHUP ends it (`onEndingSignal`); kill -9 leaves it behind, stale. Holders on another host (a shared
+ * file system) are never presumed gone. Folders it created are removed on release if the command left them empty
+ * (a command that failed early).
  */
 export function lockFolder(dir: string, command: string, warn: (notice: string) => void): FolderLock {
   const created = mkdirSync(dir, { recursive: true });
@@ -146,10 +154,12 @@ export function lockFolder(dir: string, command: string, warn: (notice: string) 
   }
   const release = () => {
     process.off('exit', release);
+    unhold(release);
     const current = readHolder(path);
     if (current?.pid === holder.pid && current.started === holder.started) rmSync(path, { force: true });
     if (created !== undefined) removeEmptyFolders(dir, created);
   };
   process.on('exit', release);
+  hold(release);
   return { path, release };
 }

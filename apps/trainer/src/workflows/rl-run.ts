@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { AdamWState, GrpoUpdater } from '@taorl/grpo';
-import { saveTrainCheckpoint } from '../checkpoint/train-checkpoint.js';
+import { type CheckpointTarget, saveTrainCheckpoint } from '../checkpoint/train-checkpoint.js';
 import { ConfigError } from '../config/config-error.js';
 import type { TrainerConfig } from '../config/trainer-config.js';
 import { apiKeyFromEnv } from '../remote/api-key.js';
@@ -22,8 +22,8 @@ export interface RlRunOptions {
   firstStep?: number;
   /** RL steps already done (a resumed run continues after them). */
   completed?: number;
-  /** Save a checkpoint (weights and optimizer state) here every config.rl.checkpointEvery steps and at the end. */
-  checkpointDir?: string;
+  /** Save a checkpoint (weights and optimizer state) there every config.rl.checkpointEvery steps and at the end. */
+  checkpoints?: CheckpointTarget;
   /** The optimizer state of the checkpoint a resumed run continues from. */
   optimizerState?: AdamWState | null;
   quiet?: boolean;
@@ -150,7 +150,7 @@ export async function runRl(
   const bar = options.quiet === true ? null : new ProgressBar({ label: 'rl', total: rl.steps - completed });
   const deadline = rl.minutes > 0 ? performance.now() + rl.minutes * 60_000 : Number.POSITIVE_INFINITY;
   const lines: RlStepMetrics[] = [];
-  const { checkpointDir } = options;
+  const { checkpoints } = options;
   try {
     if (options.optimizerState) updater.importOptimizerState(options.optimizerState);
     await context.sync.start(completed);
@@ -159,11 +159,11 @@ export async function runRl(
       writer.write(metrics);
       lines.push(metrics);
       const due = rl.checkpointEvery > 0 && i % rl.checkpointEvery === 0;
-      if (checkpointDir !== undefined && (due || i === rl.steps)) {
+      if (checkpoints !== undefined && (due || i === rl.steps)) {
         await saveTrainCheckpoint(
-          checkpointDir,
+          checkpoints.runDir,
           session.policy,
-          { phase: 'rl', step: i, seed: session.config.seed },
+          { phase: 'rl', step: i, seed: session.config.seed, runId: checkpoints.runId },
           updater.exportOptimizerState(),
         );
       }

@@ -1,10 +1,12 @@
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AdamWState } from '@taorl/grpo';
 import {
   type CheckpointRef,
   checkpointsDir,
   latestCheckpoint,
+  latestPointerPath,
   restoreTrainCheckpoint,
   type TrainState,
 } from '../checkpoint/train-checkpoint.js';
@@ -22,6 +24,7 @@ import { loadedPluginModules } from '../plugins/plugin-modules.js';
 import { type MetricsLine, MetricsWriter } from '../report/metrics.js';
 import type { Session } from '../session/session.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
+import { notRegularFile } from '../util/regular-file.js';
 
 /** What a training command (`taorl sft`, `taorl rl`) was asked to do with the run already in its outDir. */
 export interface RunFolderFlags {
@@ -74,10 +77,53 @@ const flagsHint = 'continue it with --resume, or pass --overwrite to delete its 
 
 /** Why outDir already holds a run, in words, or null when it holds none. */
 function existingRun(outDir: string): string | null {
-  if (existsSync(join(checkpointsDir(outDir), 'latest.json'))) return 'a run with checkpoints';
+  if (existsSync(latestPointerPath(outDir))) return 'a run with checkpoints';
   const metrics = join(outDir, METRICS);
   if (existsSync(metrics) && statSync(metrics).size > 0) return `a run's ${METRICS}`;
   return null;
+}
+
+/** What --overwrite deletes: the old run's checkpoints, metrics and record. */
+const overwrittenPaths = (outDir: string) => [
+  checkpointsDir(outDir),
+  join(outDir, METRICS),
+  join(outDir, RUN_RECORD),
+];
+
+/** Why `folder` cannot hold files a run writes (a link, a file), or why one of its entries is no regular file. */
+function folderProblem(folder: string): string | null {
+  const stat = lstatSync(folder, { throwIfNoEntry: false });
+  if (stat === undefined) return null;
+  if (!stat.isDirectory())
+    return `${folder} is ${stat.isSymbolicLink() ? 'a symbolic link, ' : ''}not a folder`;
+  for (const name of readdirSync(folder)) {
+    const problem = notRegularFile(join(folder, name));
+    if (problem !== null) return problem;
+  }
+  return null;
+}
+
+/**
+ * Refuses an outDir where a file the run reads back or writes in place is not a regular file, naming it: reading
+ * /dev/zero or a FIFO never ends, writing to /dev/null loses the run. What --overwrite deletes is not looked at then.
+ */
+function checkRunFiles(outDir: string, source: string, overwrite: boolean): void {
+  const skipped = overwrite ? overwrittenPaths(outDir) : [];
+  const files = [METRICS, RUN_RECORD, 'report.html'].map((name) => join(outDir, name));
+  const problems = [
+    ...files.filter((path) => !skipped.includes(path)).map(notRegularFile),
+    ...[checkpointsDir(outDir), join(outDir, 'policy')]
+      .filter((path) => !skipped.includes(path))
+      .map(folderProblem),
+  ];
+  const problem = problems.find((found) => found !== null) ?? null;
+  if (problem !== null) {
+    throw new ConfigError(
+      source,
+      'outDir',
+      `${problem}: a run keeps only regular files it created in its folder; remove it, or choose another outDir`,
+    );
+  }
 }
 
 /** The run record in `dir`, or null when it has none. A malformed one is a ConfigError naming it. */
@@ -119,11 +165,30 @@ export function configChanges(before: ConfigFile, after: ConfigFile): ConfigFiel
 const describeChange = (change: ConfigFieldChange) =>
   `${change.field} ${JSON.stringify(change.before)} -> ${JSON.stringify(change.after)}`;
 
+const runOf = (runId: string | undefined) =>
+  runId === undefined ? 'no run id (saved before run ids were kept)' : `run ${runId}`;
+
 /**
- * Decides what a training command does with its outDir, before anything starts, and changes nothing: a new run
- * into a folder that holds one is refused unless --overwrite; --resume checks that latest.json names a checkpoint
- * of the same phase and seed inside the folder and that the config is the recorded one (or --allow-config-change).
- * Every refusal is a ConfigError naming the field and what to do.
+ * A checkpoint is resumed only into the run it belongs to: latest.json and run-config.json must name the same run
+ * (a folder without a record adopts the checkpoint's run).
+ */
+function checkSameRun(outDir: string, source: string, latest: CheckpointRef, record: RunRecord | null): void {
+  if (record === null || latest.runId === record.runId) return;
+  throw new ConfigError(
+    source,
+    'outDir',
+    `cannot resume: ${latestPointerPath(outDir)} names ${runOf(latest.runId)}, ${join(outDir, RUN_RECORD)} names ` +
+      `${runOf(record.runId)}: the checkpoints are another run's (copied into this folder?); resume the folder ` +
+      'they came from, or pass --overwrite to start a new run here',
+  );
+}
+
+/**
+ * Decides what a training command does with its outDir, before anything starts, and changes nothing: a folder
+ * where a file of the run is not a regular file is refused; a new run into a folder that holds one is refused
+ * unless --overwrite; --resume checks that latest.json names a checkpoint of the same run, phase and seed inside the
+ * folder and that the config is the recorded one (or --allow-config-change). Every refusal is a ConfigError naming
+ * the field and what to do.
  */
 export function planRun(
   config: TrainerConfig,
@@ -136,6 +201,7 @@ export function planRun(
     throw new ConfigError(source, 'outDir', '--resume and --overwrite exclude each other');
   if (flags.allowConfigChange && !flags.resume)
     throw new ConfigError(source, 'outDir', '--allow-config-change only applies with --resume');
+  checkRunFiles(outDir, source, flags.overwrite);
   if (!flags.resume) {
     const existing = flags.overwrite ? null : existingRun(outDir);
     if (existing !== null)
@@ -157,6 +223,7 @@ export function planRun(
     );
   }
   const record = readRunRecord(outDir, source);
+  checkSameRun(outDir, source, latest, record);
   if (record !== null && !flags.allowConfigChange)
     checkRecordedPlugins(record, join(outDir, RUN_RECORD), source);
   const changes = record === null ? [] : configChanges(record.config, configFileForm(config));
@@ -203,8 +270,10 @@ export interface RunIO {
   err(text: string): void;
 }
 
-/** What a training command continues from: the metrics writer, the steps done and the optimizer state. */
+/** What a training command continues from: the run's id, the metrics writer, the steps done and the optimizer state. */
 export interface OpenedRun {
+  /** The id its checkpoints record (`RunRecord.runId`). */
+  runId: string;
   writer: MetricsWriter;
   completed: number;
   optimizerState: AdamWState | null;
@@ -212,9 +281,10 @@ export interface OpenedRun {
 
 /**
  * Opens the run folder of `taorl sft` / `taorl rl` as `planRun` decided: --overwrite deletes the old run's
- * checkpoints, metrics and record; a new run records its config in run-config.json; a resumed run restores the
- * checkpoint's weights, keeps the metrics lines up to its step that `kept` accepts (dropping a line cut off by a
- * full disk, with a warning) and records any config change, and the plug-in modules when they changed.
+ * checkpoints, metrics and record; a new run gets a run id and records it and its config in run-config.json; a
+ * resumed run restores the checkpoint's weights (verified: `restoreTrainCheckpoint`), keeps the metrics lines up to
+ * its step that `kept` accepts (dropping a line cut off by a full disk, with a warning) and records any config
+ * change, and the plug-in modules when they changed. A run recorded before run ids gets one, with a warning.
  */
 export async function openRun(
   session: Session,
@@ -227,32 +297,41 @@ export async function openRun(
   const { outDir } = config;
   const plan = planRun(config, source, phase, flags);
   if (flags.overwrite) {
-    for (const path of [checkpointsDir(outDir), join(outDir, METRICS), join(outDir, RUN_RECORD)])
-      rmSync(path, { recursive: true, force: true });
+    for (const path of overwrittenPaths(outDir)) rmSync(path, { recursive: true, force: true });
   }
   mkdirSync(outDir, { recursive: true });
   const writer = new MetricsWriter(join(outDir, METRICS));
   const warn = (notice: string) => io.err(`warning: ${notice}\n`);
   const { latest } = plan;
+  // A folder without a record adopts its checkpoint's run (planRun checked that the two agree otherwise).
+  const runId = plan.record?.runId ?? latest?.runId ?? randomUUID();
   if (latest === null) {
     writer.truncateAfter(() => false, warn);
-    writeRecord(outDir, { config, plugins: [...loadedPluginModules()], changes: [] });
-    return { writer, completed: 0, optimizerState: null };
+    writeRecord(outDir, { runId, config, plugins: [...loadedPluginModules()], changes: [] });
+    return { runId, writer, completed: 0, optimizerState: null };
   }
   const optimizerState = await restoreTrainCheckpoint(latest, session.policy);
+  if (latest.runId === undefined) {
+    warn(
+      `${latestPointerPath(outDir)} records no run id and no checksum (a checkpoint saved before they were kept): ` +
+        "resumed without checking that it is this run's and intact; the checkpoints saved from now on record both",
+    );
+  }
   writer.truncateAfter((line) => line.step <= latest.step && kept(line), warn);
   if (plan.record === null) {
     warn(
       `${join(outDir, RUN_RECORD)} is missing (a run from before it was kept): recording the current config`,
     );
-    writeRecord(outDir, { config, plugins: [...loadedPluginModules()], changes: [] });
+    writeRecord(outDir, { runId, config, plugins: [...loadedPluginModules()], changes: [] });
   } else if (
+    plan.record.runId === undefined ||
     plan.changes.length > 0 ||
     JSON.stringify(plan.record.plugins ?? []) !== JSON.stringify(loadedPluginModules())
   ) {
     const guarded = plan.changes.filter((change) => !operational(change.field));
     if (guarded.length > 0) warn(`resuming with a changed config: ${guarded.map(describeChange).join('; ')}`);
     writeRecord(outDir, {
+      runId,
       config,
       plugins: [...loadedPluginModules()],
       changes:
@@ -262,11 +341,14 @@ export async function openRun(
     });
   }
   io.out(`Resuming after ${phase.toUpperCase()} step ${latest.step} from ${latest.path}\n`);
-  return { writer, completed: latest.step, optimizerState };
+  return { runId, writer, completed: latest.step, optimizerState };
 }
 
 /** Records the run, its config as a config file writes it (`-c <outDir>/run-config.json` runs it again). */
-function writeRecord(outDir: string, record: Omit<RunRecord, 'config'> & { config: TrainerConfig }): void {
+function writeRecord(
+  outDir: string,
+  record: Omit<RunRecord, 'config' | 'runId'> & { runId: string; config: TrainerConfig },
+): void {
   writeFileAtomic(
     join(outDir, RUN_RECORD),
     runRecordText({ ...record, config: configFileForm(record.config) }),

@@ -8,7 +8,7 @@ import {
 } from '@taorl/data';
 import { loadDataset } from '@taorl/data/node';
 import { markdownFormat } from '@taorl/sandbox';
-import { saveTrainCheckpoint } from '../checkpoint/train-checkpoint.js';
+import { type CheckpointTarget, saveTrainCheckpoint } from '../checkpoint/train-checkpoint.js';
 import { ConfigError } from '../config/config-error.js';
 import type { MetricsWriter, SftStepMetrics } from '../report/metrics.js';
 import { ProgressBar } from '../report/progress.js';
@@ -80,8 +80,8 @@ export interface SftRunOptions {
   firstStep?: number;
   /** Continue an existing trainer (keeps its optimizer state and schedule position). */
   trainer?: SftTrainer;
-  /** Save a checkpoint (weights and optimizer state) here every config.sft.checkpointEvery steps and at the end. */
-  checkpointDir?: string;
+  /** Save a checkpoint (weights and optimizer state) there every config.sft.checkpointEvery steps and at the end. */
+  checkpoints?: CheckpointTarget;
   quiet?: boolean;
 }
 
@@ -150,11 +150,12 @@ export async function runSft(
     writer.write(line);
     const every = config.sft.checkpointEvery;
     const last = i + 1 === options.steps || performance.now() >= deadline;
-    if (options.checkpointDir !== undefined && ((every > 0 && trainer.steps % every === 0) || last)) {
+    const { checkpoints } = options;
+    if (checkpoints !== undefined && ((every > 0 && trainer.steps % every === 0) || last)) {
       await saveTrainCheckpoint(
-        options.checkpointDir,
+        checkpoints.runDir,
         session.policy,
-        { phase: 'sft', step: trainer.steps, seed: config.seed },
+        { phase: 'sft', step: trainer.steps, seed: config.seed, runId: checkpoints.runId },
         trainer.exportOptimizerState(),
       );
     }

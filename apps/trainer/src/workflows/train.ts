@@ -63,7 +63,7 @@ export async function trainSft(
   options: { quiet?: boolean } = {},
 ): Promise<TrainingResult> {
   const { config } = session;
-  const { writer, completed, optimizerState } = await openRun(
+  const { runId, writer, completed, optimizerState } = await openRun(
     session,
     'sft',
     run,
@@ -78,7 +78,7 @@ export async function trainSft(
     minutes: config.sft.minutes,
     firstStep: completed,
     trainer,
-    checkpointDir: config.outDir,
+    checkpoints: { runDir: config.outDir, runId },
     quiet: options.quiet,
   });
   await trainer.dispose();
@@ -96,7 +96,7 @@ export async function trainRl(session: Session, options: TrainRlOptions, io: Run
   const { config } = session;
   const { quiet } = options;
   checkRemoteMode(session);
-  const { writer, completed, optimizerState } = await openRun(
+  const { runId, writer, completed, optimizerState } = await openRun(
     session,
     'rl',
     options.run,
@@ -118,7 +118,7 @@ export async function trainRl(session: Session, options: TrainRlOptions, io: Run
   io.out(`RL: ${rolloutMode(config)}\n`);
   const lines = await runRl(session, problems, writer, {
     completed,
-    checkpointDir: config.outDir,
+    checkpoints: { runDir: config.outDir, runId },
     optimizerState,
     log: (message) => io.err(`warning: ${message}\n`),
     quiet,
