@@ -145,10 +145,15 @@ describe('trainer config', () => {
     // A plug-in written as a bare name, as a mapping, or left to its default: the option joins its mapping.
     const named = parseConfig('rl:\n  loss: vanilla\n', 'base.yaml', ['rl.loss.clipHigh=0.3']);
     expect(named.rl.loss).toEqual({ name: 'vanilla', options: { clipHigh: 0.3 } });
-    const mapped = parseConfig('rl:\n  shaper: {name: cheng, alpha: 0.4}\n', 'base.yaml', ['rl.shaper.kappa=3']);
+    const mapped = parseConfig('rl:\n  shaper: {name: cheng, alpha: 0.4}\n', 'base.yaml', [
+      'rl.shaper.kappa=3',
+    ]);
     expect(mapped.rl.shaper).toEqual({ name: 'cheng', options: { alpha: 0.4, kappa: 3 } });
     const unset = parseConfig('{}', 'base.yaml', ['rl.shaper.alpha=0.1']);
-    expect(unset.rl.shaper).toEqual({ name: parseConfig('{}', 'base.yaml').rl.shaper.name, options: { alpha: 0.1 } });
+    expect(unset.rl.shaper).toEqual({
+      name: parseConfig('{}', 'base.yaml').rl.shaper.name,
+      options: { alpha: 0.1 },
+    });
     expect(parseConfig('{}', 'base.yaml', ['rl.loss.name=gspo']).rl.loss.name).toBe('gspo');
     // A list of plug-ins has no dotted options; a section's own fields are still checked.
     expect(errorOf(() => parseConfig('{}', 'base.yaml', ['rl.filters.size=3'])).message).toMatch(

@@ -218,7 +218,7 @@ export function configReference(): { text: string; fields: number } {
     "A **plug-in** field takes a name (`rl: {shaper: tao}`) or a mapping with `name` and the plug-in's options " +
       '(`rl: {shaper: {name: tao, alpha: 0.2}}`); the plug-in checks its options when the run is assembled. `--set` reaches ' +
       'one option of a single plug-in by its dotted path (`--set rl.shaper.alpha=0.1` keeps the shaper named in the config, ' +
-      'or the default one); a list of plug-ins (`rl.filters`) is set whole (`--set \'rl.filters=[{name: execution-validity, mode: mask}]\'`). The built-in ' +
+      "or the default one); a list of plug-ins (`rl.filters`) is set whole (`--set 'rl.filters=[{name: execution-validity, mode: mask}]'`). The built-in " +
       "plug-ins check their options in code rather than with a schema, so their options are documented in each package's " +
       'README and API reference, not here ([plug-ins.md](../plug-ins.md)).',
     '',

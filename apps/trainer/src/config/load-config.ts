@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { parseDocument } from 'yaml';
 import { closestName } from '@taorl/plugin-registry';
+import { parseDocument } from 'yaml';
 import { ConfigError } from './config-error.js';
 import { isMapping } from './config-file-form.js';
 import { parseWith, sectionShape } from './config-issues.js';
