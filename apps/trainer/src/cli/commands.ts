@@ -90,7 +90,9 @@ const rl: CommandSpec = {
       },
       io,
     );
-    io.out(`RL done: ${countOf(result.steps, 'step')}; metrics, report.html and policy/ in ${session.config.outDir}\n`);
+    io.out(
+      `RL done: ${countOf(result.steps, 'step')}; metrics, report.html and policy/ in ${session.config.outDir}\n`,
+    );
   },
 };
 

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { closestName } from '@taorl/plugin-registry';
 import { parseDocument } from 'yaml';
+import { z } from 'zod';
 import { ConfigError } from './config-error.js';
 import { isMapping } from './config-file-form.js';
 import { parseWith, sectionShape } from './config-issues.js';
@@ -39,7 +40,7 @@ function pluginOwning(path: string): { path: string[]; defaultName: string } | u
   if (parts.length < 2) return undefined;
   const field = sectionShape(trainerSchema, parts.slice(0, -2))?.[parts.at(-2)!];
   if (field === undefined || !pluginFields.has(field)) return undefined;
-  const unset: unknown = field.parse(undefined);
+  const unset: unknown = z.parse(field, undefined);
   if (!isMapping(unset) || typeof unset.name !== 'string') return undefined;
   return { path: parts.slice(0, -1), defaultName: unset.name };
 }
