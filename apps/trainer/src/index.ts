@@ -40,7 +40,7 @@ export {
   type PluginRequest,
 } from './plugins/plugin-modules.js';
 export { RemoteRollouts } from './remote/remote-rollouts.js';
-export { renderReport, reportSpecs, writeReport } from './report/html-report.js';
+export { renderReport, writeReport } from './report/html-report.js';
 export {
   type EvalMetrics,
   type MetricsLine,
@@ -49,6 +49,8 @@ export {
   type SftStepMetrics,
 } from './report/metrics.js';
 export { formatDuration, ProgressBar, type ProgressOptions } from './report/progress.js';
+export { reportSpecs } from './report/report-specs.js';
+export { type RunSummary, runSummary } from './report/run-summary.js';
 export {
   localPolicySync,
   type PolicySync,

@@ -64,7 +64,7 @@ describe('taorl CLI', () => {
     const { io, err } = capture();
     expect(await runCli(['rl', '--set', 'rl.shaper=entropy-magic'], io)).toBe(2);
     expect(err.join('')).toMatch(
-      /^taorl rl: config error: --set rl\.shaper=entropy-magic: rl\.shaper: unknown entropy shaper "entropy-magic"; registered: .*\btao\b/,
+      /^taorl rl: config error: --set rl\.shaper=entropy-magic: rl\.shaper: unknown entropy shaper "entropy-magic"; registered: .*\btao\b.* \(a plug-in of your own: name its module under 'plugins:' in the config or with --plugin <module>\)$/m,
     );
   });
 

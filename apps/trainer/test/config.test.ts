@@ -133,7 +133,32 @@ describe('trainer config', () => {
     expect(config.tool.format).toEqual({ name: 'hermes', options: {} });
     expect(config.rl.shaper).toEqual({ name: 'cheng', options: { alpha: 0.4 } });
     const error = errorOf(() => parseConfig('{}', 'base.yaml', ['rl.overlong.factr=1']));
-    expect(error.message).toBe('--set rl.overlong.factr=1: rl.overlong.factr: unknown field');
+    expect(error.message).toBe(
+      "--set rl.overlong.factr=1: rl.overlong.factr: unknown field (did you mean 'rl.overlong.factor'?)",
+    );
+    expect(errorOf(() => parseConfig('{}', 'base.yaml', ['rl.xyzzy=1'])).message).toBe(
+      '--set rl.xyzzy=1: rl.xyzzy: unknown field',
+    );
+  });
+
+  it('sets a plug-in option by its dotted path, as config.md lists them (issue 51)', () => {
+    // A plug-in written as a bare name, as a mapping, or left to its default: the option joins its mapping.
+    const named = parseConfig('rl:\n  loss: vanilla\n', 'base.yaml', ['rl.loss.clipHigh=0.3']);
+    expect(named.rl.loss).toEqual({ name: 'vanilla', options: { clipHigh: 0.3 } });
+    const mapped = parseConfig('rl:\n  shaper: {name: cheng, alpha: 0.4}\n', 'base.yaml', [
+      'rl.shaper.kappa=3',
+    ]);
+    expect(mapped.rl.shaper).toEqual({ name: 'cheng', options: { alpha: 0.4, kappa: 3 } });
+    const unset = parseConfig('{}', 'base.yaml', ['rl.shaper.alpha=0.1']);
+    expect(unset.rl.shaper).toEqual({
+      name: parseConfig('{}', 'base.yaml').rl.shaper.name,
+      options: { alpha: 0.1 },
+    });
+    expect(parseConfig('{}', 'base.yaml', ['rl.loss.name=gspo']).rl.loss.name).toBe('gspo');
+    // A list of plug-ins has no dotted options; a section's own fields are still checked.
+    expect(errorOf(() => parseConfig('{}', 'base.yaml', ['rl.filters.size=3'])).message).toMatch(
+      /^--set rl\.filters\.size=3: rl\.filters\.size: unknown field/,
+    );
   });
 
   it('a --set of null unsets a field, as a null in the file does', () => {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { CHROMIUM_ARGS, findChromium, NO_CHROMIUM } from '../../../test/support/chromium.js';
-import { type EvalMetrics, writeReport } from '../src/index.js';
+import { type EvalMetrics, parseConfig, reportSpecs, runSummary, writeReport } from '../src/index.js';
 import { rlLine } from './support/metrics-lines.js';
 
 describe('HTML report in a real browser', () => {
@@ -25,16 +25,18 @@ describe('HTML report in a real browser', () => {
       responseTokens: 64,
       seconds: 20,
     };
-    await writeReport(reportPath, 'browser check', [
+    const lines = [
       rlLine(1, 0.2),
       rlLine(2, 0.35),
-      rlLine(3, 0.5),
+      { ...rlLine(3, 0.5), decisionPoints: { count: 10, meanEntropy: 0.8, bonusTokens: 3 } },
       evalLine,
-    ]);
-
+    ];
+    const summary = runSummary(parseConfig('seed: 4\n', 'run.yaml'), 'abc123');
+    await writeReport(reportPath, 'browser check', lines, summary);
     const browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
     try {
-      const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+      // Narrower than a chart's natural width (about 800 px with its legend): the charts must shrink to fit.
+      const page = await browser.newPage({ viewport: { width: 700, height: 900 } });
       const problems: string[] = [];
       const outsideRequests: string[] = [];
       page.on('console', (message) => {
@@ -62,16 +64,21 @@ describe('HTML report in a real browser', () => {
           };
         }),
       );
-      expect(charts).toHaveLength(4);
+      expect(charts).toHaveLength(reportSpecs(lines).length);
       for (const chart of charts) {
         expect(chart.width).toBeGreaterThan(100);
+        expect(chart.width).toBeLessThanOrEqual(700);
+        // Legends keep whole labels (vega-lite cuts long ones with an ellipsis by default).
+        expect(chart.text).not.toContain('…');
         expect(chart.height).toBeGreaterThan(50);
         expect(chart.visibleMarks).toBeGreaterThan(3);
       }
       expect(charts.some((chart) => chart.text.includes('Time split per RL step'))).toBe(true);
       expect(await page.textContent('body')).toContain('61.0%');
+      expect(await page.$eval('html', (html) => html.scrollWidth)).toBeLessThanOrEqual(700);
+      expect(await page.textContent('table.summary')).toContain('abc123');
 
-      const screenshot = join(dir, 'report.png');
+      const screenshot = process.env.TAORL_REPORT_SCREENSHOT ?? join(dir, 'report.png');
       await page.screenshot({ path: screenshot, fullPage: true });
       expect(statSync(screenshot).size).toBeGreaterThan(10_000);
       expect(problems).toEqual([]);

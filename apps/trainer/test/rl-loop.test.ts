@@ -118,6 +118,12 @@ describe('RL loop end to end (tiny model, real sandbox)', () => {
       expect(trainingMs).toBeGreaterThan(0);
     }
     expect(first.weightDelta).toBeGreaterThan(0);
+    // docs/trainer.md lists every field an RL line has (issue 51: strategies was missing).
+    const documented = readFileSync(new URL('../../../docs/trainer.md', import.meta.url), 'utf8')
+      .split('\n')
+      .find((row) => row.startsWith('| `rl` |'))!;
+    const fields = Object.keys(first.lines[0]!).filter((field) => field !== 'phase' && field !== 'step');
+    expect(fields.filter((field) => !new RegExp(`\\b${field}\\b`).test(documented))).toEqual([]);
 
     const second = await twoSteps(mkdtempSync(join(tmpdir(), 'taorl-rl-')));
     expect(untimed(second.lines[0]!)).toEqual(untimed(first.lines[0]!));

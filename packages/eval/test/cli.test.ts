@@ -122,4 +122,12 @@ describe('taorl-eval', () => {
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/unknown command "frobnicate"[\s\S]*Usage: taorl-eval/);
   });
+
+  it('--help, -h and help print the usage on stdout and exit 0', async () => {
+    for (const flag of ['--help', '-h', 'help']) {
+      const help = await run([flag]);
+      expect(help).toMatchObject({ code: 0, stderr: '' });
+      expect(help.stdout).toMatch(/^Usage: taorl-eval <command>[\s\S]*score <samples\.jsonl>/);
+    }
+  });
 });

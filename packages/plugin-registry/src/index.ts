@@ -228,6 +228,12 @@ function namingPlugin<T>(kind: string, name: string, build: () => T): T {
 }
 
 /**
+ * The `code` of the error a registry throws for a name nothing registered, so that a caller can add how plug-ins
+ * get registered where it loads them (the trainer names `plugins:` and `--plugin`).
+ */
+export const UNKNOWN_PLUGIN = 'ERR_TAORL_UNKNOWN_PLUGIN';
+
+/**
  * The registry of one plug-in kind of one package. `packageName` and `kind` make the shared key
  * (`taorl.filter.filter`); `kind` also names the plug-ins in messages.
  */
@@ -239,8 +245,11 @@ export function createRegistry<T>(packageName: string, kind: string): Registry<T
     const entry = entries().get(name);
     if (entry === undefined) {
       const known = [...entries().keys()];
-      throw new Error(
-        `unknown ${kind} ${JSON.stringify(name)}${didYouMean(name, known)}; registered: ${known.join(', ')}`,
+      throw Object.assign(
+        new Error(
+          `unknown ${kind} ${JSON.stringify(name)}${didYouMean(name, known)}; registered: ${known.join(', ')}`,
+        ),
+        { code: UNKNOWN_PLUGIN },
       );
     }
     return entry;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createRegistry, noOptions } from '../src/index';
+import { createRegistry, noOptions, UNKNOWN_PLUGIN } from '../src/index';
 
 interface Greeter {
   greet(who: string): string;
@@ -49,6 +49,8 @@ describe('plug-in registry', () => {
       'unknown greeter "helo" (did you mean "hello"?); registered: hello, goodbye',
     );
     expect(() => greeters.create('zzz')).toThrow('unknown greeter "zzz"; registered: hello, goodbye');
+    // A caller tells an unknown name from a bad option by the error's code.
+    expect(() => greeters.create('zzz')).toThrow(expect.objectContaining({ code: UNKNOWN_PLUGIN }));
   });
 
   it('validates options with a zod schema, naming the option, and hands the factory the parsed value', () => {

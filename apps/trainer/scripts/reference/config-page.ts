@@ -156,18 +156,28 @@ function sectionText(section: Section): string {
   return lines.join('\n');
 }
 
+/** The loss fields without a default value: their type and what leaving them unset means. */
+const UNSET_LOSS_FIELDS: Record<string, { type: string; unset: string }> = {
+  horizon: { type: 'number', unset: "unset: the batch's longest response, in tokens" },
+};
+
 /** The fields every policy loss takes beside its own options, with their defaults (@taorl/grpo PolicyLossConfig). */
 function lossFields(): string {
   const { name: _name, options: _options, ...shared } = resolvePolicyLossConfig();
-  const rows = Object.entries(shared).map(([field, value]) => [
-    code(`rl.loss.${field}`),
-    value === undefined ? '' : typeof value,
-    value === undefined ? 'unset' : code(typeof value === 'string' ? value : JSON.stringify(value)),
-  ]);
+  const rows = Object.entries(shared).map(([field, value]) => {
+    const unset = UNSET_LOSS_FIELDS[field];
+    if (value === undefined && unset === undefined)
+      throw new Error(`rl.loss.${field}: unset by default; say its type and meaning in UNSET_LOSS_FIELDS`);
+    return [
+      code(`rl.loss.${field}`),
+      value === undefined ? unset!.type : typeof value,
+      value === undefined ? unset!.unset : code(typeof value === 'string' ? value : JSON.stringify(value)),
+    ];
+  });
   return [
     '## `rl.loss` fields',
     '',
-    "Written in the `rl.loss` mapping beside `name` (`rl: {loss: {name: vanilla, clipHigh: 0.28}}`), for every policy loss; any other field is an option of the named loss, which the loss checks (the built-in losses take none). Their meaning: `PolicyLossConfig` in @taorl/grpo's API reference (`pnpm docs:api`).",
+    "Written in the `rl.loss` mapping beside `name` (`rl: {loss: {name: vanilla, clipHigh: 0.28}}`), for every policy loss, or one at a time with `--set rl.loss.clipHigh=0.3`; any other field is an option of the named loss, which the loss checks (the built-in losses take none). Their meaning: `PolicyLossConfig` in @taorl/grpo's API reference (`pnpm docs:api`).",
     '',
     table(['Field', 'Type', 'Default'], rows),
   ].join('\n');
@@ -206,7 +216,9 @@ export function configReference(): { text: string; fields: number } {
       'the presets are in [apps/trainer/configs/](../../apps/trainer/configs/).',
     '',
     "A **plug-in** field takes a name (`rl: {shaper: tao}`) or a mapping with `name` and the plug-in's options " +
-      '(`rl: {shaper: {name: tao, alpha: 0.2}}`); the plug-in checks its options when the run is assembled. The built-in ' +
+      '(`rl: {shaper: {name: tao, alpha: 0.2}}`); the plug-in checks its options when the run is assembled. `--set` reaches ' +
+      'one option of a single plug-in by its dotted path (`--set rl.shaper.alpha=0.1` keeps the shaper named in the config, ' +
+      "or the default one); a list of plug-ins (`rl.filters`) is set whole (`--set 'rl.filters=[{name: execution-validity, mode: mask}]'`). The built-in " +
       "plug-ins check their options in code rather than with a schema, so their options are documented in each package's " +
       'README and API reference, not here ([plug-ins.md](../plug-ins.md)).',
     '',

@@ -1,8 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BenchmarkReport } from '@taorl/eval';
+import { lineChart, renderSvg } from '../report/charts.js';
 import { escapeHtml } from '../report/escape-html.js';
-import { htmlPage, lineChart, renderSvg } from '../report/html-report.js';
+import { htmlPage } from '../report/html-page.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import type { BenchmarkEvalResult } from './evaluate-benchmarks.js';
 

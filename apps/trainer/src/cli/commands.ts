@@ -9,6 +9,9 @@ import { type CommandSpec, define, integerFlag } from './command-spec.js';
 import { evalCommand } from './eval-command.js';
 import { serveCommand } from './serve-command.js';
 
+/** "1 step", "2 steps": a count with its noun. */
+const countOf = (count: number, noun: string): string => `${count} ${noun}${count === 1 ? '' : 's'}`;
+
 const demo: CommandSpec = {
   name: 'demo',
   summary: 'SFT then TAO-RL on the embedded arith-tool task, then a held-out before/after table (~10 min)',
@@ -50,7 +53,7 @@ const sft: CommandSpec = {
   checkFlags: (flags, config, source) => void planRun(config, source, 'sft', runFlags(flags)),
   async run(session, flags, io) {
     const result = await trainSft(session, runFlags(flags), io);
-    io.out(`SFT done: ${result.steps} steps; policy in ${result.policyDir}\n`);
+    io.out(`SFT done: ${countOf(result.steps, 'step')}; policy in ${result.policyDir}\n`);
   },
 };
 
@@ -87,7 +90,9 @@ const rl: CommandSpec = {
       },
       io,
     );
-    io.out(`RL done: ${result.steps} steps; metrics, report.html and policy/ in ${session.config.outDir}\n`);
+    io.out(
+      `RL done: ${countOf(result.steps, 'step')}; metrics, report.html and policy/ in ${session.config.outDir}\n`,
+    );
   },
 };
 

@@ -1,7 +1,11 @@
 import { readFileSync } from 'node:fs';
+import { closestName } from '@taorl/plugin-registry';
 import { parseDocument } from 'yaml';
+import { z } from 'zod';
 import { ConfigError } from './config-error.js';
+import { isMapping } from './config-file-form.js';
 import { parseWith, sectionShape } from './config-issues.js';
+import { pluginFields } from './fields.js';
 import type { PluginModule } from './plugin-module.js';
 import { renamedFields, renamedNotice, renameOldFields } from './renamed-fields.js';
 import { isRunRecord, runRecordOf } from './run-record.js';
@@ -27,11 +31,29 @@ function parseYaml(text: string, source: string): unknown {
   }
 }
 
-/** True when the dotted `path` names a field of the config (a section or a value). */
-function isField(path: string): boolean {
+/**
+ * The plug-in field (a single plug-in, not a list) whose option the dotted `path` names: `rl.loss` for
+ * `rl.loss.clipHigh`. The plug-in checks its own options when the run is assembled, so any option name is taken.
+ */
+function pluginOwning(path: string): { path: string[]; defaultName: string } | undefined {
+  const parts = path.split('.');
+  if (parts.length < 2) return undefined;
+  const field = sectionShape(trainerSchema, parts.slice(0, -2))?.[parts.at(-2)!];
+  if (field === undefined || !pluginFields.has(field)) return undefined;
+  const unset: unknown = z.parse(field, undefined);
+  if (!isMapping(unset) || typeof unset.name !== 'string') return undefined;
+  return { path: parts.slice(0, -1), defaultName: unset.name };
+}
+
+/** Refuses a dotted `path` that names no field of the config, with the closest field's name. */
+function checkField(path: string, source: string): void {
+  if (pluginOwning(path) !== undefined) return;
   const parts = path.split('.');
   const parent = sectionShape(trainerSchema, parts.slice(0, -1));
-  return parent !== undefined && Object.hasOwn(parent, parts.at(-1)!);
+  if (parent !== undefined && Object.hasOwn(parent, parts.at(-1)!)) return;
+  const near = parent === undefined ? undefined : closestName(parts.at(-1)!, Object.keys(parent));
+  const hint = near === undefined ? '' : ` (did you mean '${[...parts.slice(0, -1), near].join('.')}'?)`;
+  throw new ConfigError(source, path, `unknown field${hint}`);
 }
 
 /** Where a config's warnings go unless the caller takes them: stderr, as the CLI's other warnings. */
@@ -60,9 +82,11 @@ function applyOverride(
   const given = assignment.slice(0, equals).trim();
   const path = overridePath(assignment);
   if (path !== given) warn(`${source}: ${renamedNotice(given)}`);
-  if (!isField(path)) throw new ConfigError(source, path, 'unknown field');
+  checkField(path, source);
   const value = parseYaml(assignment.slice(equals + 1), source);
   const parts = path.split('.');
+  const owner = pluginOwning(path);
+  if (owner !== undefined) namePlugin(raw, owner.path, owner.defaultName);
   let target = raw;
   for (const part of parts.slice(0, -1)) {
     const next = target[part];
@@ -72,6 +96,23 @@ function applyOverride(
     target = target[part] as Record<string, unknown>;
   }
   target[parts.at(-1)!] = value;
+}
+
+/**
+ * Writes the plug-in at `path` as a mapping with its name (`rl.loss: vanilla` becomes `{name: vanilla}`, an
+ * unset one takes the field's default name), so that an override can set one of its options.
+ */
+function namePlugin(raw: Record<string, unknown>, path: readonly string[], defaultName: string): void {
+  let target = raw;
+  for (const part of path.slice(0, -1)) {
+    if (target[part] === undefined || target[part] === null) target[part] = {};
+    if (!isMapping(target[part])) return; // applyOverride refuses it, naming the field
+    target = target[part];
+  }
+  const key = path.at(-1)!;
+  const current = target[key];
+  if (typeof current === 'string') target[key] = { name: current };
+  else if (current === undefined || current === null) target[key] = { name: defaultName };
 }
 
 /** True when the dotted `field` is `path` or lies inside it (`rl.loss.name` inside `rl.loss`, `rl.filters[0]`). */

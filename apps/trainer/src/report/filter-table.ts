@@ -50,8 +50,8 @@ export function filterTable(lines: readonly MetricsLine[]): string {
     '<h2>Filters</h2>',
     rows.length === 0
       ? ''
-      : '<table><thead><tr><th>reason</th><th>action</th><th>trajectories</th><th>per step</th></tr></thead>' +
-        `<tbody>${rows.join('')}</tbody></table>`,
+      : '<div class="table"><table><thead><tr><th>reason</th><th>action</th><th>trajectories</th><th>per step</th></tr></thead>' +
+        `<tbody>${rows.join('')}</tbody></table></div>`,
     ...idle,
   ].join('\n');
 }

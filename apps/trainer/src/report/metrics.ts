@@ -17,6 +17,11 @@ export interface SftStepMetrics {
   tokens: number;
   tokensPerSecond: number;
   time: { trainingMs: number; totalMs: number };
+  /**
+   * A baseline branched off the run (the demo's more-SFT arm): its lines continue the step count of the run they
+   * branch from, so the report draws them as a line of their own.
+   */
+  branch?: string;
 }
 
 /** A held-out evaluation line. */

@@ -6,19 +6,24 @@ import {
 } from '@taorl/advantage';
 import { composeFilters, type Filter, getFilter } from '@taorl/filter';
 import { getPolicyLoss, type PolicyLossConfig, resolvePolicyLossConfig } from '@taorl/grpo';
-import { closestName } from '@taorl/plugin-registry';
+import { closestName, UNKNOWN_PLUGIN } from '@taorl/plugin-registry';
 import { checkSandboxOptions, getToolFormat, type ToolFormat } from '@taorl/sandbox';
 import { ConfigError } from '../config/config-error.js';
 import type { PluginSpec } from '../config/fields.js';
 import type { TrainerConfig } from '../config/trainer-config.js';
 import { type LearnerSettings, learnerSettings } from '../rl/learner-settings.js';
 
+/** What an unknown plug-in name may mean in a trainer config: its module was never loaded. */
+const loadHint =
+  " (a plug-in of your own: name its module under 'plugins:' in the config or with --plugin <module>)";
+
 /** Builds a plug-in from its registry; a registry's complaint (unknown name, bad option) names the config field. */
 export function fromRegistry<T>(source: string, field: string, build: () => T): T {
   try {
     return build();
   } catch (error) {
-    throw new ConfigError(source, field, (error as Error).message);
+    const unknown = (error as { code?: unknown }).code === UNKNOWN_PLUGIN;
+    throw new ConfigError(source, field, `${(error as Error).message}${unknown ? loadHint : ''}`);
   }
 }
 

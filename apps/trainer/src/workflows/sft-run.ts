@@ -83,6 +83,8 @@ export interface SftRunOptions {
   /** Save a checkpoint (weights and optimizer state) there every config.sft.checkpointEvery steps and at the end. */
   checkpoints?: CheckpointTarget;
   quiet?: boolean;
+  /** The name of a baseline branched off an earlier SFT run, written on each line (SftStepMetrics.branch). */
+  branch?: string;
 }
 
 /** The SFT trainer a config describes (warm-up + cosine over config.sft.steps). */
@@ -146,6 +148,7 @@ export async function runSft(
       tokens: stats.tokens,
       tokensPerSecond: stats.tokens / (totalMs / 1000),
       time: { trainingMs: totalMs, totalMs },
+      ...(options.branch === undefined ? {} : { branch: options.branch }),
     };
     writer.write(line);
     const every = config.sft.checkpointEvery;

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { writeReport } from '../report/html-report.js';
 import { type MetricsLine, readMetrics } from '../report/metrics.js';
+import { algorithmTitle, runSummary, sourceCommit } from '../report/run-summary.js';
 import { problemSource } from '../session/problem-source.js';
 import type { Session } from '../session/session.js';
 import { evaluate, greedyLabel } from './evaluate.js';
@@ -47,7 +48,14 @@ async function finishRun(
   const policyDir = join(outDir, 'policy');
   await session.policy.save(policyDir);
   const metrics = readMetrics(metricsPath);
-  await writeReport(join(outDir, 'report.html'), title, metrics);
+  const { config } = session;
+  const summary = runSummary(config, sourceCommit());
+  await writeReport(
+    join(outDir, 'report.html'),
+    `${title} (seed ${config.seed}): ${outDir}`,
+    metrics,
+    summary,
+  );
   return { metrics, policyDir };
 }
 
@@ -125,5 +133,5 @@ export async function trainRl(session: Session, options: TrainRlOptions, io: Run
   });
   const steps = completed + lines.length;
   if (options.evalAfter === true) await heldOut(AFTER_RL, steps);
-  return { ...(await finishRun(session, writer.path, 'taorl rl')), steps };
+  return { ...(await finishRun(session, writer.path, `taorl rl, ${algorithmTitle(session.config)}`)), steps };
 }

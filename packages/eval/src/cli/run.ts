@@ -16,7 +16,7 @@ export interface CliIo {
   readonly stderr: (text: string) => void;
 }
 
-export const usage = `Usage: taorl-eval <command>
+export const usage = `Usage: taorl-eval <command>   (taorl-eval --help prints this)
 
   grade --pred <response or answer> --gold <answer> [--gold <another>]
       Extract and grade one response; prints the result as JSON. Exit code 0 when correct, 1 when not.
@@ -33,6 +33,10 @@ export const usage = `Usage: taorl-eval <command>
 /** The taorl-eval command line; returns the exit code (2 for usage errors). */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   const [command, ...rest] = argv;
+  if (command === '--help' || command === '-h' || command === 'help') {
+    io.stdout(usage);
+    return 0;
+  }
   try {
     if (command === 'grade') return gradeCommand(rest, io);
     if (command === 'score') return await scoreCommand(rest, io);

@@ -6,6 +6,7 @@ import type { EvalMetrics } from '../../report/metrics.js';
 import { MetricsWriter, readMetrics } from '../../report/metrics.js';
 import { formatDuration } from '../../report/progress.js';
 import type { TrendName } from '../../report/rl-trends.js';
+import { runSummary, sourceCommit } from '../../report/run-summary.js';
 import type { RlStepMetrics } from '../../rl/step-metrics.js';
 import { problemSource } from '../../session/problem-source.js';
 import type { Session } from '../../session/session.js';
@@ -192,13 +193,19 @@ export async function runDemo(session: Session, log: (text: string) => void): Pr
     minutes: 0,
     firstStep: sftSteps,
     trainer,
+    branch: 'more SFT (baseline)',
   });
   const moreSftSeconds = (performance.now() - moreSftStarted) / 1000;
   const moreSft = await evaluateBoth('SFT + more SFT', trainer.steps);
   trainer.dispose();
 
   const reportPath = join(config.outDir, 'report.html');
-  await writeReport(reportPath, 'taorl demo: SFT then TAO-RL on arith-tool', readMetrics(writer.path));
+  await writeReport(
+    reportPath,
+    `taorl demo (seed ${config.seed}): SFT, then TAO-RL against more SFT, on arith-tool`,
+    readMetrics(writer.path),
+    runSummary(config, sourceCommit()),
+  );
   return {
     sft,
     rl,
