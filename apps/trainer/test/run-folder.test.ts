@@ -100,6 +100,10 @@ describe('taorl sft|rl and the run already in outDir', () => {
     // --overwrite starts clean: the new run's checkpoints are all there and latest.json names one of them.
     const fresh = await sft(dir, '--overwrite', '--set', 'sft.steps=1');
     expect(fresh.code, fresh.err).toBe(0);
+    // It says what it deleted (issue 51).
+    expect(fresh.out).toContain(
+      `--overwrite: deleted ${join(dir, 'checkpoints')}, ${join(dir, 'metrics.jsonl')}, ${join(dir, 'run-config.json')}`,
+    );
     const latest = latestCheckpoint(dir)!;
     expect(latest).toMatchObject({ phase: 'sft', step: 1 });
     expect(existsSync(latest.path)).toBe(true);
@@ -140,6 +144,21 @@ describe('taorl sft|rl and the run already in outDir', () => {
       'sft.steps',
       'sft.learningRate',
     ]);
+
+    // Issue 51: a finished run resumed says so (no 0/0 progress bar); fewer steps than it has done is refused
+    // (it was recorded as 2 -> 1 with a progress bar of 0/-1), naming the field and the run's own record.
+    const complete = await sft(dir, '--resume', '--set', 'sft.learningRate=0.002');
+    expect(complete.code, complete.err).toBe(0);
+    expect(complete.out).toContain('SFT: the run is complete (2 of 2 steps); nothing to train');
+    expect(complete.err).not.toMatch(/0\/0|0\/-/);
+    const fewer = await sft(dir, '--resume', '--allow-config-change', '--set', 'sft.steps=1');
+    expect(fewer.code).toBe(2);
+    expect(fewer.err).toContain(
+      `sft.steps: is 1, but the run being resumed in ${dir} has done 2 steps: set sft.steps to 2 or more ` +
+        `(resuming with -c ${join(dir, 'run-config.json')} keeps the recorded value)`,
+    );
+    expect(steps(dir)).toEqual([1, 2]);
+    expect(loadConfig(join(dir, 'run-config.json')).sft.steps).toBe(2);
 
     // A latest.json pointing outside the checkpoints folder is refused, not followed.
     const pointer = join(dir, 'checkpoints', 'latest.json');

@@ -147,7 +147,10 @@ export async function runRl(
   const { rl } = session.config;
   const { context, updater } = rlContext(session, problems, options.log);
   const completed = options.completed ?? 0;
-  const bar = options.quiet === true ? null : new ProgressBar({ label: 'rl', total: rl.steps - completed });
+  const bar =
+    options.quiet === true || completed >= rl.steps
+      ? null
+      : new ProgressBar({ label: 'rl', total: rl.steps - completed });
   const deadline = rl.minutes > 0 ? performance.now() + rl.minutes * 60_000 : Number.POSITIVE_INFINITY;
   const lines: RlStepMetrics[] = [];
   const { checkpoints } = options;

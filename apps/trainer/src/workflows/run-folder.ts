@@ -222,6 +222,15 @@ export function planRun(
       `the checkpoint in ${outDir} is ${latest.phase} seed ${latest.seed}`,
     );
   }
+  const planned = phase === 'rl' ? config.rl.steps : config.sft.steps;
+  if (latest.step > planned) {
+    throw new ConfigError(
+      source,
+      `${phase}.steps`,
+      `is ${planned}, but the run being resumed in ${outDir} has done ${latest.step} steps: set ${phase}.steps to ` +
+        `${latest.step} or more (resuming with -c ${join(outDir, RUN_RECORD)} keeps the recorded value)`,
+    );
+  }
   const record = readRunRecord(outDir, source);
   checkSameRun(outDir, source, latest, record);
   if (record !== null && !flags.allowConfigChange)
@@ -297,7 +306,9 @@ export async function openRun(
   const { outDir } = config;
   const plan = planRun(config, source, phase, flags);
   if (flags.overwrite) {
-    for (const path of overwrittenPaths(outDir)) rmSync(path, { recursive: true, force: true });
+    const deleted = overwrittenPaths(outDir).filter((path) => existsSync(path));
+    for (const path of deleted) rmSync(path, { recursive: true, force: true });
+    if (deleted.length > 0) io.out(`--overwrite: deleted ${deleted.join(', ')}\n`);
   }
   mkdirSync(outDir, { recursive: true });
   const writer = new MetricsWriter(join(outDir, METRICS));

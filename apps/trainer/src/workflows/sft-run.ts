@@ -118,7 +118,10 @@ export async function runSft(
   const { batchSize } = config.sft;
   const trainer = options.trainer ?? sftTrainer(session);
   const first = options.firstStep ?? 0;
-  const bar = options.quiet === true ? null : new ProgressBar({ label: 'sft', total: options.steps });
+  const bar =
+    options.quiet === true || options.steps <= 0
+      ? null
+      : new ProgressBar({ label: 'sft', total: options.steps });
   const deadline =
     options.minutes > 0 ? performance.now() + options.minutes * 60_000 : Number.POSITIVE_INFINITY;
   const stream = epochStream(examples.length, config.seed, 'sft-order');

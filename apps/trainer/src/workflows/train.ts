@@ -38,6 +38,10 @@ export interface TrainRlOptions {
   quiet?: boolean;
 }
 
+/** What a resumed run that has nothing left to train says (it still saves its policy and writes its report). */
+const completeNotice = (phase: string, steps: number) =>
+  `${phase}: the run is complete (${steps} of ${steps} steps); nothing to train\n`;
+
 /** Saves the policy and writes report.html from the run's metrics. */
 async function finishRun(
   session: Session,
@@ -78,6 +82,7 @@ export async function trainSft(
     io,
     (line) => line.phase === 'sft',
   );
+  if (completed >= config.sft.steps) io.out(completeNotice('SFT', completed));
   const trainer = sftTrainer(session);
   if (optimizerState !== null) trainer.importOptimizerState(optimizerState);
   const examples = await sftExamples(session);
@@ -124,6 +129,7 @@ export async function trainRl(session: Session, options: TrainRlOptions, io: Run
   };
   if (options.evalBefore === true && completed === 0) await heldOut('before RL', 0);
   io.out(`RL: ${rolloutMode(config)}\n`);
+  if (completed >= config.rl.steps) io.out(completeNotice('RL', completed));
   const lines = await runRl(session, problems, writer, {
     completed,
     checkpoints: { runDir: config.outDir, runId },
