@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ByteTokenizer, ChatTemplate, type Tokenizer } from '@taorl/data';
+import type { CodeJudgeMode } from '@taorl/eval';
 import { sandboxToolEnvironment } from '@taorl/rollout';
 import { createSandbox, markdownFormat, type Sandbox } from '@taorl/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -48,7 +49,7 @@ const programs: Record<string, string> = {
  * of the right option (or, when `wrong`, another letter); a code problem by writing the program in a python block
  * (which also runs as a tool call, without input), then a closing sentence after its output.
  */
-const answerKeyPolicy = (tok: Tokenizer, wrong: boolean) =>
+const answerKeyPolicy = (tok: Tokenizer, wrong: boolean, answers = programs) =>
   new TextPolicy(tok, (prefix) => {
     const response = prefix.split('<|im_start|>assistant\n').at(-1)!;
     if (response.includes('```output\n')) return 'That is my program.<|im_end|>';
@@ -60,11 +61,14 @@ const answerKeyPolicy = (tok: Tokenizer, wrong: boolean) =>
       const letter = wrong ? options.find((option) => option[1] !== right)![1]! : right;
       return `Thinking.\nAnswer: ${letter}<|im_end|>`;
     }
-    const program = title === undefined ? 'print(0)' : programs[title]!;
+    const program = title === undefined ? 'print(0)' : answers[title]!;
     return `Here it is.\n\`\`\`python\n${wrong ? 'print(-1)' : program}\n\`\`\`\n\`\`\`output`;
   });
 
-async function evaluateWith(wrong: boolean) {
+async function evaluateWith(
+  wrong: boolean,
+  judging: { mode?: CodeJudgeMode; answers?: Record<string, string> } = {},
+) {
   const dir = mkdtempSync(join(tmpdir(), 'taorl-bench-results-'));
   const parts = {
     tokenizer,
@@ -72,7 +76,7 @@ async function evaluateWith(wrong: boolean) {
     tools: sandboxToolEnvironment(markdownFormat, sandbox, { timeoutMs: 5000, observationChars: 512 }),
     sandbox,
   };
-  const result = await evaluateBenchmarks(answerKeyPolicy(tokenizer, wrong), parts, {
+  const result = await evaluateBenchmarks(answerKeyPolicy(tokenizer, wrong, judging.answers), parts, {
     model: 'answer-key',
     benchmarks: ['gpqa_diamond', 'livecodebench'],
     codeWindow: { from: '2025-01-01', to: '2025-05-01' },
@@ -84,6 +88,7 @@ async function evaluateWith(wrong: boolean) {
     maxResponseTokens: 2048,
     seed: 3,
     quiet: true,
+    ...(judging.mode === undefined ? {} : { codeJudgeMode: judging.mode }),
   });
   const records = readFileSync(result.resultsPath, 'utf8')
     .trim()
@@ -112,6 +117,21 @@ describe('benchmark evaluation of GPQA-format and LiveCodeBench-format sets (rea
     expect(pair).toMatchObject({ correct: false, gradeReason: 'not_equivalent' });
   });
 
+  it('judges in the faithful mode unless told, and in the livecodebench mode as its runner does', async () => {
+    // Right, but LiveCodeBench's in-process runner gives open(0) an empty standard input.
+    const answers = {
+      ...programs,
+      'Read a and b; print a + b.': 'a, b = map(int, open(0).read().split())\nprint(a + b)',
+    };
+    const faithful = await evaluateWith(false, { answers });
+    expect(faithful.result.config.codeJudgeMode).toBe('faithful');
+    expect(faithful.records.find((record) => record.problemId === 'fx001')?.correct).toBe(true);
+    const lcb = await evaluateWith(false, { answers, mode: 'livecodebench' });
+    expect(lcb.result.config.codeJudgeMode).toBe('livecodebench');
+    expect(lcb.records.find((record) => record.problemId === 'fx001')).toMatchObject({ correct: false });
+    expect(lcb.records.find((record) => record.problemId === 'fx002')?.correct).toBe(true);
+  });
+
   it('says where a benchmark a user brings is missing, and reads only the window asked for', async () => {
     await expect(loadBenchmarkSet(['gpqa_diamond'], tmpdir(), { seed: 0 })).rejects.toThrow(
       /gpqa_diamond: not found in .*; taorl ships no copy of it\. Put gpqa_diamond\.csv/,
@@ -129,5 +149,10 @@ describe('benchmark evaluation of GPQA-format and LiveCodeBench-format sets (rea
     expect(check({ bench: 'livecodebench', window: ':2025-05-01' })).not.toThrow();
     expect(check({ bench: 'livecodebench', window: '2025/01/01' })).toThrow(/--window: expected FROM:TO/);
     expect(check({ window: '2025-01-01:' })).toThrow('--window need(s) --bench');
+    expect(check({ bench: 'livecodebench', 'code-judge': 'livecodebench' })).not.toThrow();
+    expect(check({ bench: 'livecodebench', 'code-judge': 'lcb' })).toThrow(
+      "--code-judge: expected faithful or livecodebench, got 'lcb'",
+    );
+    expect(check({ 'code-judge': 'faithful' })).toThrow('--code-judge need(s) --bench');
   });
 });
