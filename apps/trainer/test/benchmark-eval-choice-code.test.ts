@@ -1,7 +1,8 @@
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
 import { ByteTokenizer, ChatTemplate, type Tokenizer } from '@taorl/data';
 import type { CodeJudgeMode } from '@taorl/eval';
 import { sandboxToolEnvironment } from '@taorl/rollout';
@@ -136,6 +137,26 @@ describe('benchmark evaluation of GPQA-format and LiveCodeBench-format sets (rea
     await expect(loadBenchmarkSet(['gpqa_diamond'], tmpdir(), { seed: 0 })).rejects.toThrow(
       /gpqa_diamond: not found in .*; taorl ships no copy of it\. Put gpqa_diamond\.csv/,
     );
+    // A folder with other files lists them, and names one way to get the release.
+    const elsewhere = mkdtempSync(join(tmpdir(), 'taorl-lcb-'));
+    mkdirSync(join(elsewhere, 'livecodebench', 'notes'), { recursive: true });
+    writeFileSync(join(elsewhere, 'livecodebench', 'notes', 'README.md'), 'read me');
+    writeFileSync(join(elsewhere, 'livecodebench', 'test6.json'), '[]');
+    await expect(loadBenchmarkSet(['livecodebench'], elsewhere, { seed: 0 })).rejects.toThrow(
+      `livecodebench: not found in ${join(elsewhere, 'livecodebench')}; taorl ships no copy of it. It holds only ` +
+        'notes/README.md, test6.json. Put',
+    );
+    await expect(loadBenchmarkSet(['livecodebench'], elsewhere, { seed: 0 })).rejects.toThrow(
+      `e.g.: huggingface-cli download livecodebench/code_generation_lite test6.jsonl --repo-type dataset --local-dir ${join(elsewhere, 'livecodebench')}`,
+    );
+    // Hugging Face copies sit in subfolders, and may be gzipped.
+    mkdirSync(join(elsewhere, 'livecodebench', 'data'));
+    writeFileSync(
+      join(elsewhere, 'livecodebench', 'data', 'test6.jsonl.gz'),
+      gzipSync(readFileSync(join(fixtures, 'livecodebench-format.jsonl'))),
+    );
+    const gzipped = await loadBenchmarkSet(['livecodebench'], elsewhere, { seed: 0 });
+    expect(gzipped.items.map((item) => item.id).slice(0, 2)).toEqual(['fx001', 'fx002']);
     const all = await loadBenchmarkSet(['livecodebench', 'aime24'], dataDir, { seed: 0 });
     expect(all.items.map((item) => item.id).slice(0, 3)).toEqual(['fx001', 'fx002', 'fx003']);
     expect(all.sources.get('aime24')).toMatch(/packages\/eval\/data\/benchmarks\/aime24\/test\.jsonl$/);
