@@ -1,4 +1,5 @@
 import { createSandbox, type Sandbox } from '@taorl/sandbox';
+import { startSandboxServer } from '@taorl/sandbox/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CODE_JUDGE_MODES, type CodeJudgeMode, type CodeTask, judgeProgram } from '../src/index';
 import { MODE_CASES } from './code-judge-modes-cases';
@@ -76,5 +77,30 @@ describe("a sandbox's failure", () => {
       );
     }
     await unreachable.close();
+  });
+});
+
+describe('through a SandboxFusion URL (taorl-sandbox serve), as on the local pool', () => {
+  it('passes a right program that prints 250 KB, and calls a memory bomb memory_limit', async () => {
+    const server = await startSandboxServer({ sandbox: await createSandbox({ workers: 1 }), port: 0 });
+    const remote = await createSandbox({ backend: 'sandboxfusion', url: server.url });
+    try {
+      const task: CodeTask = {
+        id: 'long',
+        kind: 'stdin',
+        tests: [{ input: '250000\n', output: 'x'.repeat(250000) }],
+      };
+      const program = 'print("x" * int(input()))';
+      for (const runner of [sandbox, remote]) {
+        expect(await judgeProgram(runner, program, task)).toMatchObject({ verdict: 'passed' });
+      }
+      // One allocation past the limit: a bomb that fills memory step by step takes seconds of wall time on a busy
+      // machine, where it may meet the time limit first (test/security-runs.test.ts covers how that ends).
+      const bomb = await judgeProgram(remote, 'block = bytearray(4 * 1024**3)', task, { memoryMb: 512 });
+      expect(bomb.verdict, JSON.stringify(bomb)).toBe('memory_limit');
+    } finally {
+      await remote.close();
+      await server.close();
+    }
   });
 });

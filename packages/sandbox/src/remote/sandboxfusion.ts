@@ -143,7 +143,8 @@ export function fromRunCodeResponse(
   const stderrText = stderr.subarray(0, keep).toString();
   let status: ExecStatus;
   if (stdoutTruncated || stderrTruncated) status = 'output_limit';
-  else if (run.status === 'TimeLimitExceeded') status = 'timeout';
+  else if (run.status === 'TimeLimitExceeded')
+    status = endsWithMemoryError(stderrText) ? 'memory' : 'timeout';
   else if (code === 0) status = 'ok';
   else if (endsWithMemoryError(stderrText)) status = 'memory';
   else if (code !== null && code < 0) status = 'killed';
