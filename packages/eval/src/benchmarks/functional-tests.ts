@@ -23,7 +23,7 @@ export function checkFunctionalTests(
         );
       }
     };
-    test.input.split('\n').forEach((line, number) => check(line, `input line ${number + 1}`));
+    for (const [number, line] of test.input.split('\n').entries()) check(line, `input line ${number + 1}`);
     check(test.output, 'output');
   });
 }
