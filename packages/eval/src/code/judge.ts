@@ -1,6 +1,6 @@
 import { compareStdout } from './compare-stdout';
 import { CALL_JUDGE, STDIO_JUDGE } from './judge-programs';
-import { type JudgeOutcome, judgeLikeLiveCodeBench } from './livecodebench-judge';
+import { type JudgeLimits, type JudgeOutcome, judgeLikeLiveCodeBench } from './livecodebench-judge';
 import { type PyJson, parsePyJson, pyEqual } from './python-json';
 import { failedRun } from './run-status';
 
@@ -128,7 +128,10 @@ export async function judgeProgram(
       `judgeProgram: mode must be one of ${CODE_JUDGE_MODES.join(', ')}, got ${String(mode)}`,
     );
   }
-  const limits = { timeLimitMs, ...(options.memoryMb === undefined ? {} : { memoryMb: options.memoryMb }) };
+  const limits: JudgeLimits = {
+    timeLimitMs,
+    ...(options.memoryMb === undefined ? {} : { memoryMb: options.memoryMb }),
+  };
   const outcome =
     mode === 'livecodebench'
       ? await judgeLikeLiveCodeBench(runner, program, task, limits)
@@ -149,7 +152,7 @@ async function judgeInFreshProcesses(
   program: string,
   task: CodeTask,
   expected: readonly PyJson[],
-  limits: { readonly timeLimitMs: number; readonly memoryMb?: number },
+  limits: JudgeLimits,
 ): Promise<JudgeOutcome> {
   const files = [{ path: 'solution.py', content: program }];
   if (task.kind === 'functional')

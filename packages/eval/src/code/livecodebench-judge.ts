@@ -9,6 +9,12 @@ export interface JudgeOutcome {
   readonly message?: string;
 }
 
+/** A test's time limit and a run's memory (the sandbox's default when left out). */
+export interface JudgeLimits {
+  readonly timeLimitMs: number;
+  readonly memoryMb?: number;
+}
+
 const TEST_VERDICTS: ReadonlySet<string> = new Set(['passed', 'wrong_answer', 'time_limit', 'runtime_error']);
 
 /**
@@ -22,7 +28,7 @@ export async function judgeLikeLiveCodeBench(
   runner: CodeRunner,
   program: string,
   task: CodeTask,
-  limits: { readonly timeLimitMs: number; readonly memoryMb?: number },
+  limits: JudgeLimits,
 ): Promise<JudgeOutcome> {
   const tests = {
     kind: task.kind,
