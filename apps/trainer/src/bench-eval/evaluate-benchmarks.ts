@@ -242,6 +242,13 @@ export async function evaluateBenchmarks(
             total: pending.length,
           });
     const mathGrader = options.grader ?? inThreadGrader;
+    // Named, not spread: `parts` may be a session, whose getters (its local policy) must not be read here.
+    const rolloutParts: RolloutParts = {
+      tokenizer: parts.tokenizer,
+      tools: parts.tools,
+      ...(parts.sandbox === undefined ? {} : { sandbox: parts.sandbox }),
+      codeJudgeMode: config.codeJudgeMode ?? 'faithful',
+    };
     const fits = (item: PendingSample) => item.promptIds.length < policy.maxSequenceLength;
     let generated = 0;
     let correct = 0;
@@ -253,7 +260,7 @@ export async function evaluateBenchmarks(
       const unanswerable = chunk.filter((item) => !fits(item));
       const answered = await rolloutAndGrade(
         policy,
-        { ...parts, codeJudgeMode: config.codeJudgeMode ?? 'faithful' },
+        rolloutParts,
         fitting.map((item) => ({
           groupId: sampleKey(item.problem.benchmark, item.problem.id, item.sample),
           promptIds: item.promptIds,
