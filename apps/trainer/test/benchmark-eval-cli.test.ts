@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -85,6 +85,30 @@ describe('taorl eval --bench (embedded tiny model, real sandbox)', () => {
     const fresh = capture();
     expect(await runCli(benchArgs(outDir, '--k', '3', '--fresh'), fresh.io)).toBe(0);
     expect(records(resultsPath)).toHaveLength(2 * 2 * 3);
+  });
+
+  it('says in which mode it judged livecodebench (--code-judge)', async () => {
+    const outDir = mkdtempSync(join(tmpdir(), 'taorl-bench-cli-'));
+    mkdirSync(join(outDir, 'data', 'livecodebench'), { recursive: true });
+    copyFileSync(
+      new URL(
+        '../../../packages/eval/test/fixtures/code-and-choice/livecodebench-format.jsonl',
+        import.meta.url,
+      ),
+      join(outDir, 'data', 'livecodebench', 'test6.jsonl'),
+    );
+    const args = (...extra: string[]) =>
+      [...benchArgs(outDir, '--k', '1', '--data-dir', join(outDir, 'data'), ...extra)].map((arg) =>
+        arg === 'aime24,math500' ? 'livecodebench' : arg,
+      );
+    const lcb = capture();
+    expect(await runCli(args('--code-judge', 'livecodebench'), lcb.io)).toBe(0);
+    expect(lcb.out.join('')).toContain(
+      "livecodebench: programs judged in the livecodebench mode (as LiveCodeBench's own runner judges",
+    );
+    expect(readFileSync(join(outDir, 'eval', 'report.md'), 'utf8')).toContain(
+      'livecodebench judged in the livecodebench mode',
+    );
   });
 
   it('rejects unknown benchmarks and stray flags before opening a session, and a missing data folder', async () => {

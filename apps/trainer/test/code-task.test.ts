@@ -99,6 +99,17 @@ describe('the code task: programs judged by their tests as the reward (real sand
       await expect(problemSource(session)).rejects.toThrow(
         `task.file: ${file}:1: field "tests" must be a non-empty list of {input, output}`,
       );
+      // A functional test whose input is not JSON would fail every program, right ones too: refused before training.
+      const notJson = {
+        id: 'pair',
+        question: 'q',
+        method: 'pair',
+        tests: [{ input: 'x = 3', output: '[3, 3]' }],
+      };
+      writeFileSync(file, `${JSON.stringify(notJson)}\n`);
+      await expect(problemSource(session)).rejects.toThrow(
+        `task.file: ${file}:1: tests[0].input line 1 is not JSON (expected a value at offset 0): "x = 3"`,
+      );
     } finally {
       await session.close();
     }

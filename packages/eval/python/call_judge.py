@@ -3,17 +3,20 @@
 As LiveCodeBench's grade_call_based: the prelude of stdio_judge.py, `Solution().<method>` when the program
 defines `class Solution` (else a top-level function), one JSON argument per line of standard input, and a tuple
 result taken as a list. What the program prints goes to standard error, so standard output holds only the
-result. A value JSON cannot carry as Python would compare it (a nested tuple, a set, a dict with non-string keys)
-is written as an object no expected output equals, because Python would not call it equal either.
+result. A numpy scalar is taken as its Python value (LiveCodeBench's `==` finds them equal). A value JSON cannot
+carry as Python would compare it (a nested tuple, a set, a dict with non-string keys, a numpy array) is written as
+an object no expected output equals, because Python would not call it equal either.
 """
 
 import json
 import sys
 
-from judge_prelude import prelude_namespace
+from judge_prelude import prelude_namespace, raise_int_digit_limit
 
 
 def comparable(value):
+    if type(value).__module__ == "numpy" and getattr(value, "shape", None) == ():
+        value = value.item()
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
     if isinstance(value, list):
@@ -25,6 +28,7 @@ def comparable(value):
 
 def main():
     sys.setrecursionlimit(50000)
+    raise_int_digit_limit()
     with open("judge.json", encoding="utf-8") as handle:
         method_name = json.load(handle)["method"]
     with open("solution.py", encoding="utf-8") as handle:

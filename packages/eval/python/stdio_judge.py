@@ -6,11 +6,12 @@ the test's input from real standard input.
 
 import sys
 
-from judge_prelude import prelude_namespace
+from judge_prelude import prelude_namespace, raise_int_digit_limit
 
 
 def main():
     sys.setrecursionlimit(50000)
+    raise_int_digit_limit()
     with open("solution.py", encoding="utf-8") as handle:
         source = handle.read()
     program = compile(source, "solution.py", "exec")

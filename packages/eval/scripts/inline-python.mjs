@@ -7,6 +7,7 @@ const files = {
   CALL_JUDGE_PY: 'call_judge.py',
   DECODE_PRIVATE_TESTS_PY: 'decode_private_tests.py',
   JUDGE_PRELUDE_PY: 'judge_prelude.py',
+  LIVECODEBENCH_JUDGE_PY: 'livecodebench_judge.py',
   STDIO_JUDGE_PY: 'stdio_judge.py',
 };
 

@@ -20,6 +20,8 @@ export { type ChoiceGrade, gradeChoice } from './choice/grade-choice';
 export { compareStdout, type StdoutComparison } from './code/compare-stdout';
 export { extractProgram } from './code/extract-program';
 export {
+  CODE_JUDGE_MODES,
+  type CodeJudgeMode,
   type CodeJudgement,
   type CodeProblem,
   type CodeRunner,

@@ -2,11 +2,11 @@ import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { deflateSync } from 'node:zlib';
+import { deflateSync, gzipSync } from 'node:zlib';
 import { createSandbox, type Sandbox } from '@taorl/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BenchmarkFormatError, judgeProgram } from '../src/index';
-import { loadGpqa, loadLiveCodeBench } from '../src/node';
+import { loadCodeProblems, loadGpqa, loadLiveCodeBench } from '../src/node';
 
 const fixtures = fileURLToPath(new URL('./fixtures/code-and-choice/', import.meta.url));
 const scratch = mkdtempSync(join(tmpdir(), 'taorl-formats-'));
@@ -119,5 +119,60 @@ describe('loadLiveCodeBench', () => {
       /cannot decode field "private_test_cases"/,
     );
     expect(existsSync(marker)).toBe(false);
+  });
+});
+
+describe('functional tests that are not JSON', () => {
+  const functionalRow = {
+    question_title: 't',
+    question_content: 'c',
+    platform: 'leetcode',
+    question_id: 'q9',
+    contest_date: '2025-02-01T00:00:00',
+    difficulty: 'easy',
+    public_test_cases: JSON.stringify([
+      { input: '[1, 2]\n3', output: '[0, 1]', testtype: 'functional' },
+      { input: 'nums = [1, 2]', output: '[0, 1]', testtype: 'functional' },
+    ]),
+    private_test_cases: '',
+    metadata: '{"func_name": "twoSum"}',
+  };
+
+  it("are refused at load in LiveCodeBench's layout, naming the file, row, field and line", async () => {
+    const path = join(scratch, 'not-json-lcb.jsonl');
+    writeFileSync(path, `${JSON.stringify(functionalRow)}\n`);
+    await expect(loadLiveCodeBench(path)).rejects.toThrow(
+      `${path}:1 (question q9): public_test_cases[1].input line 1 is not JSON (expected a value at offset 0): "nums = [1, 2]"`,
+    );
+  });
+
+  it("are refused at load in taorl's code layout (task.name: code), output included", async () => {
+    const path = join(scratch, 'not-json-code.jsonl');
+    const row = { id: 'p1', question: 'q', method: 'twice', tests: [{ input: '3', output: '6' }] };
+    writeFileSync(
+      path,
+      `${JSON.stringify(row)}\n${JSON.stringify({ ...row, id: 'p2', tests: [{ input: '3', output: "'6'" }] })}\n`,
+    );
+    await expect(loadCodeProblems(path)).rejects.toThrow(`${path}:2: tests[0].output is not JSON`);
+    // Standard-input tests are text: anything goes.
+    writeFileSync(
+      path,
+      `${JSON.stringify({ id: 'p3', question: 'q', tests: [{ input: 'x y', output: "'6'" }] })}\n`,
+    );
+    expect((await loadCodeProblems(path))[0]?.task.kind).toBe('stdin');
+  });
+
+  it('reads a gzipped JSONL file (.jsonl.gz) as the plain one', async () => {
+    const path = join(scratch, 'code.jsonl.gz');
+    const row = { id: 'p1', question: 'q', method: 'twice', tests: [{ input: '3', output: '6' }] };
+    writeFileSync(path, gzipSync(`${JSON.stringify(row)}\n`));
+    expect(await loadCodeProblems(path)).toEqual([
+      {
+        id: 'p1',
+        question: 'q',
+        starterCode: '',
+        task: { id: 'p1', kind: 'functional', method: 'twice', tests: row.tests },
+      },
+    ]);
   });
 });

@@ -1,5 +1,12 @@
 import type { Tokenizer, Trajectory } from '@taorl/data';
-import { type CodeRunner, type CodeTask, type Gold, type GradeResult, grade } from '@taorl/eval';
+import {
+  type CodeJudgeMode,
+  type CodeRunner,
+  type CodeTask,
+  type Gold,
+  type GradeResult,
+  grade,
+} from '@taorl/eval';
 import type { GraderPool } from '@taorl/eval/node';
 import { judgeResponse } from './code-reward.js';
 import { finalAssistantText } from './final-text.js';
@@ -60,6 +67,11 @@ export interface RolloutParts {
   tools: ToolEnvironment;
   /** Judges the programs of samples with `code` (the session's sandbox). */
   sandbox?: CodeRunner;
+  /**
+   * How programs are judged (@taorl/eval's `CodeJudgeMode`): default `faithful`, the reward; `livecodebench` only
+   * for benchmark scores comparable with LiveCodeBench's.
+   */
+  codeJudgeMode?: CodeJudgeMode;
 }
 
 export interface GradedRollout {
@@ -110,7 +122,9 @@ export async function rolloutAndGrade(
       if (sample.code === undefined) return;
       if (parts.sandbox === undefined)
         throw new Error(`problem ${sample.groupId}: judging programs needs a sandbox`);
-      grades[i] = await judgeResponse(parts.sandbox, trajectories[i]!.text, sample.code);
+      grades[i] = await judgeResponse(parts.sandbox, trajectories[i]!.text, sample.code, {
+        mode: parts.codeJudgeMode ?? 'faithful',
+      });
     }),
   );
   return {

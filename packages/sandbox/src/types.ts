@@ -3,7 +3,8 @@
  * - `sandbox_error`: the sandbox itself failed (worker crash, bad setup, transport, a refused request); never the
  *   code's fault. The one infrastructure status, also @taorl/data's tool-call status and @taorl/filter's outage.
  * - `output_limit`: stdout or stderr went past `maxOutputBytes`; the code was stopped there.
- * - `timeout`: the wall-clock (`timeoutMs`) or CPU-time (`cpuTimeMs`) limit was reached.
+ * - `timeout`: the wall-clock (`timeoutMs`) or CPU-time (`cpuTimeMs`) limit was reached, unless stderr already
+ *   ends with an uncaught MemoryError (then `memory`: the clock ran out while the code was ending).
  * - `memory`: the code ran out of its address-space budget (`memoryMb`).
  * - `killed`: the code's process died of a signal it brought on itself (segfault, abort, self-kill).
  * - `error`: it exited with a non-zero code (an uncaught exception, `sys.exit(1)`).

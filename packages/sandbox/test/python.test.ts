@@ -52,7 +52,10 @@ describe('the Python programs', () => {
   });
 
   it('assembles each program with the cell runner in place of its import', () => {
-    const programs = [pythonProgram('worker'), boundedProgram('print(1)', ['x = 1'], 4097)];
+    const programs = [
+      pythonProgram('worker'),
+      boundedProgram('print(1)', ['x = 1'], { pipeBytes: 4097, keepBytes: 8193, memoryBytes: 2 ** 30 }),
+    ];
     for (const program of programs) {
       expect(program).not.toMatch(/^from cell_runner import/m);
       expect(program).toMatch(/^def run_code_and_exit\(/m);

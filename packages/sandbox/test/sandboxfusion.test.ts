@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { constants, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -27,6 +27,12 @@ let inFlight = 0;
 let maxInFlight = 0;
 let received: RunCodeRequest[] = [];
 let failNext: ('reset' | '503' | '429' | '422')[] = [];
+/**
+ * How the fake differs from SandboxFusion: `returnsFiles` false answers no fetch_files (an older server), and
+ * `appliesMemoryLimit` false runs without RLIMIT_AS, as a server that enforces memory_limit_MB otherwise (a container
+ * limit that stalls the run until its timeout) or not at all.
+ */
+const fake = { returnsFiles: true, appliesMemoryLimit: true };
 /** Whether the server stopped the last run at its timeout. */
 let lastTimedOut = false;
 
@@ -42,7 +48,8 @@ function runLikeSandboxFusion(body: RunCodeRequest): Promise<RunCodeResponse> {
   const file = join(dir, `tmp${randomBytes(4).toString('hex')}.py`);
   writeFileSync(file, body.code);
   const started = performance.now();
-  const child = spawn(PYTHON, ['-c', LAUNCH, String(body.memory_limit_MB), file], {
+  const memoryMb = fake.appliesMemoryLimit ? body.memory_limit_MB : 1024 * 1024;
+  const child = spawn(PYTHON, ['-c', LAUNCH, String(memoryMb), file], {
     cwd: dir,
     detached: true,
     stdio: ['pipe', 'pipe', 'pipe'],
@@ -75,6 +82,10 @@ function runLikeSandboxFusion(body: RunCodeRequest): Promise<RunCodeResponse> {
   return new Promise((resolve) => {
     child.on('close', (code, signal) => {
       clearTimeout(timer);
+      const files: Record<string, string> = {};
+      for (const path of fake.returnsFiles ? body.fetch_files : []) {
+        if (existsSync(join(dir, path))) files[path] = readFileSync(join(dir, path)).toString('base64');
+      }
       rmSync(dir, { recursive: true, force: true });
       lastTimedOut = timedOut;
       const returnCode = code ?? -(constants.signals[signal as NodeJS.Signals] ?? 1);
@@ -88,6 +99,7 @@ function runLikeSandboxFusion(body: RunCodeRequest): Promise<RunCodeResponse> {
           stderr: Buffer.concat(output.stderr).toString(),
           execution_time: (performance.now() - started) / 1000,
         },
+        ...(fake.returnsFiles ? { files } : {}),
       });
     });
   });
@@ -191,28 +203,70 @@ describe('sandboxfusion backend over HTTP', () => {
     expect(result).toMatchObject({ status: 'ok', stdout: '42\n' });
   });
 
-  it('bounds the output inside the program: 200 KiB is output_limit at once, never a blocked run', async () => {
+  it('keeps the output up to maxOutputBytes as the local pool does (a 250 KB answer passes), past the pipe limit', async () => {
+    const code = 'print("x" * 250000)';
+    const [fromRemote, fromLocal] = await Promise.all([remote.run({ code }), local.run({ code })]);
+    expect(lastTimedOut).toBe(false);
+    expect(fromRemote).toMatchObject({
+      status: 'ok',
+      stdoutTruncated: false,
+      stdout: `${'x'.repeat(250000)}\n`,
+    });
+    expect(fromRemote.stdout).toBe(fromLocal.stdout);
+  });
+
+  it('bounds the output inside the program: past 1 MiB is output_limit at once, never a blocked run', async () => {
     const [stdout, stderr] = await remote.runMany([
-      { code: 'import sys\nsys.stdout.write("x" * 200 * 1024)\nprint("never")', timeoutMs: 5000 },
-      { code: 'import os\nos.write(2, b"e" * 200 * 1024)', timeoutMs: 5000 },
+      { code: 'import sys\nsys.stdout.write("x" * 2 * 1024**2)\nprint("never")', timeoutMs: 5000 },
+      { code: 'import os\nos.write(2, b"e" * 2 * 1024**2)', timeoutMs: 5000 },
     ]);
     expect(lastTimedOut).toBe(false);
     expect(stdout).toMatchObject({ status: 'output_limit', stdoutTruncated: true, stderrTruncated: false });
-    expect(stdout?.stdout).toBe('x'.repeat(64 * 1024));
+    expect(stdout?.stdout).toBe('x'.repeat(1024 ** 2));
     expect(stderr).toMatchObject({ status: 'output_limit', stdoutTruncated: false, stderrTruncated: true });
-    expect(stderr?.stderr).toBe('e'.repeat(64 * 1024));
+    expect(stderr?.stderr).toBe('e'.repeat(1024 ** 2));
     // Output a subprocess writes straight to the descriptor is bounded too; exactly the cap is not cut.
     const [child, exact] = await remote.runMany([
-      { code: 'import subprocess\nsubprocess.run(["head", "-c", "300000", "/dev/zero"])', timeoutMs: 5000 },
-      { code: `print("y" * ${64 * 1024 - 1})` },
+      { code: 'import subprocess\nsubprocess.run(["head", "-c", "3000000", "/dev/zero"])', timeoutMs: 5000 },
+      { code: `print("y" * ${1024 ** 2 - 1})` },
     ]);
     expect(lastTimedOut).toBe(false);
     expect(child).toMatchObject({ status: 'output_limit', stdoutTruncated: true });
     expect(exact).toMatchObject({
       status: 'ok',
       stdoutTruncated: false,
-      stdout: `${'y'.repeat(64 * 1024 - 1)}\n`,
+      stdout: `${'y'.repeat(1024 ** 2 - 1)}\n`,
     });
+  });
+
+  it('falls back to the pipes (serverOutputBytes a stream) with a server that returns no files', async () => {
+    fake.returnsFiles = false;
+    try {
+      const [long, exact] = await remote.runMany([
+        { code: 'import sys\nsys.stdout.write("x" * 200 * 1024)', timeoutMs: 5000 },
+        { code: `print("y" * ${64 * 1024 - 1})` },
+      ]);
+      expect(lastTimedOut).toBe(false);
+      expect(long).toMatchObject({
+        status: 'output_limit',
+        stdoutTruncated: true,
+        stdout: 'x'.repeat(64 * 1024),
+      });
+      expect(exact).toMatchObject({ status: 'ok', stdout: `${'y'.repeat(64 * 1024 - 1)}\n` });
+    } finally {
+      fake.returnsFiles = true;
+    }
+  });
+
+  it('reports a memory bomb as memory where the server does not apply memory_limit_MB itself', async () => {
+    fake.appliesMemoryLimit = false;
+    try {
+      const result = await remote.run({ code: 'x = bytes(2 * 1024**3)\nprint(len(x))', memoryMb: 512 });
+      expect(result.status).toBe('memory');
+      expect(result.stderr).toMatch(/MemoryError/);
+    } finally {
+      fake.appliesMemoryLimit = true;
+    }
   });
 
   it('keeps a smaller maxOutputBytes, and flags what it cut', async () => {

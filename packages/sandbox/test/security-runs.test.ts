@@ -147,6 +147,18 @@ describe.skipIf(!isRoot)('security: the code cannot choose its own status', () =
     expect(printed?.status).toBe('ok');
     expect(raised?.status).toBe('memory');
   });
+
+  it('memory when the code ended in a MemoryError and the clock ran out while it was ending', async () => {
+    // A memory bomb on a busy machine: the MemoryError traceback is out, the process is still tearing down.
+    const ending =
+      'import sys, time\nprint("Traceback (most recent call last):\\nMemoryError", file=sys.stderr)';
+    const [stalled, slow] = await sandbox.runMany([
+      { code: `${ending}\nsys.stderr.flush()\ntime.sleep(5)`, timeoutMs: 1000 },
+      { code: 'import time\ntime.sleep(5)', timeoutMs: 1000 },
+    ]);
+    expect(stalled?.status).toBe('memory');
+    expect(slow?.status).toBe('timeout');
+  });
 });
 
 describe.skipIf(!isRoot)('security: code that used to crash the worker gets its own status', () => {

@@ -20,6 +20,9 @@ function settingsLine({ config, samples }: BenchmarkEvalResult): string {
     `max ${config.maxTurns} tool calls`,
     `max ${config.maxResponseTokens} response tokens`,
     `seed ${config.seed}`,
+    ...(config.codeJudgeMode === undefined
+      ? []
+      : [`livecodebench judged in the ${config.codeJudgeMode} mode`]),
     `${samples} samples${config.limit === null ? '' : ` (first ${config.limit} problems per benchmark)`}`,
   ].join(' · ');
 }

@@ -1,5 +1,5 @@
 import { existsSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { BenchmarkFormatError, type CodeRunner } from '@taorl/eval';
 import {
   benchmarkNames,
@@ -52,8 +52,9 @@ export interface BenchmarkSet {
 /**
  * The problems of each benchmark, benchmarks in the given order: `<dataDir>/<name>` when it exists; the copy
  * @taorl/eval ships for the math sets otherwise (a `dataDir` that does not exist is an error). GPQA-Diamond is `gpqa_diamond/gpqa_diamond.csv` (the release's
- * file) or `test.{csv,jsonl,parquet}`; LiveCodeBench is every `*.jsonl` (its release files test.jsonl ..
- * test6.jsonl) or `*.parquet` in `livecodebench/`.
+ * file) or `test.{csv,jsonl,parquet}`; LiveCodeBench is every `*.jsonl`, `*.jsonl.gz` or `*.parquet` in
+ * `livecodebench/` or its subfolders (the release files test.jsonl .. test6.jsonl, or a Hugging Face parquet copy
+ * such as data/test-00000-of-00001.parquet).
  */
 export async function loadBenchmarkSet(
   benchmarks: readonly string[],
@@ -96,14 +97,18 @@ async function loadOne(
     };
   }
   if (name === 'livecodebench') {
-    const files = existsSync(dir)
-      ? readdirSync(dir)
-          .filter((file) => file.endsWith('.jsonl') || file.endsWith('.parquet'))
-          .sort()
-          .map((file) => join(dir, file))
-      : [];
-    if (files.length === 0)
-      throw missingUserData(name, dir, "LiveCodeBench's code_generation_lite test*.jsonl files");
+    const present = existsSync(dir) ? filesUnder(dir) : [];
+    const files = present.filter((file) => CODE_FILE.test(file)).map((file) => join(dir, file));
+    if (files.length === 0) {
+      throw missingUserData(
+        name,
+        dir,
+        "LiveCodeBench's code_generation_lite release files (test.jsonl .. test6.jsonl, .jsonl.gz or .parquet)",
+        present.length === 0 ? '' : ` It holds only ${listed(present)}.`,
+        'huggingface-cli download livecodebench/code_generation_lite test6.jsonl --repo-type dataset ' +
+          `--local-dir ${dir}`,
+      );
+    }
     const items: BenchmarkItem[] = [];
     for (const file of files) {
       const problems = await loadLiveCodeBench(file, {
@@ -137,9 +142,35 @@ async function loadOne(
   };
 }
 
-function missingUserData(name: string, dir: string, what: string): BenchmarkFormatError {
+/** The files a LiveCodeBench folder may hold its problems in. */
+const CODE_FILE = /\.(jsonl|jsonl\.gz|parquet)$/;
+
+/** The files under `dir` (subfolders included, a few levels deep), as sorted paths relative to it. */
+function filesUnder(dir: string): string[] {
+  return (
+    readdirSync(dir, { recursive: true, withFileTypes: true })
+      .filter((entry) => entry.isFile())
+      // parentPath from Node 20.12 on, path before it (engines: >= 20.11).
+      .map((entry) => relative(dir, join(entry.parentPath ?? entry.path, entry.name)))
+      .filter((path) => path.split('/').length <= 4)
+      .sort()
+  );
+}
+
+function listed(paths: readonly string[], most = 8): string {
+  const shown = paths.slice(0, most).join(', ');
+  return paths.length > most ? `${shown} and ${paths.length - most} more` : shown;
+}
+
+function missingUserData(
+  name: string,
+  dir: string,
+  what: string,
+  found = '',
+  howTo?: string,
+): BenchmarkFormatError {
   return new BenchmarkFormatError(
-    `${name}: not found in ${dir}; taorl ships no copy of it. Put ${what} there and pass --data-dir ` +
-      `(docs/trainer.md, Benchmarks a user brings)`,
+    `${name}: not found in ${dir}; taorl ships no copy of it.${found} Put ${what} there and pass --data-dir ` +
+      `(docs/trainer.md, Benchmarks a user brings)${howTo === undefined ? '' : `, e.g.: ${howTo}`}`,
   );
 }

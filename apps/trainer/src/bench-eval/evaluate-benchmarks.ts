@@ -1,6 +1,7 @@
 import type { ChatTemplate, Tokenizer, Trajectory } from '@taorl/data';
 import {
   type BenchmarkReport,
+  type CodeJudgeMode,
   formatChoicePrompt,
   type GradeResult,
   scoreBenchmark,
@@ -47,6 +48,11 @@ export interface BenchmarkEvalOptions {
   benchmarks: readonly string[];
   /** LiveCodeBench's contest-date window (days YYYY-MM-DD, both ends included). */
   codeWindow?: { from?: string; to?: string };
+  /**
+   * How livecodebench's programs are judged (@taorl/eval's CodeJudgeMode): `faithful` (default, as the training
+   * reward) or `livecodebench` (as LiveCodeBench's own runner, for scores comparable with published ones).
+   */
+  codeJudgeMode?: CodeJudgeMode;
   /** Samples per problem (K of Avg@K, Pass@k, Maj@K). */
   k: number;
   /** Folder with a <name>/ folder per benchmark (loadBenchmarkSet); shipped math sets fill in the missing ones. */
@@ -186,6 +192,9 @@ export async function evaluateBenchmarks(
     maxTurns: options.maxTurns,
     maxResponseTokens: options.maxResponseTokens,
     seed: options.seed,
+    ...(options.benchmarks.includes('livecodebench')
+      ? { codeJudgeMode: options.codeJudgeMode ?? 'faithful' }
+      : {}),
   };
   const { items: problems, sources } = await loadBenchmarkSet(config.benchmarks, options.dataDir, {
     seed: options.seed,
@@ -233,6 +242,13 @@ export async function evaluateBenchmarks(
             total: pending.length,
           });
     const mathGrader = options.grader ?? inThreadGrader;
+    // Named, not spread: `parts` may be a session, whose getters (its local policy) must not be read here.
+    const rolloutParts: RolloutParts = {
+      tokenizer: parts.tokenizer,
+      tools: parts.tools,
+      ...(parts.sandbox === undefined ? {} : { sandbox: parts.sandbox }),
+      codeJudgeMode: config.codeJudgeMode ?? 'faithful',
+    };
     const fits = (item: PendingSample) => item.promptIds.length < policy.maxSequenceLength;
     let generated = 0;
     let correct = 0;
@@ -244,7 +260,7 @@ export async function evaluateBenchmarks(
       const unanswerable = chunk.filter((item) => !fits(item));
       const answered = await rolloutAndGrade(
         policy,
-        parts,
+        rolloutParts,
         fitting.map((item) => ({
           groupId: sampleKey(item.problem.benchmark, item.problem.id, item.sample),
           promptIds: item.promptIds,

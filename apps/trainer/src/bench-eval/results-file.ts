@@ -10,7 +10,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { dirname } from 'node:path';
-import type { GradeReason } from '@taorl/eval';
+import type { CodeJudgeMode, GradeReason } from '@taorl/eval';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { writingTo } from '../util/write-errors.js';
 
@@ -29,6 +29,8 @@ export interface BenchmarkEvalConfig {
   maxTurns: number;
   maxResponseTokens: number;
   seed: number;
+  /** How livecodebench's programs were judged; present when the benchmarks include livecodebench. */
+  codeJudgeMode?: CodeJudgeMode;
 }
 
 /** One finished, graded sample: one line of the results file. */

@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { BenchmarkFormatError } from '@taorl/eval';
+import { BenchmarkFormatError, CODE_JUDGE_MODES, type CodeJudgeMode } from '@taorl/eval';
 import { createGraderPool, defaultBenchmarkDir } from '@taorl/eval/node';
 import { JudgeUnavailableError } from '@taorl/rollout';
 import { RemotePolicy } from '@taorl/rollout/node';
@@ -21,7 +21,7 @@ import { UsageError } from './command-args.js';
 import { type CommandSpec, integerFlag, percent } from './command-spec.js';
 
 /** Flags that only mean something with --bench. */
-const benchOnlyFlags = ['k', 'limit', 'data-dir', 'fresh', 'greedy', 'window'];
+const benchOnlyFlags = ['k', 'limit', 'data-dir', 'fresh', 'greedy', 'window', 'code-judge'];
 /** Flags that only mean something with --endpoint. */
 const endpointOnlyFlags = ['api', 'served-model'];
 
@@ -67,14 +67,22 @@ async function benchmarkEval(
       fresh: flags.fresh === true,
       grader,
       ...(typeof flags.window === 'string' ? { codeWindow: windowOf(flags.window) } : {}),
+      codeJudgeMode: codeJudgeModeOf(flags['code-judge']),
       warn: (message) => io.err(`warning: ${message}\n`),
       onSources: (sources) => {
         for (const [name, source] of sources) io.err(`${name}: ${source}\n`);
       },
     });
     const paths = await writeBenchmarkReports(outDir, result);
+    const judged =
+      result.config.codeJudgeMode === undefined
+        ? ''
+        : `livecodebench: programs judged in the ${result.config.codeJudgeMode} mode` +
+          (result.config.codeJudgeMode === 'livecodebench'
+            ? " (as LiveCodeBench's own runner judges, comparable with published scores)\n"
+            : ' (each test in a fresh process, as the training reward; --code-judge livecodebench compares with published scores)\n');
     io.out(
-      `${benchmarkTable(result.reports)}\n\n${result.generated} samples generated, ${result.samples} in ` +
+      `${benchmarkTable(result.reports)}\n\n${judged}${result.generated} samples generated, ${result.samples} in ` +
         `${result.resultsPath}\nreports: ${paths.markdown}, ${paths.html}, ${paths.json}\n`,
     );
   } catch (error) {
@@ -102,6 +110,14 @@ function windowOf(raw: string): { from?: string; to?: string } {
     ...(match[1] === undefined ? {} : { from: match[1] }),
     ...(match[2] === undefined ? {} : { to: match[2] }),
   };
+}
+
+/** --code-judge: how livecodebench's programs are judged (default faithful). */
+function codeJudgeModeOf(raw: string | boolean | undefined): CodeJudgeMode {
+  if (raw === undefined) return 'faithful';
+  if (!CODE_JUDGE_MODES.includes(raw as CodeJudgeMode))
+    throw new UsageError(`--code-judge: expected ${CODE_JUDGE_MODES.join(' or ')}, got '${String(raw)}'`);
+  return raw as CodeJudgeMode;
 }
 
 /** Servers named by --endpoint (comma-separated base URLs); a malformed URL is a usage error. */
@@ -189,6 +205,14 @@ export const evalCommand: CommandSpec = {
       type: 'string',
       doc: "livecodebench's contest-date window FROM:TO, days YYYY-MM-DD, both included (e.g. the v6 problems)",
     },
+    'code-judge': {
+      type: 'string',
+      doc:
+        "how livecodebench's programs are judged: faithful (each test in a fresh process on real stdin, as the " +
+        "training reward) or livecodebench (as LiveCodeBench's own runner, quirks included: scores comparable " +
+        'with published ones)',
+      default: 'faithful',
+    },
     fresh: { type: 'boolean', doc: 'discard <outDir>/eval/results.jsonl instead of resuming it' },
     greedy: { type: 'boolean', doc: 'with --bench: greedy decoding instead of rollout.temperature sampling' },
   },
@@ -210,6 +234,7 @@ export const evalCommand: CommandSpec = {
       throw new UsageError(`--bench: ${(error as Error).message}`);
     }
     if (typeof flags.window === 'string') windowOf(flags.window);
+    codeJudgeModeOf(flags['code-judge']);
   },
   localPolicy: (flags) => flags.endpoint === undefined,
   async run(session, flags, io) {

@@ -1,11 +1,12 @@
 import { BenchmarkFormatError, type CodeProblem, type CodeTest } from '@taorl/eval';
+import { checkFunctionalTests } from './functional-tests';
 import { type LiveCodeBenchOptions, loadLiveCodeBench } from './livecodebench';
 import { readTableRows, stringField, type TableRow } from './table-rows';
 
 /**
  * Code problems for a code-correctness reward, from a .jsonl (or .parquet) file in taorl's layout, one problem a
  * row: `{"id", "question", "tests": [{"input", "output"}], "method"?, "starter_code"?}` (`method` makes the tests
- * functional: JSON arguments one per line, a JSON result), or in LiveCodeBench's release layout (rows with
+ * functional: JSON arguments one per line, a JSON result, checked here), or in LiveCodeBench's release layout (rows with
  * `question_id` and `public_test_cases`; `options` as for loadLiveCodeBench).
  */
 export async function loadCodeProblems(
@@ -42,6 +43,7 @@ function codeProblemOf(row: TableRow): CodeProblem {
   if (method !== undefined && typeof method !== 'string') {
     throw new BenchmarkFormatError(`${row.where}: field "method" must be a string`);
   }
+  if (method !== undefined) checkFunctionalTests(checked, row.where, (index) => `tests[${index}]`);
   const starter = row.value.starter_code;
   return {
     id,

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
 import { BenchmarkFormatError } from '@taorl/eval';
 
 /** A JSON object read from one line of a JSONL file, with accessors whose errors name file, line and field. */
@@ -9,10 +10,12 @@ export interface JsonlRow {
   optionalString(field: string): string | undefined;
 }
 
+/** The rows of a .jsonl file, or of a gzipped one (.jsonl.gz, as Hugging Face datasets are often stored). */
 export function readJsonl(path: string): JsonlRow[] {
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    const bytes = readFileSync(path);
+    text = (path.endsWith('.gz') ? gunzipSync(bytes) : bytes).toString('utf8');
   } catch (error) {
     throw new BenchmarkFormatError(`cannot read ${path}: ${(error as Error).message}`);
   }

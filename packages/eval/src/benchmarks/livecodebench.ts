@@ -1,6 +1,7 @@
 import { BenchmarkFormatError, type CodeProblem, type CodeRunner, type CodeTest } from '@taorl/eval';
 // A string, not a class: bundling it into this entry too costs nothing and exposes no internal export.
 import { DECODE_PRIVATE_TESTS_PY } from '../code/python-sources';
+import { checkFunctionalTests } from './functional-tests';
 import { readTableRows, stringField, type TableRow } from './table-rows';
 
 export interface LiveCodeBenchOptions {
@@ -88,6 +89,10 @@ async function problemOf(
   const functional = kinds.has('functional');
   if (functional && typeof method !== 'string') {
     throw new BenchmarkFormatError(`${where}: functional tests need metadata.func_name`);
+  }
+  if (functional) {
+    checkFunctionalTests(publicTests, where, (index) => `public_test_cases[${index}]`);
+    checkFunctionalTests(privateTests, where, (index) => `private_test_cases[${index}]`);
   }
   const plain = tests.map(({ input, output }): CodeTest => ({ input, output }));
   return {

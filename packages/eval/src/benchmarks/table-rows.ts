@@ -8,13 +8,13 @@ export interface TableRow {
   readonly value: Readonly<Record<string, unknown>>;
 }
 
-/** The records of a .jsonl, .csv (with a header line) or .parquet file, chosen by the file's extension. */
+/** The records of a .jsonl (.jsonl.gz), .csv (with a header line) or .parquet file, chosen by the extension. */
 export async function readTableRows(path: string): Promise<TableRow[]> {
-  if (path.endsWith('.jsonl'))
+  if (path.endsWith('.jsonl') || path.endsWith('.jsonl.gz'))
     return readJsonl(path).map((row) => ({ where: `${path}:${row.line}`, value: row.value }));
   if (path.endsWith('.csv')) return readCsv(path);
   if (path.endsWith('.parquet')) return readParquet(path);
-  throw new BenchmarkFormatError(`${path}: unknown file type; expected .jsonl, .csv or .parquet`);
+  throw new BenchmarkFormatError(`${path}: unknown file type; expected .jsonl, .jsonl.gz, .csv or .parquet`);
 }
 
 async function readCsv(path: string): Promise<TableRow[]> {

@@ -1,6 +1,8 @@
 import { compareStdout } from './compare-stdout';
 import { CALL_JUDGE, STDIO_JUDGE } from './judge-programs';
+import { type JudgeLimits, type JudgeOutcome, judgeLikeLiveCodeBench } from './livecodebench-judge';
 import { type PyJson, parsePyJson, pyEqual } from './python-json';
+import { failedRun } from './run-status';
 
 /**
  * What a judge needs of a sandbox: @taorl/sandbox's `Sandbox` (the local pool or a SandboxFusion client) has this
@@ -20,6 +22,8 @@ export interface CodeRunner {
     stdout: string;
     stderr: string;
     exitCode: number | null;
+    /** For `sandbox_error`: why the sandbox failed. */
+    sandboxMessage?: string;
     files?: readonly { path: string; content: Uint8Array }[];
   }>;
 }
@@ -73,7 +77,20 @@ export interface CodeJudgement {
   readonly failure?: { readonly test: number; readonly message: string };
 }
 
+/**
+ * How programs are judged (docs/explanation/grading.md, "Code judging modes"). `faithful`: each test in a fresh
+ * process reading real standard input, as a contest judge runs it; the reward in training. `livecodebench`: as
+ * LiveCodeBench's own runner judges, every test in one process with its quirks, so that scores compare with
+ * published ones; for evaluation only, since the program shares the judge's process.
+ */
+export type CodeJudgeMode = 'faithful' | 'livecodebench';
+
+/** Every judging mode, the default (`faithful`) first. */
+export const CODE_JUDGE_MODES: readonly CodeJudgeMode[] = ['faithful', 'livecodebench'];
+
 export interface JudgeOptions {
+  /** Default `faithful`. */
+  readonly mode?: CodeJudgeMode;
   /** Wall time per test, the process's start included. Default 6,000 ms (LiveCodeBench's `timeout=6`). */
   readonly timeLimitMs?: number;
   /** Memory per test (the sandbox's own default when left out). */
@@ -85,18 +102,11 @@ export class CodeTaskError extends Error {
   override readonly name = 'CodeTaskError';
 }
 
-const PROGRAM_VERDICTS: Readonly<Record<string, TestVerdict>> = {
-  error: 'runtime_error',
-  killed: 'runtime_error',
-  timeout: 'time_limit',
-  memory: 'memory_limit',
-  output_limit: 'output_limit',
-};
-
 /**
- * Runs a program against a task's tests in order, one sandboxed process per test, and stops at the first test
- * that does not pass, as LiveCodeBench's grader does. Outputs are compared by its rules: `compareStdout` for
- * standard-input tests, Python equality of JSON values (`pyEqual`) for functional ones.
+ * Judges a program on a task's tests in order and stops at the first test that does not pass, as LiveCodeBench's
+ * grader does, in the chosen mode (`faithful` by default: one sandboxed process per test). Outputs are compared by
+ * its rules: `compareStdout` for standard-input tests, Python equality of JSON values (`pyEqual`) for functional
+ * ones.
  */
 export async function judgeProgram(
   runner: CodeRunner,
@@ -112,36 +122,58 @@ export async function judgeProgram(
   const timeLimitMs = options.timeLimitMs ?? 6000;
   if (!(timeLimitMs > 0))
     throw new RangeError(`judgeProgram: timeLimitMs must be positive, got ${timeLimitMs}`);
+  const mode = options.mode ?? 'faithful';
+  if (!CODE_JUDGE_MODES.includes(mode)) {
+    throw new RangeError(
+      `judgeProgram: mode must be one of ${CODE_JUDGE_MODES.join(', ')}, got ${String(mode)}`,
+    );
+  }
+  const limits: JudgeLimits = {
+    timeLimitMs,
+    ...(options.memoryMb === undefined ? {} : { memoryMb: options.memoryMb }),
+  };
+  const outcome =
+    mode === 'livecodebench'
+      ? await judgeLikeLiveCodeBench(runner, program, task, limits)
+      : await judgeInFreshProcesses(runner, program, task, expected, limits);
+  return {
+    taskId: task.id,
+    passed: outcome.verdict === 'passed',
+    verdict: outcome.verdict,
+    testsPassed: outcome.test,
+    testsTotal: task.tests.length,
+    ...(outcome.message === undefined ? {} : { failure: { test: outcome.test, message: outcome.message } }),
+  };
+}
+
+/** The `faithful` mode: each test in a fresh process of the sandbox, its input on real standard input. */
+async function judgeInFreshProcesses(
+  runner: CodeRunner,
+  program: string,
+  task: CodeTask,
+  expected: readonly PyJson[],
+  limits: JudgeLimits,
+): Promise<JudgeOutcome> {
   const files = [{ path: 'solution.py', content: program }];
   if (task.kind === 'functional')
     files.push({ path: 'judge.json', content: JSON.stringify({ method: task.method }) });
-  const judged = (verdict: TestVerdict, test: number, message?: string): CodeJudgement => ({
-    taskId: task.id,
-    passed: verdict === 'passed',
-    verdict,
-    testsPassed: test,
-    testsTotal: task.tests.length,
-    ...(message === undefined ? {} : { failure: { test, message } }),
-  });
   for (const [index, test] of task.tests.entries()) {
     const result = await runner.run({
       code: task.kind === 'stdin' ? STDIO_JUDGE : CALL_JUDGE,
       stdin: test.input,
-      timeoutMs: timeLimitMs,
+      timeoutMs: limits.timeLimitMs,
       files,
-      ...(options.memoryMb === undefined ? {} : { memoryMb: options.memoryMb }),
+      ...(limits.memoryMb === undefined ? {} : { memoryMb: limits.memoryMb }),
     });
-    if (result.status !== 'ok') {
-      const verdict = PROGRAM_VERDICTS[result.status] ?? 'infra_error';
-      return judged(verdict, index, `${result.status}: ${tail(result.stderr)}`);
-    }
+    if (result.status !== 'ok') return { test: index, ...failedRun(result) };
     const comparison =
       task.kind === 'stdin'
         ? compareStdout(result.stdout, test.output)
         : compareJson(result.stdout, expected[index]!);
-    if (!comparison.equal) return judged('wrong_answer', index, comparison.reason);
+    if (!comparison.equal)
+      return { verdict: 'wrong_answer', test: index, message: comparison.reason ?? 'the output differs' };
   }
-  return judged('passed', task.tests.length);
+  return { verdict: 'passed', test: task.tests.length };
 }
 
 /** Each test's expected result, parsed; inputs checked line by line, so a malformed test is never the program's fault. */
@@ -171,9 +203,4 @@ function compareJson(actual: string, expected: PyJson): { equal: boolean; reason
   return pyEqual(got, expected)
     ? { equal: true }
     : { equal: false, reason: `returned ${actual.slice(0, 80)}` };
-}
-
-function tail(text: string, length = 300): string {
-  const trimmed = text.trimEnd();
-  return trimmed.length <= length ? trimmed : `...${trimmed.slice(-length)}`;
 }

@@ -27,8 +27,10 @@ export interface WorkerReply {
 export function classify(reply: WorkerReply): ExecStatus {
   if (reply.setupFailed) return 'sandbox_error';
   if (reply.outputExceeded) return 'output_limit';
-  // RLIMIT_CPU's soft limit sends SIGXCPU; its hard limit, one second later, SIGKILL.
-  if (reply.timedOut || reply.signal === 'SIGXCPU') return 'timeout';
+  // RLIMIT_CPU's soft limit sends SIGXCPU; its hard limit, one second later, SIGKILL. Code that already ended in
+  // a MemoryError ran out of memory: the clock ran out while it was ending (a busy machine).
+  if (reply.timedOut || reply.signal === 'SIGXCPU')
+    return endsWithMemoryError(reply.stderr) ? 'memory' : 'timeout';
   // A run that survives the loss of a process to the OOM killer (exit 0) is ok.
   const failed = reply.exitCode !== 0;
   if (failed && (reply.oomKilled || endsWithMemoryError(reply.stderr))) return 'memory';

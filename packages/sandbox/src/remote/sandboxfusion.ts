@@ -12,7 +12,7 @@ import { endsWithMemoryError } from '../memory-error';
 import { sandboxError } from '../sandbox-error';
 import type { ExecRequest, ExecResult, ExecStatus, Sandbox } from '../types';
 import { rejectUnknownFields } from '../unknown-fields';
-import { boundedProgram } from './bounded-program';
+import { boundedProgram, STREAM_FILES } from './bounded-program';
 
 export interface SandboxFusionOptions {
   /**
@@ -39,9 +39,11 @@ export interface SandboxFusionOptions {
   /** Extra time the server may take beyond run_timeout before a call counts as a transport error. Default 30 000. */
   transportGraceMs?: number;
   /**
-   * The most bytes of each of stdout and stderr a run sends the server; past it (or past `maxOutputBytes`, if
-   * lower) the run stops with `output_limit`. SandboxFusion stops reading a run's pipes past about 128 KiB of
-   * output, and the run then hangs until its timeout; the default 65 536 keeps both streams under that.
+   * The most bytes of each of stdout and stderr a run sends through the server's pipes. SandboxFusion stops reading
+   * a run's pipes past about 128 KiB of output, and the run then hangs until its timeout; the default 65 536 keeps
+   * both streams under that. The whole output, up to `maxOutputBytes` as on the local backend, comes back as files
+   * (fetch_files); only a server that returns no files falls back to the pipes, and then a stream longer than this
+   * is `output_limit`.
    */
   serverOutputBytes?: number;
 }
@@ -74,36 +76,50 @@ export interface RunCodeResponse {
   files?: Record<string, string>;
 }
 
+/** What one request's program keeps of each stream, and sends through the server's pipes. */
+export interface StreamBounds {
+  /** Bytes kept of each stream (`maxOutputBytes`); past it the run stops with `output_limit`. */
+  keepBytes: number;
+  /** Bytes of each stream sent through the pipes (what a server that returns no files gives back). */
+  pipeBytes: number;
+}
+
 /**
- * The body for one request. The submitted program bounds its own output (see `boundedProgram`): it forwards at
- * most `keepBytes` + 1 bytes of each stream, so the server never holds more and the client can tell a cut. A
- * session's earlier cells are replayed inside it, silenced.
+ * The body for one request. The submitted program bounds its own output and memory (see `boundedProgram`): it
+ * forwards at most `pipeBytes` + 1 bytes of each stream through the pipes and writes `keepBytes` + 1 to a file
+ * fetched back, so the server never holds more and the client can tell a cut. A session's earlier cells are
+ * replayed inside it, silenced.
  */
-export function toRunCodeRequest(request: ResolvedRequest, keepBytes: number): RunCodeRequest {
+export function toRunCodeRequest(request: ResolvedRequest, bounds: StreamBounds): RunCodeRequest {
   // A null prototype: a file may be named __proto__.
   const files: Record<string, string> = Object.create(null);
   for (const file of request.files) files[file.path] = base64Content(file.content);
   return {
-    code: boundedProgram(request.code, request.session, keepBytes + 1),
+    code: boundedProgram(request.code, request.session, {
+      pipeBytes: bounds.pipeBytes + 1,
+      keepBytes: bounds.keepBytes + 1,
+      memoryBytes: request.limits.memoryMb * 1024 * 1024,
+    }),
     language: 'python',
     run_timeout: request.limits.timeoutMs / 1000,
     memory_limit_MB: request.limits.memoryMb,
     stdin: request.stdin,
     files,
-    fetch_files: [...request.fetchFiles],
+    fetch_files: [...request.fetchFiles, STREAM_FILES.stdout, STREAM_FILES.stderr],
   };
 }
 
 /**
  * SandboxFusion's statuses onto ours: SandboxError, a missing run_result or run status Error -> sandbox_error;
- * a stream longer than `keepBytes` -> output_limit (cut to `keepBytes`); TimeLimitExceeded -> timeout; Finished
- * with return code 0 -> ok; non-zero with a MemoryError as the traceback's last line -> memory; a negative code
- * (killed by a signal) -> killed; other non-zero -> error. The precedence is the local backend's. The files of
+ * a stream longer than it keeps -> output_limit (cut); TimeLimitExceeded -> timeout; Finished with return code 0
+ * -> ok; non-zero with a MemoryError as the traceback's last line -> memory; a negative code (killed by a signal)
+ * -> killed; other non-zero -> error. The precedence is the local backend's. The streams are the program's files
+ * (bounded by `keepBytes`) when the answer holds them, else the pipes' text (bounded by `pipeBytes`). The files of
  * `fetchFiles` that the answer holds come back in `files`, in `fetchFiles`' order.
  */
 export function fromRunCodeResponse(
   response: RunCodeResponse,
-  keepBytes: number,
+  bounds: StreamBounds,
   fetchFiles: readonly string[] = [],
 ): ExecResult {
   const run = response.run_result;
@@ -112,32 +128,38 @@ export function fromRunCodeResponse(
       `SandboxFusion: ${response.status}${response.message ? `: ${response.message}` : ''}`,
     );
   }
-  const stdout = run.stdout ?? '';
-  const stderr = run.stderr ?? '';
+  const returned = response.files ?? {};
+  const fromFiles = [STREAM_FILES.stdout, STREAM_FILES.stderr].every(
+    (path) => Object.hasOwn(returned, path) && typeof returned[path] === 'string',
+  );
+  const stream = (piped: string | null, file: string): Buffer =>
+    fromFiles ? Buffer.from(returned[file] as string, 'base64') : Buffer.from(piped ?? '');
+  const keep = fromFiles ? bounds.keepBytes : bounds.pipeBytes;
+  const stdout = stream(run.stdout, STREAM_FILES.stdout);
+  const stderr = stream(run.stderr, STREAM_FILES.stderr);
   const code = run.return_code;
-  const stdoutTruncated = Buffer.byteLength(stdout) > keepBytes;
-  const stderrTruncated = Buffer.byteLength(stderr) > keepBytes;
+  const stdoutTruncated = stdout.length > keep;
+  const stderrTruncated = stderr.length > keep;
+  const stderrText = stderr.subarray(0, keep).toString();
   let status: ExecStatus;
   if (stdoutTruncated || stderrTruncated) status = 'output_limit';
-  else if (run.status === 'TimeLimitExceeded') status = 'timeout';
+  else if (run.status === 'TimeLimitExceeded')
+    status = endsWithMemoryError(stderrText) ? 'memory' : 'timeout';
   else if (code === 0) status = 'ok';
-  else if (endsWithMemoryError(stderr)) status = 'memory';
+  else if (endsWithMemoryError(stderrText)) status = 'memory';
   else if (code !== null && code < 0) status = 'killed';
   else status = 'error';
-  const cap = (text: string, cut: boolean) =>
-    cut ? Buffer.from(text).subarray(0, keepBytes).toString() : text;
   const result: ExecResult = {
     status,
     exitCode: code !== null && code >= 0 ? code : null,
     signal: code !== null && code < 0 ? signalName(-code) : null,
-    stdout: cap(stdout, stdoutTruncated),
-    stderr: cap(stderr, stderrTruncated),
+    stdout: stdout.subarray(0, keep).toString(),
+    stderr: stderrText,
     stdoutTruncated,
     stderrTruncated,
     durationMs: (run.execution_time ?? 0) * 1000,
   };
   if (fetchFiles.length > 0) {
-    const returned = response.files ?? {};
     result.files = fetchFiles
       .filter((path) => Object.hasOwn(returned, path) && typeof returned[path] === 'string')
       .map((path) => ({ path, content: new Uint8Array(Buffer.from(returned[path] as string, 'base64')) }));
@@ -199,8 +221,11 @@ class SandboxFusionClient implements Sandbox {
 
   private async post(request: ResolvedRequest): Promise<ExecResult> {
     const { retries, retryDelayMs, transportGraceMs, serverOutputBytes } = this.options;
-    const keepBytes = Math.min(request.limits.maxOutputBytes, serverOutputBytes);
-    const body = JSON.stringify(toRunCodeRequest(request, keepBytes));
+    const bounds = {
+      keepBytes: request.limits.maxOutputBytes,
+      pipeBytes: Math.min(request.limits.maxOutputBytes, serverOutputBytes),
+    };
+    const body = JSON.stringify(toRunCodeRequest(request, bounds));
     const started = performance.now();
     const failed = new Set<string>();
     const errors: string[] = [];
@@ -210,7 +235,7 @@ class SandboxFusionClient implements Sandbox {
       this.inFlight.set(endpoint, (this.inFlight.get(endpoint) ?? 0) + 1);
       try {
         const response = await this.attempt(endpoint, body, request.limits.timeoutMs + transportGraceMs);
-        return fromRunCodeResponse(response, keepBytes, request.fetchFiles);
+        return fromRunCodeResponse(response, bounds, request.fetchFiles);
       } catch (error) {
         // A refusal is the service's, never the program's: an infrastructure failure like the others.
         if (error instanceof RefusedError) return sandboxError(error.message, performance.now() - started);
