@@ -25,6 +25,10 @@ interface LanguageWords {
   readonly rangeTo: string;
   /** Words that join a second value: "and", "or". */
   readonly joins: string;
+  /** Words that offer an alternative value ("or", "ou", "或"): an answer followed by one is a hedge (issue 45). */
+  readonly or: string;
+  /** Words after a stated value that reject another: "6, not 5", "6 rather than 5", "6，不是5" (issue 45). */
+  readonly rejects: string;
   /** Words that open a condition: a number its clause states is supposed, not answered ("If n is 5, ..."). */
   readonly conditions: string;
   /** Words that start a reason, which ends the answer: "because", "since". */
@@ -43,6 +47,8 @@ const english: LanguageWords = {
   boundsAfter: 'or more|or less|or fewer|or so|or greater|or higher|or lower',
   rangeTo: 'to',
   joins: 'and|or',
+  or: 'or',
+  rejects: 'not|rather than|instead of|but not|and not|never',
   conditions: 'if|when|whenever|suppose|assume|assuming',
   reasons: 'because|since|as shown|which is|which gives|which means',
   spaced: true,
@@ -59,6 +65,8 @@ const foreign: readonly LanguageWords[] = [
     boundsAfter: 'ou plus|ou moins|au plus|au moins|environ',
     rangeTo: 'à',
     joins: 'et|ou',
+    or: 'ou',
+    rejects: 'pas|non|et non|mais pas|plutôt que|au lieu de',
     conditions: 'si|soit|supposons',
     reasons: 'parce que|puisque',
     spaced: true,
@@ -74,6 +82,8 @@ const foreign: readonly LanguageWords[] = [
     boundsAfter: 'oder mehr|oder weniger',
     rangeTo: 'bis',
     joins: 'und|oder',
+    or: 'oder',
+    rejects: 'nicht|statt|anstatt|anstelle von',
     conditions: 'wenn|falls|angenommen',
     reasons: 'weil|da|denn',
     spaced: true,
@@ -88,6 +98,8 @@ const foreign: readonly LanguageWords[] = [
     boundsAfter: 'o más|o menos',
     rangeTo: 'a',
     joins: 'y|o|e|u',
+    or: 'o|u',
+    rejects: 'no|y no|en vez de|en lugar de',
     conditions: 'si|supongamos',
     reasons: 'porque|ya que|pues|dado que',
     spaced: true,
@@ -102,6 +114,8 @@ const foreign: readonly LanguageWords[] = [
     boundsAfter: 'ou mais|ou menos',
     rangeTo: 'a',
     joins: 'e|ou',
+    or: 'ou',
+    rejects: 'não|e não|em vez de|ao invés de',
     conditions: 'se|suponha',
     reasons: 'porque|pois|já que',
     spaced: true,
@@ -115,6 +129,8 @@ const foreign: readonly LanguageWords[] = [
     boundsAfter: 'o più|o meno',
     rangeTo: 'a',
     joins: 'e|ed|o|oppure',
+    or: 'o|oppure',
+    rejects: 'non|e non|invece di|anziché',
     conditions: 'se|supponiamo',
     reasons: 'perché|poiché|dato che',
     spaced: true,
@@ -130,6 +146,8 @@ const foreign: readonly LanguageWords[] = [
     boundsAfter: 'или больше|или меньше',
     rangeTo: 'до',
     joins: 'и|или',
+    or: 'или',
+    rejects: 'не|а не|вместо',
     conditions: 'если|пусть|допустим',
     reasons: 'потому что|так как|поскольку',
     spaced: true,
@@ -143,6 +161,8 @@ const foreign: readonly LanguageWords[] = [
     boundsAfter: 'أو أكثر|أو أقل',
     rangeTo: 'إلى',
     joins: 'و|أو',
+    or: 'أو',
+    rejects: 'ليس|وليس|لا',
     conditions: 'إذا|لو',
     reasons: 'لأن',
     spaced: true,
@@ -161,6 +181,8 @@ const foreign: readonly LanguageWords[] = [
     boundsAfter: '以上|以下|以内|左右|上下|多|余|或更|不',
     rangeTo: '至|到|~|～',
     joins: '和|或|与|及|、',
+    or: '或|或者',
+    rejects: '不是|而不是|而非',
     conditions: '如果|假设|假如|若|设',
     reasons: '因为|由于',
     spaced: false,
@@ -174,6 +196,8 @@ const foreign: readonly LanguageWords[] = [
     boundsAfter: 'では|じゃ|以上|以下|未満|程度|前後|くらい|ぐらい|ほど|以外|から|か',
     rangeTo: '〜|～',
     joins: 'と|や|または|か',
+    or: 'または',
+    rejects: 'ではなく|じゃなく',
     conditions: 'もし|仮に',
     reasons: 'なぜなら',
     spaced: false,
@@ -198,6 +222,8 @@ type WordField =
   | 'boundsAfter'
   | 'rangeTo'
   | 'joins'
+  | 'or'
+  | 'rejects'
   | 'conditions'
   | 'reasons';
 
@@ -308,3 +334,42 @@ export const statedNumber = new RegExp(
 
 /** A word that joins two values in any language ("or", "ou", "oder", "或", "か", "أو"): two options so joined are a hedge. */
 export const joinWord = wordsOf('joins');
+
+/**
+ * After a stated value, a word that rejects another ("6, not 5", "6 rather than 5", "6，不是5"): the stated value is
+ * the answer and the rejected one never is (issue 45). Spaced languages need a space, comma or bracket before it.
+ */
+export const rejectionStart = new RegExp(
+  [
+    String.raw`(?<=[\s,;(，、])${wordsOf(
+      'rejects',
+      all.filter((language) => language.spaced),
+    )}`,
+    wordsOf(
+      'rejects',
+      all.filter((language) => !language.spaced),
+    ),
+  ].join('|'),
+  'iu',
+);
+
+/** A rejection word just before a value: the "$5$" of "$6$, not $5$" is rejected, never the answer (issue 45). */
+export const rejectionBefore = new RegExp(
+  [
+    String.raw`(?:^|[\s,;(，、])${wordsOf(
+      'rejects',
+      all.filter((language) => language.spaced),
+    )}\s*$`,
+    String.raw`${wordsOf(
+      'rejects',
+      all.filter((language) => !language.spaced),
+    )}\s*$`,
+  ].join('|'),
+  'iu',
+);
+
+/** At the start of what follows a stated answer, a word offering another value: "Answer: 5. Or maybe 7." (issue 45). */
+export const alternativeAfter = new RegExp(String.raw`^[\s.,;:!?。，；！？$]*${wordsOf('or')}`, 'iu');
+
+/** Within a stated answer, an alternative offered with a hedge: "$3$ or maybe $4$", "5 ou peut-être 7" (issue 45). */
+export const hedgedAlternative = new RegExp(String.raw`${wordsOf('or')}[\s,]*${wordsOf('bounds')}`, 'iu');

@@ -181,8 +181,9 @@ function choiceLetter(text: string): string | null {
   const bare = text.replace(/\\(?:text|textbf|mathrm|mbox)\s*\{([^{}]*)\}/g, '$1').trim();
   const alone = /^\(?([A-E])\)?\.?$/.exec(bare);
   if (alone) return alone[1]!;
-  // The option's text follows the letter; an operator there ("(C) + 1") makes it an expression instead.
-  const withText = /^\(([A-E])\)\s*[\w$\\(]/.exec(bare);
+  // The option's text follows the letter; an operator there ("(C) + 1") makes it an expression instead, and
+  // another letter ("(C)(A)") a list of options.
+  const withText = /^\(([A-E])\)\s*(?!\(?[A-E]\))[\w$\\(]/.exec(bare);
   return withText ? withText[1]! : null;
 }
 
