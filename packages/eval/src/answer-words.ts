@@ -29,6 +29,8 @@ interface LanguageWords {
   readonly or: string;
   /** Words after a stated value that reject another: "6, not 5", "6 rather than 5", "6，不是5" (issue 45). */
   readonly rejects: string;
+  /** Words that take a stated answer back when they follow it: "Answer: 5. Wait, ..." (issue 45). */
+  readonly retracts: string;
   /** Words that open a condition: a number its clause states is supposed, not answered ("If n is 5, ..."). */
   readonly conditions: string;
   /** Words that start a reason, which ends the answer: "because", "since". */
@@ -49,6 +51,7 @@ const english: LanguageWords = {
   joins: 'and|or',
   or: 'or',
   rejects: 'not|rather than|instead of|but not|and not|never',
+  retracts: 'wait|actually|oops|correction',
   conditions: 'if|when|whenever|suppose|assume|assuming',
   reasons: 'because|since|as shown|which is|which gives|which means',
   spaced: true,
@@ -67,6 +70,7 @@ const foreign: readonly LanguageWords[] = [
     joins: 'et|ou',
     or: 'ou',
     rejects: 'pas|non|et non|mais pas|plutôt que|au lieu de',
+    retracts: 'attendez|attends|en fait',
     conditions: 'si|soit|supposons',
     reasons: 'parce que|puisque',
     spaced: true,
@@ -84,6 +88,7 @@ const foreign: readonly LanguageWords[] = [
     joins: 'und|oder',
     or: 'oder',
     rejects: 'nicht|statt|anstatt|anstelle von',
+    retracts: 'warte|moment|eigentlich',
     conditions: 'wenn|falls|angenommen',
     reasons: 'weil|da|denn',
     spaced: true,
@@ -100,6 +105,7 @@ const foreign: readonly LanguageWords[] = [
     joins: 'y|o|e|u',
     or: 'o|u',
     rejects: 'no|y no|en vez de|en lugar de',
+    retracts: 'espera|en realidad',
     conditions: 'si|supongamos',
     reasons: 'porque|ya que|pues|dado que',
     spaced: true,
@@ -116,6 +122,7 @@ const foreign: readonly LanguageWords[] = [
     joins: 'e|ou',
     or: 'ou',
     rejects: 'não|e não|em vez de|ao invés de',
+    retracts: 'espera|na verdade',
     conditions: 'se|suponha',
     reasons: 'porque|pois|já que',
     spaced: true,
@@ -131,6 +138,7 @@ const foreign: readonly LanguageWords[] = [
     joins: 'e|ed|o|oppure',
     or: 'o|oppure',
     rejects: 'non|e non|invece di|anziché',
+    retracts: 'aspetta|in realtà',
     conditions: 'se|supponiamo',
     reasons: 'perché|poiché|dato che',
     spaced: true,
@@ -148,6 +156,7 @@ const foreign: readonly LanguageWords[] = [
     joins: 'и|или',
     or: 'или',
     rejects: 'не|а не|вместо',
+    retracts: 'подождите|погодите|на самом деле',
     conditions: 'если|пусть|допустим',
     reasons: 'потому что|так как|поскольку',
     spaced: true,
@@ -163,6 +172,7 @@ const foreign: readonly LanguageWords[] = [
     joins: 'و|أو',
     or: 'أو',
     rejects: 'ليس|وليس|لا',
+    retracts: 'انتظر',
     conditions: 'إذا|لو',
     reasons: 'لأن',
     spaced: true,
@@ -183,6 +193,7 @@ const foreign: readonly LanguageWords[] = [
     joins: '和|或|与|及|、',
     or: '或|或者',
     rejects: '不是|而不是|而非',
+    retracts: '等等|不对|其实',
     conditions: '如果|假设|假如|若|设',
     reasons: '因为|由于',
     spaced: false,
@@ -198,6 +209,7 @@ const foreign: readonly LanguageWords[] = [
     joins: 'と|や|または|か',
     or: 'または',
     rejects: 'ではなく|じゃなく',
+    retracts: '待って|いや',
     conditions: 'もし|仮に',
     reasons: 'なぜなら',
     spaced: false,
@@ -224,6 +236,7 @@ type WordField =
   | 'joins'
   | 'or'
   | 'rejects'
+  | 'retracts'
   | 'conditions'
   | 'reasons';
 
@@ -353,6 +366,9 @@ export const rejectionStart = new RegExp(
   'iu',
 );
 
+/** Only a rejection word between two values: the gap of "$6$, not $5$" (issue 45). */
+export const rejectionGap = new RegExp(String.raw`^[\s,;(，、]*${wordsOf('rejects')}\s*$`, 'iu');
+
 /** A rejection word just before a value: the "$5$" of "$6$, not $5$" is rejected, never the answer (issue 45). */
 export const rejectionBefore = new RegExp(
   [
@@ -368,8 +384,14 @@ export const rejectionBefore = new RegExp(
   'iu',
 );
 
-/** At the start of what follows a stated answer, a word offering another value: "Answer: 5. Or maybe 7." (issue 45). */
-export const alternativeAfter = new RegExp(String.raw`^[\s.,;:!?。，；！？$]*${wordsOf('or')}`, 'iu');
+/**
+ * At the start of what follows a stated answer, a word offering another value or taking the answer back: "Answer: 5.
+ * Or maybe 7.", "Answer: 5. Wait, ..." (issue 45).
+ */
+export const alternativeAfter = new RegExp(
+  String.raw`^[\s.,;:!?。，；！？$]*(?:${wordsOf('or')}|${wordsOf('retracts')})`,
+  'iu',
+);
 
 /** Within a stated answer, an alternative offered with a hedge: "$3$ or maybe $4$", "5 ou peut-être 7" (issue 45). */
 export const hedgedAlternative = new RegExp(String.raw`${wordsOf('or')}[\s,]*${wordsOf('bounds')}`, 'iu');

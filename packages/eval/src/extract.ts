@@ -4,6 +4,7 @@ import {
   bound,
   finalCopulas,
   rejectionBefore,
+  rejectionGap,
   statedNumber,
   statingVerb,
 } from './answer-words';
@@ -112,6 +113,8 @@ const extractors: Record<ExtractionRule, (text: string) => string | Hedge | null
     // only when a sentence states it ("... is 2/3.", "there are 12 sequences") after the last math span.
     const math = lastUnrejectedMathSpan(text);
     const stated = lastStatedNumber(text);
+    if (math === hedge)
+      return stated !== null && stated.start >= lastMathSpan(text)!.end ? stated.content : hedge;
     if (stated !== null && (math === null || stated.start >= math.end)) return stated.content;
     if (math === null) return null;
     // "could be $3$ or $4$" offers two values: they join into one list, which equals neither.
@@ -221,13 +224,16 @@ function lastStatedNumber(text: string): Span | null {
   return found;
 }
 
+/** A $...$ span; an escaped dollar (`$\\$18.90$`) neither opens nor closes one. */
+const dollarSpan = /(?<!\\)\$((?:\\[\s\S]|[^\\$])+)\$/g;
+
 /**
  * The first math span of a statement (or with `last`, the last), joined with the spans after (before) it while only
  * separators stand between them: "$12$ and $13$" is "12, 13", "$3$ or $4$" is "3, 4" (a list, which equals neither
  * of two alternatives). A statement's first span is what it commits to: `$n = 34$, the largest such $n$` is n = 34.
  */
 function mathRun(text: string, { last = false } = {}): string | null {
-  const spans = [...text.matchAll(/(?<!\\)\$((?:\\[^]|[^\\$])+)\$/g)].filter((span) => span[1]!.trim() !== '');
+  const spans = [...text.matchAll(dollarSpan)].filter((span) => span[1]!.trim() !== '');
   if (spans.length === 0) return lastMath(text);
   if (last) spans.reverse();
   const parts = [spans[0]!];
@@ -441,17 +447,19 @@ function boxAt(text: string, start: number, command: string, closeOf: Int32Array
 }
 
 /**
- * The last math span that no rejection word precedes: in "$6$, not $5$" the span before (a few at most: the scan
- * restarts before each rejected span).
+ * The last math span, unless a rejection word precedes it: then the span that rejection follows ("$6$, not $5$" is
+ * 6), or a hedge when it follows none ("So $x$ is not $5$." states no value: a rejected value is never the answer).
  */
-function lastUnrejectedMathSpan(text: string): Span | null {
-  let span = lastMathSpan(text);
-  for (let tries = 0; span !== null && tries < 4; tries++) {
-    if (!rejectionBefore.test(text.slice(Math.max(0, span.start - 24), span.start))) return span;
-    span = lastMathSpan(text.slice(0, span.start));
-  }
-  return null;
+function lastUnrejectedMathSpan(text: string): Span | Hedge | null {
+  const span = lastMathSpan(text);
+  if (span === null || !isRejected(text, span)) return span;
+  const previous = lastMathSpan(text.slice(0, span.start));
+  if (previous === null || isRejected(text, previous)) return hedge;
+  return rejectionGap.test(text.slice(previous.end, span.start)) ? previous : hedge;
 }
+
+const isRejected = (text: string, span: Span): boolean =>
+  rejectionBefore.test(text.slice(Math.max(0, span.start - 24), span.start));
 
 /** The content of the last non-empty $...$, $$...$$, \(...\) or \[...\] span. */
 function lastMath(text: string): string | null {

@@ -98,7 +98,7 @@ export function cutAtReason(line: string): string {
 }
 
 /** Minerva's closing formula ends the answer: "The final answer is 5. I hope it is correct." */
-export function cutAtHope(line: string): string {
+function cutAtHope(line: string): string {
   // A plain search (no leading \s*, which would rescan long runs of spaces from every start: quadratic).
   const at = line.search(/I hope it is correct/i);
   return at < 0 ? line : line.slice(0, at);

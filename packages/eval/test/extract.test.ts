@@ -145,6 +145,9 @@ describe('what a stated answer commits to (issue 45)', () => {
     expect(extractAnswer('Die Antwort ist 6, nicht 5.')).toBe('6');
     expect(extractAnswer('The answer is $6$ and not $5$.')).toBe('6');
     expect(extractAnswer('The answer is not $5$.')).toBeNull();
+    // Without a stated answer: the span a rejection follows, or no answer.
+    expect(extractAnswer('So $x = 6$, not $5$.')).toBe('x = 6');
+    expect(extractAnswer('We had $a = 3$. So $x$ is not $5$.')).toBeNull();
     expect(extractAnswer('答案：不是5')).toBeNull();
     // A rejection word among words is part of the answer.
     expect(extractAnswer('The answer is no solution.')).toBe('no solution');
@@ -155,6 +158,8 @@ describe('what a stated answer commits to (issue 45)', () => {
     expect(extractAnswer('Final answer: $9$.\nOr maybe $8$.')).toBeNull();
     expect(extractAnswer('答案是5。或许是7。')).toBeNull();
     expect(extractAnswer('La réponse est 5, ou peut-être 7.')).toBeNull();
+    expect(extractAnswer('The answer is $5$. Wait, let me recheck: $7$.')).toBeNull();
+    expect(extractAnswer('\\boxed{5}. Actually, $7$.')).toBeNull();
     // Alternatives joined inside the statement are one list, which equals neither value.
     expect(extractAnswer('The answer is either $3$ or $4$.')).toBe('3, 4');
   });
