@@ -29,7 +29,10 @@ interface LanguageWords {
   readonly or: string;
   /** Words after a stated value that reject another: "6, not 5", "6 rather than 5", "6，不是5" (issue 45). */
   readonly rejects: string;
-  /** Words that take a stated answer back when they follow it: "Answer: 5. Wait, ..." (issue 45). */
+  /**
+   * Words that take a stated answer back or qualify it when they follow it: "Answer: 5. Wait, ...", "No, 7.", "But
+   * $4$ also works" (issue 45).
+   */
   readonly retracts: string;
   /** Words that open a condition: a number its clause states is supposed, not answered ("If n is 5, ..."). */
   readonly conditions: string;
@@ -51,7 +54,7 @@ const english: LanguageWords = {
   joins: 'and|or',
   or: 'or',
   rejects: 'not|rather than|instead of|but not|and not|never',
-  retracts: 'wait|actually|oops|correction',
+  retracts: 'wait|actually|oops|correction|hmm|no,|but|however',
   conditions: 'if|when|whenever|suppose|assume|assuming',
   reasons: 'because|since|as shown|which is|which gives|which means',
   spaced: true,
@@ -70,7 +73,7 @@ const foreign: readonly LanguageWords[] = [
     joins: 'et|ou',
     or: 'ou',
     rejects: 'pas|non|et non|mais pas|plutôt que|au lieu de',
-    retracts: 'attendez|attends|en fait',
+    retracts: 'attendez|attends|en fait|non,|mais|cependant',
     conditions: 'si|soit|supposons',
     reasons: 'parce que|puisque',
     spaced: true,
@@ -88,7 +91,7 @@ const foreign: readonly LanguageWords[] = [
     joins: 'und|oder',
     or: 'oder',
     rejects: 'nicht|statt|anstatt|anstelle von',
-    retracts: 'warte|moment|eigentlich',
+    retracts: 'warte|moment|eigentlich|nein|aber|jedoch',
     conditions: 'wenn|falls|angenommen',
     reasons: 'weil|da|denn',
     spaced: true,
@@ -105,7 +108,7 @@ const foreign: readonly LanguageWords[] = [
     joins: 'y|o|e|u',
     or: 'o|u',
     rejects: 'no|y no|en vez de|en lugar de',
-    retracts: 'espera|en realidad',
+    retracts: 'espera|en realidad|no,|pero|sin embargo',
     conditions: 'si|supongamos',
     reasons: 'porque|ya que|pues|dado que',
     spaced: true,
@@ -122,7 +125,7 @@ const foreign: readonly LanguageWords[] = [
     joins: 'e|ou',
     or: 'ou',
     rejects: 'não|e não|em vez de|ao invés de',
-    retracts: 'espera|na verdade',
+    retracts: 'espera|na verdade|não,|mas|porém',
     conditions: 'se|suponha',
     reasons: 'porque|pois|já que',
     spaced: true,
@@ -138,7 +141,7 @@ const foreign: readonly LanguageWords[] = [
     joins: 'e|ed|o|oppure',
     or: 'o|oppure',
     rejects: 'non|e non|invece di|anziché',
-    retracts: 'aspetta|in realtà',
+    retracts: 'aspetta|in realtà|no,|ma|però',
     conditions: 'se|supponiamo',
     reasons: 'perché|poiché|dato che',
     spaced: true,
@@ -156,7 +159,7 @@ const foreign: readonly LanguageWords[] = [
     joins: 'и|или',
     or: 'или',
     rejects: 'не|а не|вместо',
-    retracts: 'подождите|погодите|на самом деле',
+    retracts: 'подождите|погодите|на самом деле|нет|но|однако',
     conditions: 'если|пусть|допустим',
     reasons: 'потому что|так как|поскольку',
     spaced: true,
@@ -172,7 +175,7 @@ const foreign: readonly LanguageWords[] = [
     joins: 'و|أو',
     or: 'أو',
     rejects: 'ليس|وليس|لا',
-    retracts: 'انتظر',
+    retracts: 'انتظر|لكن',
     conditions: 'إذا|لو',
     reasons: 'لأن',
     spaced: true,
@@ -193,7 +196,7 @@ const foreign: readonly LanguageWords[] = [
     joins: '和|或|与|及|、',
     or: '或|或者',
     rejects: '不是|而不是|而非',
-    retracts: '等等|不对|其实',
+    retracts: '等等|不对|其实|但|不过',
     conditions: '如果|假设|假如|若|设',
     reasons: '因为|由于',
     spaced: false,
@@ -209,7 +212,7 @@ const foreign: readonly LanguageWords[] = [
     joins: 'と|や|または|か',
     or: 'または',
     rejects: 'ではなく|じゃなく',
-    retracts: '待って|いや',
+    retracts: '待って|いや|でも|しかし',
     conditions: 'もし|仮に',
     reasons: 'なぜなら',
     spaced: false,

@@ -160,6 +160,9 @@ describe('what a stated answer commits to (issue 45)', () => {
     expect(extractAnswer('La réponse est 5, ou peut-être 7.')).toBeNull();
     expect(extractAnswer('The answer is $5$. Wait, let me recheck: $7$.')).toBeNull();
     expect(extractAnswer('\\boxed{5}. Actually, $7$.')).toBeNull();
+    expect(extractAnswer('The answer is 5. No, 7.')).toBeNull();
+    expect(extractAnswer('The final answer is $3$; however $4$ also works.')).toBeNull();
+    expect(extractAnswer('The answer is 5. No other value works.')).toBe('5');
     // Alternatives joined inside the statement are one list, which equals neither value.
     expect(extractAnswer('The answer is either $3$ or $4$.')).toBe('3, 4');
   });
