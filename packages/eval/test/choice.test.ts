@@ -82,6 +82,8 @@ describe('extractChoice', () => {
     expect(extractChoice('\\boxed{B}, \\boxed{C}')).toBeNull();
     expect(extractChoice('\\boxed{B}. Or maybe C.')).toBeNull();
     expect(extractChoice('Answer: (A), (B)')).toBeNull();
+    // A full stop ends the choice: what follows is a sentence about another option.
+    expect(extractChoice('Answer: A. B is wrong because it ignores friction.')?.letter).toBe('A');
     expect(extractChoice('C\nC')?.letter).toBe('C');
     expect(extractChoice('So C.')).toEqual({ letter: 'C', rule: 'closing' });
     expect(extractChoice('Therefore (D).')?.letter).toBe('D');

@@ -178,7 +178,7 @@ function letterOfStatement(
 function isLetterList(statement: string, letters: string): boolean {
   const letter = `(?:\\(([${letters}])\\)|([${letters}])(?![A-Za-z0-9]))`;
   const separator = `\\s*[,/;&]?\\s*(?:(?:${joinWord})\\s*)?`;
-  const list = new RegExp(`^${letter}[.]?(?:${separator}${letter})+`, 'u').exec(statement);
+  const list = new RegExp(`^${letter}(?:${separator}${letter})+`, 'u').exec(statement);
   if (list === null) return false;
   const named = list[0].match(new RegExp(`[${letters}]`, 'g')) ?? [];
   return new Set(named).size > 1;
