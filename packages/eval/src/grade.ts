@@ -63,7 +63,11 @@ export function grade(response: string, gold: Gold, options: GradeOptions = {}):
   const goldIsChoice = (typeof goldAnswers === 'string' ? [goldAnswers] : goldAnswers).some(
     (answer) => choiceLetter(normalizeAnswer(answer).text) !== null,
   );
-  if (goldIsChoice && (extracted === null || choiceLetter(normalizeAnswer(extracted).text) === null)) {
+  // An answer over the length bound names no letter (and is never normalised: normalising megabytes is slow).
+  const maxLength = options.limits?.maxAnswerLength ?? defaultLimits.maxAnswerLength;
+  const namesLetter = (answer: string): boolean =>
+    answer.length <= maxLength && choiceLetter(normalizeAnswer(answer).text) !== null;
+  if (goldIsChoice && (extracted === null || !namesLetter(extracted))) {
     const finalTextOnly = options.extraction?.finalTextOnly;
     extracted = extractChoice(response, { letters: 'ABCDE', finalTextOnly })?.letter ?? extracted;
   }

@@ -49,7 +49,7 @@ export function sentenceEnd(line: string): number {
     } else if (char === '{') depth += 1;
     else if (char === '}') depth = Math.max(0, depth - 1);
     else if (!inMath && depth === 0 && valueSeen && endsSentence(line, at)) return at;
-    else if (/[\p{L}\p{N})\]]/u.test(char)) valueSeen = true;
+    else if (!valueSeen && /[\p{L}\p{N})\]]/u.test(char)) valueSeen = true;
   }
   return line.length;
 }

@@ -55,5 +55,7 @@ describe('bounded comparisons', () => {
     expect(grade(`Answer: 5 ${'or '.repeat(300_000)}`, '5').correct).toBe(false);
     expect(grade(`The answer is ${'A, '.repeat(300_000)}B`, 'A').correct).toBe(false);
     expect(grade(`(A)${'\nB)'.repeat(300_000)}`, 'A').correct).toBe(false);
+    expect(grade(`Answer: A${' '.repeat(1_000_000)}x`, 'A').correct).toBe(false);
+    expect(grade(`The answer is 5${' '.repeat(1_000_000)}or maybe 7`, '5').reason).toBe('no_answer');
   });
 });
