@@ -2,7 +2,7 @@
 // equal) and every disagreement: suite 1 (six graders' tests, tuned on), suite 2 (lighteval), and the held-out
 // suites A (newer Math-Verify tests) and B (other graders' remaining cases), whose untouched third (every third case
 // of a group, never looked at while the grader was changed) is reported apart and its disagreements printed only
-// with --show-untouched. Run from the repository root:
+// with --show-untouched; then issue 45's commitment suite. Run from the repository root:
 //   pnpm bench packages/eval/bench/categories.ts [--show-untouched]
 import {
   agreementOf,
@@ -14,6 +14,7 @@ import {
 } from '../test/conformance/suite';
 import {
   categorySuite,
+  commitmentSuite,
   heldOutGraderSuite,
   heldOutMathVerifySuite,
   lightevalSuite,
@@ -71,3 +72,4 @@ report(categorySuite, false);
 report(lightevalSuite, false);
 report(heldOutMathVerifySuite, true);
 report(heldOutGraderSuite, true);
+report(commitmentSuite, false);

@@ -25,6 +25,15 @@ interface LanguageWords {
   readonly rangeTo: string;
   /** Words that join a second value: "and", "or". */
   readonly joins: string;
+  /** Words that offer an alternative value ("or", "ou", "或"): an answer followed by one is a hedge (issue 45). */
+  readonly or: string;
+  /** Words after a stated value that reject another: "6, not 5", "6 rather than 5", "6，不是5" (issue 45). */
+  readonly rejects: string;
+  /**
+   * Words that take a stated answer back or qualify it when they follow it: "Answer: 5. Wait, ...", "No, 7.", "But
+   * $4$ also works" (issue 45).
+   */
+  readonly retracts: string;
   /** Words that open a condition: a number its clause states is supposed, not answered ("If n is 5, ..."). */
   readonly conditions: string;
   /** Words that start a reason, which ends the answer: "because", "since". */
@@ -43,6 +52,9 @@ const english: LanguageWords = {
   boundsAfter: 'or more|or less|or fewer|or so|or greater|or higher|or lower',
   rangeTo: 'to',
   joins: 'and|or',
+  or: 'or',
+  rejects: 'not|rather than|instead of|but not|and not|never',
+  retracts: 'wait|actually|oops|correction|hmm|no,|but|however',
   conditions: 'if|when|whenever|suppose|assume|assuming',
   reasons: 'because|since|as shown|which is|which gives|which means',
   spaced: true,
@@ -59,6 +71,9 @@ const foreign: readonly LanguageWords[] = [
     boundsAfter: 'ou plus|ou moins|au plus|au moins|environ',
     rangeTo: 'à',
     joins: 'et|ou',
+    or: 'ou',
+    rejects: 'pas|non|et non|mais pas|plutôt que|au lieu de',
+    retracts: 'attendez|attends|en fait|non,|mais|cependant',
     conditions: 'si|soit|supposons',
     reasons: 'parce que|puisque',
     spaced: true,
@@ -74,6 +89,9 @@ const foreign: readonly LanguageWords[] = [
     boundsAfter: 'oder mehr|oder weniger',
     rangeTo: 'bis',
     joins: 'und|oder',
+    or: 'oder',
+    rejects: 'nicht|statt|anstatt|anstelle von',
+    retracts: 'warte|moment|eigentlich|nein|aber|jedoch',
     conditions: 'wenn|falls|angenommen',
     reasons: 'weil|da|denn',
     spaced: true,
@@ -88,6 +106,9 @@ const foreign: readonly LanguageWords[] = [
     boundsAfter: 'o más|o menos',
     rangeTo: 'a',
     joins: 'y|o|e|u',
+    or: 'o|u',
+    rejects: 'no|y no|en vez de|en lugar de',
+    retracts: 'espera|en realidad|no,|pero|sin embargo',
     conditions: 'si|supongamos',
     reasons: 'porque|ya que|pues|dado que',
     spaced: true,
@@ -102,6 +123,9 @@ const foreign: readonly LanguageWords[] = [
     boundsAfter: 'ou mais|ou menos',
     rangeTo: 'a',
     joins: 'e|ou',
+    or: 'ou',
+    rejects: 'não|e não|em vez de|ao invés de',
+    retracts: 'espera|na verdade|não,|mas|porém',
     conditions: 'se|suponha',
     reasons: 'porque|pois|já que',
     spaced: true,
@@ -115,6 +139,9 @@ const foreign: readonly LanguageWords[] = [
     boundsAfter: 'o più|o meno',
     rangeTo: 'a',
     joins: 'e|ed|o|oppure',
+    or: 'o|oppure',
+    rejects: 'non|e non|invece di|anziché',
+    retracts: 'aspetta|in realtà|no,|ma|però',
     conditions: 'se|supponiamo',
     reasons: 'perché|poiché|dato che',
     spaced: true,
@@ -130,6 +157,9 @@ const foreign: readonly LanguageWords[] = [
     boundsAfter: 'или больше|или меньше',
     rangeTo: 'до',
     joins: 'и|или',
+    or: 'или',
+    rejects: 'не|а не|вместо',
+    retracts: 'подождите|погодите|на самом деле|нет|но|однако',
     conditions: 'если|пусть|допустим',
     reasons: 'потому что|так как|поскольку',
     spaced: true,
@@ -143,6 +173,9 @@ const foreign: readonly LanguageWords[] = [
     boundsAfter: 'أو أكثر|أو أقل',
     rangeTo: 'إلى',
     joins: 'و|أو',
+    or: 'أو',
+    rejects: 'ليس|وليس|لا',
+    retracts: 'انتظر|لكن',
     conditions: 'إذا|لو',
     reasons: 'لأن',
     spaced: true,
@@ -161,6 +194,9 @@ const foreign: readonly LanguageWords[] = [
     boundsAfter: '以上|以下|以内|左右|上下|多|余|或更|不',
     rangeTo: '至|到|~|～',
     joins: '和|或|与|及|、',
+    or: '或|或者',
+    rejects: '不是|而不是|而非',
+    retracts: '等等|不对|其实|但|不过',
     conditions: '如果|假设|假如|若|设',
     reasons: '因为|由于',
     spaced: false,
@@ -174,6 +210,9 @@ const foreign: readonly LanguageWords[] = [
     boundsAfter: 'では|じゃ|以上|以下|未満|程度|前後|くらい|ぐらい|ほど|以外|から|か',
     rangeTo: '〜|～',
     joins: 'と|や|または|か',
+    or: 'または',
+    rejects: 'ではなく|じゃなく',
+    retracts: '待って|いや|でも|しかし',
     conditions: 'もし|仮に',
     reasons: 'なぜなら',
     spaced: false,
@@ -198,6 +237,9 @@ type WordField =
   | 'boundsAfter'
   | 'rangeTo'
   | 'joins'
+  | 'or'
+  | 'rejects'
+  | 'retracts'
   | 'conditions'
   | 'reasons';
 
@@ -308,3 +350,51 @@ export const statedNumber = new RegExp(
 
 /** A word that joins two values in any language ("or", "ou", "oder", "或", "か", "أو"): two options so joined are a hedge. */
 export const joinWord = wordsOf('joins');
+
+/**
+ * After a stated value, a word that rejects another ("6, not 5", "6 rather than 5", "6，不是5"): the stated value is
+ * the answer and the rejected one never is (issue 45). Spaced languages need a space, comma or bracket before it.
+ */
+export const rejectionStart = new RegExp(
+  [
+    String.raw`(?<=[\s,;(，、])${wordsOf(
+      'rejects',
+      all.filter((language) => language.spaced),
+    )}`,
+    wordsOf(
+      'rejects',
+      all.filter((language) => !language.spaced),
+    ),
+  ].join('|'),
+  'iu',
+);
+
+/** Only a rejection word between two values: the gap of "$6$, not $5$" (issue 45). */
+export const rejectionGap = new RegExp(String.raw`^[\s,;(，、]*${wordsOf('rejects')}\s*$`, 'iu');
+
+/** A rejection word just before a value: the "$5$" of "$6$, not $5$" is rejected, never the answer (issue 45). */
+export const rejectionBefore = new RegExp(
+  [
+    String.raw`(?:^|[\s,;(，、])${wordsOf(
+      'rejects',
+      all.filter((language) => language.spaced),
+    )}\s*$`,
+    String.raw`${wordsOf(
+      'rejects',
+      all.filter((language) => !language.spaced),
+    )}\s*$`,
+  ].join('|'),
+  'iu',
+);
+
+/**
+ * At the start of what follows a stated answer, a word offering another value or taking the answer back: "Answer: 5.
+ * Or maybe 7.", "Answer: 5. Wait, ..." (issue 45).
+ */
+export const alternativeAfter = new RegExp(
+  String.raw`^[\s.,;:!?。，；！？$]*(?:${wordsOf('or')}|${wordsOf('retracts')})`,
+  'iu',
+);
+
+/** Within a stated answer, an alternative offered with a hedge: "$3$ or maybe $4$", "5 ou peut-être 7" (issue 45). */
+export const hedgedAlternative = new RegExp(String.raw`${wordsOf('or')}[\s,]*${wordsOf('bounds')}`, 'iu');

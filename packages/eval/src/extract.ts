@@ -1,4 +1,14 @@
-import { answerPhrase, bound, finalCopulas, reasonStart, statedNumber, statingVerb } from './answer-words';
+import {
+  alternativeAfter,
+  answerPhrase,
+  bound,
+  finalCopulas,
+  rejectionBefore,
+  rejectionGap,
+  statedNumber,
+  statingVerb,
+} from './answer-words';
+import { committedStatement, cutAtReason, dollarsPair, type Hedge, hedge } from './statement';
 
 /**
  * The places an answer is looked for. The default order is Math-Verify's priorities; 'prose_answer' reads a one-line
@@ -49,37 +59,44 @@ const boxCommands = ['\\boxed', '\\fbox'];
 
 /**
  * The answer a model committed to, or null. Every rule searches from the right, so the last statement wins; all
- * scans are linear (lastIndexOf and one brace-matching pass), so a megabyte of text costs milliseconds.
+ * scans are linear (lastIndexOf and one brace-matching pass), so a megabyte of text costs milliseconds. A stated
+ * answer (a final box, "final answer is", an answer phrase) commits: what follows it never replaces it, and a hedge
+ * there ("either $3$ or $4$", "Answer: 5. Or maybe 7.") is no answer at all (issue 45; see statement.ts).
  */
 export function extractAnswer(text: string, options: ExtractOptions = {}): string | null {
   const finalText = options.finalTextOnly === false ? text : finalAssistantText(text);
   for (const rule of options.rules ?? defaultExtractionRules) {
     const found = extractors[rule](finalText);
+    if (found === hedge) return null;
     if (found !== null && found.trim() !== '') return found.trim();
   }
   return null;
 }
 
-const extractors: Record<ExtractionRule, (text: string) => string | null> = {
+const extractors: Record<ExtractionRule, (text: string) => string | Hedge | null> = {
   final_answer: (text) => {
     const match = lastMatch(text, /final answer is/gi);
     if (match === null) return null;
-    const tail = cutAtReason(cutAtHope(text.slice(match).split('\n')[0] ?? ''));
-    return lastBoxed(tail) ?? joinedMath(tail) ?? stripSentenceEnd(tail);
+    const [line, following] = splitLine(text.slice(match));
+    const tail = committedStatement(line, following);
+    if (tail === hedge) return hedge;
+    return lastBoxed(tail) ?? mathRun(tail) ?? stripSentenceEnd(tail);
   },
-  boxed: lastBoxed,
+  boxed: (text) => {
+    const run = lastBoxRun(text);
+    if (run === null) return null;
+    // "\boxed{5}. Or maybe 7.": an alternative offered after the box makes it a hedge.
+    return alternativeAfter.test(text.slice(run.end, run.end + 40)) ? hedge : run.content;
+  },
   answer_phrase: (text) => {
     const match = lastMatch(text, answerPhrase);
     if (match === null) return null;
-    const line = cutAtReason(
-      cutAtHope(
-        text
-          .slice(match)
-          .split('\n')
-          .find((part) => part.trim() !== '') ?? '',
-      ),
-    );
-    return statedValue(line);
+    // The first non-empty line after the phrase ("Answer:\n12").
+    const after = text.slice(match);
+    const lineStart = after.search(/\S/);
+    const [line, following] = splitLine(lineStart < 0 ? '' : after.slice(lineStart));
+    const statement = committedStatement(line, following);
+    return statement === hedge ? hedge : statedValue(statement);
   },
   prose_answer: (text) => {
     const line = text.trim();
@@ -94,10 +111,16 @@ const extractors: Record<ExtractionRule, (text: string) => string | null> = {
   last_math: (text) => {
     // Math-Verify takes the rightmost of the last math span and the last plain number; we take a plain number
     // only when a sentence states it ("... is 2/3.", "there are 12 sequences") after the last math span.
-    const math = lastMathSpan(text);
+    const math = lastUnrejectedMathSpan(text);
     const stated = lastStatedNumber(text);
+    if (math === hedge)
+      return stated !== null && stated.start >= lastMathSpan(text)!.end ? stated.content : hedge;
     if (stated !== null && (math === null || stated.start >= math.end)) return stated.content;
-    return math?.content ?? null;
+    if (math === null) return null;
+    // "could be $3$ or $4$" offers two values: they join into one list, which equals neither.
+    const lineStart = text.lastIndexOf('\n', math.start) + 1;
+    const run = mathRun(text.slice(lineStart, math.end), { last: true });
+    return run?.endsWith(math.content.trim()) ? run : math.content;
   },
   short_answer: (text) => {
     const trimmed = text.trim();
@@ -153,32 +176,25 @@ function isRelation(text: string): boolean {
   return /^[a-zA-Z](?:_\{?\w+\}?)?\s*(?:[<>=]|\\[lg]eq?\b|\\neq\b)/.test(text.trim());
 }
 
-/** A reason after the answer ends it: "The answer is 42 because ...", "42, since ...", "5，因为 ...". */
-function cutAtReason(line: string): string {
-  // The word first, then the separator before it: a leading [\s,;]+ would rescan long runs of spaces (quadratic).
-  const at = line.search(reasonStart);
-  return at < 0 ? line : line.slice(0, at).replace(/[\s,;，、]+$/, '');
-}
-
-/** Minerva's closing formula ends the answer: "The final answer is 5. I hope it is correct." */
-function cutAtHope(line: string): string {
-  // A plain search (no leading \s*, which would rescan long runs of spaces from every start: quadratic).
-  const at = line.search(/I hope it is correct/i);
-  return at < 0 ? line : line.slice(0, at);
+/** A text's first line and the text after it. */
+function splitLine(text: string): [line: string, following: string] {
+  const end = text.indexOf('\n');
+  return end < 0 ? [text, ''] : [text.slice(0, end), text.slice(end + 1)];
 }
 
 /**
  * The value a sentence states: "The largest $n$ is 34." is 34, not n. What follows the last "is" (or "it's",
- * "=") when something follows, else the last math span, else the sentence itself stripped of its full stop.
+ * "=") outside math spans when something follows, else its first math spans (joined when only separators stand
+ * between them: "$3$ or $4$" is "3, 4"), else the sentence itself stripped of its full stop.
  */
 function statedValue(sentence: string): string | null {
-  const tail = lastMatch(sentence, statingVerb, { outsideBraces: true });
+  const tail = lastMatch(sentence, statingVerb, { outsideGroups: true });
   if (tail !== null) {
     const stated = sentence.slice(tail);
-    const found = lastMath(stated) ?? withoutUnopenedBracket(stripSentenceEnd(stated));
+    const found = mathRun(stated) ?? withoutUnopenedBracket(stripSentenceEnd(stated));
     if (found !== null && isAnswerLike(found)) return found;
   }
-  const math = lastMath(sentence);
+  const math = mathRun(sentence);
   if (math !== null) return math;
   const stripped = stripSentenceEnd(sentence);
   if (stripped === null || isAnswerLike(stripped)) return stripped;
@@ -208,25 +224,27 @@ function lastStatedNumber(text: string): Span | null {
   return found;
 }
 
+/** A $...$ span; an escaped dollar (`$\\$18.90$`) neither opens nor closes one. */
+const dollarSpan = /(?<!\\)\$((?:\\[\s\S]|[^\\$])+)\$/g;
+
 /**
- * The last math span, joined with the spans before it when only separators stand between them
- * ("$12$ and $13$" is "12, 13").
+ * The first math span of a statement (or with `last`, the last), joined with the spans after (before) it while only
+ * separators stand between them: "$12$ and $13$" is "12, 13", "$3$ or $4$" is "3, 4" (a list, which equals neither
+ * of two alternatives). A statement's first span is what it commits to: `$n = 34$, the largest such $n$` is n = 34.
  */
-function joinedMath(text: string): string | null {
-  const spans = [...text.matchAll(/\$([^$]+)\$/g)];
-  if (spans.length < 2) return lastMath(text);
-  // Collected backwards and reversed once: unshift per span would be quadratic in a long run of spans.
-  const parts = [spans[spans.length - 1]!];
-  for (let index = spans.length - 2; index >= 0; index--) {
-    const [span, next] = [spans[index]!, parts[parts.length - 1]!];
-    if (!isSeparator(text.slice(span.index + span[0].length, next.index))) break;
+function mathRun(text: string, { last = false } = {}): string | null {
+  const spans = [...text.matchAll(dollarSpan)].filter((span) => span[1]!.trim() !== '');
+  if (spans.length === 0) return lastMath(text);
+  if (last) spans.reverse();
+  const parts = [spans[0]!];
+  for (const span of spans.slice(1)) {
+    const previous = parts[parts.length - 1]!;
+    const [left, right] = last ? [span, previous] : [previous, span];
+    if (!isSeparator(text.slice(left.index + left[0].length, right.index))) break;
     parts.push(span);
   }
-  if (parts.length === 1) return lastMath(text);
-  return parts
-    .reverse()
-    .map((part) => part[1]!.trim())
-    .join(', ');
+  if (last) parts.reverse();
+  return parts.map((part) => part[1]!.trim()).join(', ');
 }
 
 /** A stated value starts like mathematics (a digit, sign, bracket, backslash) or is a short word or two. */
@@ -281,20 +299,23 @@ export function finalAssistantText(text: string): string {
 }
 
 /**
- * Index just past the last match of a global regex, or null. `outsideBraces` skips matches inside a TeX group:
- * the "=" of \sum_{k=0}^n states no value.
+ * Index just past the last match of a global regex, or null. `outsideGroups` skips matches inside a TeX group
+ * (the "=" of \sum_{k=0}^n states no value) and inside a $...$ span (the "=" of "$n = 34$, the largest such $n$"
+ * is the span's own).
  */
-function lastMatch(text: string, pattern: RegExp, { outsideBraces = false } = {}): number | null {
+function lastMatch(text: string, pattern: RegExp, { outsideGroups = false } = {}): number | null {
   let end: number | null = null;
-  // The brace depth at `scanned`, carried from match to match so the whole scan stays linear.
-  let [scanned, depth] = [0, 0];
+  // The brace depth and math parity at `scanned`, carried from match to match so the whole scan stays linear.
+  let [scanned, depth, inMath] = [0, 0, false];
+  const spans = outsideGroups && dollarsPair(text);
   for (const match of text.matchAll(pattern)) {
     for (; scanned < match.index; scanned++) {
       if (text[scanned] === '\\') scanned += 1;
       else if (text[scanned] === '{') depth += 1;
       else if (text[scanned] === '}') depth = Math.max(0, depth - 1);
+      else if (text[scanned] === '$') inMath = spans && !inMath;
     }
-    if (!outsideBraces || depth === 0) end = match.index + match[0].length;
+    if (!outsideGroups || (depth === 0 && !inMath)) end = match.index + match[0].length;
   }
   return end;
 }
@@ -317,7 +338,7 @@ function stripSentenceEnd(text: string): string | null {
   return start === end ? null : text.slice(start, end);
 }
 
-interface Span {
+export interface Span {
   readonly start: number;
   readonly end: number;
   readonly content: string;
@@ -330,6 +351,11 @@ interface Span {
  * linear in the text whatever it holds: adjacent, nested or unclosed boxes.
  */
 export function lastBoxed(text: string): string | null {
+  return lastBoxRun(text)?.content ?? null;
+}
+
+/** The last run of boxes (lastBoxed): its joined content, where it ends, and its boxes in order. */
+export function lastBoxRun(text: string): { content: string; end: number; boxes: readonly Span[] } | null {
   const starts = boxCommandStarts(text);
   if (starts.length === 0) return null;
   const closeOf = matchBraces(text);
@@ -344,16 +370,20 @@ export function lastBoxed(text: string): string | null {
     if (next !== undefined && (box.end > next.start || !isSeparator(text.slice(box.end, next.start)))) break;
     // A run that repeats a box ("\boxed{9} \boxed{9} ... \boxed{42}") is restated attempts, not a list of
     // answers: the last box alone is the answer.
-    if (contents.has(box.content.trim())) return boxes[0]!.content.trim();
+    if (contents.has(box.content.trim())) {
+      const lastBox = boxes[0]!;
+      return { content: lastBox.content.trim(), end: lastBox.end, boxes: [lastBox] };
+    }
     contents.add(box.content.trim());
     boxes.push(box);
   }
-  return boxes.length === 0
-    ? null
-    : boxes
-        .reverse()
-        .map((box) => box.content.trim())
-        .join(', ');
+  if (boxes.length === 0) return null;
+  boxes.reverse();
+  return {
+    content: boxes.map((box) => box.content.trim()).join(', '),
+    end: boxes[boxes.length - 1]!.end,
+    boxes,
+  };
 }
 
 /**
@@ -415,6 +445,21 @@ function boxAt(text: string, start: number, command: string, closeOf: Int32Array
   const close = closeOf[at]!;
   return close < 0 ? null : { start, end: close + 1, content: text.slice(at + 1, close) };
 }
+
+/**
+ * The last math span, unless a rejection word precedes it: then the span that rejection follows ("$6$, not $5$" is
+ * 6), or a hedge when it follows none ("So $x$ is not $5$." states no value: a rejected value is never the answer).
+ */
+function lastUnrejectedMathSpan(text: string): Span | Hedge | null {
+  const span = lastMathSpan(text);
+  if (span === null || !isRejected(text, span)) return span;
+  const previous = lastMathSpan(text.slice(0, span.start));
+  if (previous === null || isRejected(text, previous)) return hedge;
+  return rejectionGap.test(text.slice(previous.end, span.start)) ? previous : hedge;
+}
+
+const isRejected = (text: string, span: Span): boolean =>
+  rejectionBefore.test(text.slice(Math.max(0, span.start - 24), span.start));
 
 /** The content of the last non-empty $...$, $$...$$, \(...\) or \[...\] span. */
 function lastMath(text: string): string | null {

@@ -63,7 +63,11 @@ export function grade(response: string, gold: Gold, options: GradeOptions = {}):
   const goldIsChoice = (typeof goldAnswers === 'string' ? [goldAnswers] : goldAnswers).some(
     (answer) => choiceLetter(normalizeAnswer(answer).text) !== null,
   );
-  if (goldIsChoice && (extracted === null || choiceLetter(normalizeAnswer(extracted).text) === null)) {
+  // An answer over the length bound names no letter (and is never normalised: normalising megabytes is slow).
+  const maxLength = options.limits?.maxAnswerLength ?? defaultLimits.maxAnswerLength;
+  const namesLetter = (answer: string): boolean =>
+    answer.length <= maxLength && choiceLetter(normalizeAnswer(answer).text) !== null;
+  if (goldIsChoice && (extracted === null || !namesLetter(extracted))) {
     const finalTextOnly = options.extraction?.finalTextOnly;
     extracted = extractChoice(response, { letters: 'ABCDE', finalTextOnly })?.letter ?? extracted;
   }
@@ -181,8 +185,9 @@ function choiceLetter(text: string): string | null {
   const bare = text.replace(/\\(?:text|textbf|mathrm|mbox)\s*\{([^{}]*)\}/g, '$1').trim();
   const alone = /^\(?([A-E])\)?\.?$/.exec(bare);
   if (alone) return alone[1]!;
-  // The option's text follows the letter; an operator there ("(C) + 1") makes it an expression instead.
-  const withText = /^\(([A-E])\)\s*[\w$\\(]/.exec(bare);
+  // The option's text follows the letter; an operator there ("(C) + 1") makes it an expression instead, and
+  // another letter ("(C)(A)") a list of options.
+  const withText = /^\(([A-E])\)\s*(?!\(?[A-E]\))[\w$\\(]/.exec(bare);
   return withText ? withText[1]! : null;
 }
 

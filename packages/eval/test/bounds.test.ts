@@ -47,4 +47,15 @@ describe('bounded comparisons', () => {
     expect(grade(`${' '.repeat(1_000_000)}`, '5').reason).toBe('no_answer');
     expect(grade('\\boxed{1}', `${'word '.repeat(200_000)}so $1$.`).correct).toBe(true);
   });
+
+  it('reads megabyte statements, rejections, hedges and option lists without quadratic scans (issue 45)', () => {
+    expect(grade(`The answer is ${'$1$, not '.repeat(100_000)}$2$`, '1').correct).toBe(true);
+    expect(grade(`So ${'not $1$ '.repeat(100_000)}`, '1').reason).toBe('no_answer');
+    expect(grade(`Answer: 5${'; 1'.repeat(300_000)}`, '5').reason).toBe('too_large');
+    expect(grade(`Answer: 5 ${'or '.repeat(300_000)}`, '5').correct).toBe(false);
+    expect(grade(`The answer is ${'A, '.repeat(300_000)}B`, 'A').correct).toBe(false);
+    expect(grade(`(A)${'\nB)'.repeat(300_000)}`, 'A').correct).toBe(false);
+    expect(grade(`Answer: A${' '.repeat(1_000_000)}x`, 'A').correct).toBe(false);
+    expect(grade(`The answer is 5${' '.repeat(1_000_000)}or maybe 7`, '5').reason).toBe('no_answer');
+  });
 });

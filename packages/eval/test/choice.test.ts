@@ -77,6 +77,33 @@ describe('extractChoice', () => {
     expect(extractChoice('So the answer is "C".\n\nAnswer: "C"')).toBeNull();
   });
 
+  it('pays the last committed box or answer line and never a list of options (issue 45)', () => {
+    expect(extractChoice('\\boxed{C}\\boxed{A}')).toEqual({ letter: 'A', rule: 'boxed' });
+    expect(extractChoice('\\boxed{B}, \\boxed{C}')).toBeNull();
+    expect(extractChoice('\\boxed{B}. Or maybe C.')).toBeNull();
+    expect(extractChoice('Answer: (A), (B)')).toBeNull();
+    // A full stop ends the choice: what follows is a sentence about another option.
+    expect(extractChoice('Answer: A. B is wrong because it ignores friction.')?.letter).toBe('A');
+    expect(extractChoice('C\nC')?.letter).toBe('C');
+    expect(extractChoice('So C.')).toEqual({ letter: 'C', rule: 'closing' });
+    expect(extractChoice('Therefore (D).')?.letter).toBe('D');
+  });
+
+  it('reads no opening letter from a response that goes through the options (issue 45)', () => {
+    const review = '(A) fails the symmetry test.\n(B) gives the wrong sign.\n(C) fits both limits.';
+    expect(extractChoice(review)).toBeNull();
+    expect(extractChoice(`${review}\nSo C.`)?.letter).toBe('C');
+    expect(extractChoice('C. The other options fail.\nC is consistent with both limits.')?.letter).toBe('C');
+  });
+
+  it('reads a small option label with its bracket, unless its text names another option (issue 45)', () => {
+    const optionTexts = ['Oxygen', 'Nitrogen', 'Argon', 'Carbon dioxide'];
+    expect(extractChoice('Answer: c) Argon', { optionTexts })?.letter).toBe('C');
+    expect(extractChoice('Answer: (b)', { optionTexts })?.letter).toBe('B');
+    expect(extractChoice('Answer: c) Nitrogen', { optionTexts })).toBeNull();
+    expect(extractChoice('Answer: c', { optionTexts })).toBeNull();
+  });
+
   it('knows more letters when told, and refuses a bad letter set', () => {
     expect(extractChoice('Answer: F', { letters: 'ABCDEFGHIJ' })?.letter).toBe('F');
     expect(() => extractChoice('Answer: A', { letters: 'AAB' })).toThrow(/distinct capitals/);

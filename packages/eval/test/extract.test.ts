@@ -129,6 +129,49 @@ describe('extractAnswer', () => {
   });
 });
 
+// Issue 45: the suite test/conformance/commitmentCases.ts grades whole responses; these pin the edges of each cut.
+describe('what a stated answer commits to (issue 45)', () => {
+  it('ends the statement at its first sentence end after a value, never at a decimal point or inside math', () => {
+    expect(extractAnswer('The answer is 3.5 m. Then the area is 12.')).toBe('3.5 m');
+    expect(extractAnswer('The answer is $x = 1. 5$ then $7$.')).toBe('x = 1. 5');
+    expect(extractAnswer('Answer: 12. Check: 12 = 3 * 4.')).toBe('12');
+    // A semicolon ends a sentence only before words: a list of values stays one answer.
+    expect(extractAnswer('Answer: 1; 2; 3')).toBe('1; 2; 3');
+    expect(extractAnswer('The answer is $5$; substituting back, $10$.')).toBe('5');
+  });
+
+  it('keeps the stated value before a rejection, and reads none from a statement that opens with one', () => {
+    expect(extractAnswer('La respuesta es 6, no 5.')).toBe('6');
+    expect(extractAnswer('Die Antwort ist 6, nicht 5.')).toBe('6');
+    expect(extractAnswer('The answer is $6$ and not $5$.')).toBe('6');
+    expect(extractAnswer('The answer is not $5$.')).toBeNull();
+    // Without a stated answer: the span a rejection follows, or no answer.
+    expect(extractAnswer('So $x = 6$, not $5$.')).toBe('x = 6');
+    expect(extractAnswer('We had $a = 3$. So $x$ is not $5$.')).toBeNull();
+    expect(extractAnswer('答案：不是5')).toBeNull();
+    // A rejection word among words is part of the answer.
+    expect(extractAnswer('The answer is no solution.')).toBe('no solution');
+  });
+
+  it('reads an alternative offered after the answer, on its line or the next, as a hedge', () => {
+    expect(extractAnswer('\\boxed{5}. Or maybe 7.')).toBeNull();
+    expect(extractAnswer('Final answer: $9$.\nOr maybe $8$.')).toBeNull();
+    expect(extractAnswer('答案是5。或许是7。')).toBeNull();
+    expect(extractAnswer('La réponse est 5, ou peut-être 7.')).toBeNull();
+    expect(extractAnswer('The answer is $5$. Wait, let me recheck: $7$.')).toBeNull();
+    expect(extractAnswer('\\boxed{5}. Actually, $7$.')).toBeNull();
+    expect(extractAnswer('The answer is 5. No, 7.')).toBeNull();
+    expect(extractAnswer('The final answer is $3$; however $4$ also works.')).toBeNull();
+    expect(extractAnswer('The answer is 5. No other value works.')).toBe('5');
+    // Alternatives joined inside the statement are one list, which equals neither value.
+    expect(extractAnswer('The answer is either $3$ or $4$.')).toBe('3, 4');
+  });
+
+  it('reads a lone dollar sign as currency, not as a math delimiter', () => {
+    expect(extractAnswer('Answer: 30 $. Then we add 12.')).toBe('30');
+  });
+});
+
 // Issue 37, fourth round: lighteval's answer anchors per language (huggingface/lighteval
 // src/lighteval/tasks/templates/utils/translation_literals.py @ 3fd1526) and the stating verbs, read with the
 // strictness of the English rules; the near misses of test/conformance/nearMissCases.ts are the refusals in bulk.

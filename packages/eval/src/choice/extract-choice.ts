@@ -1,5 +1,6 @@
-import { foreignAnswerPhrase, joinWord } from '../answer-words';
-import { finalAssistantText, lastBoxed } from '../extract';
+import { alternativeAfter, foreignAnswerPhrase, joinWord } from '../answer-words';
+import { finalAssistantText, lastBoxRun } from '../extract';
+import { type Hedge, hedge } from '../statement';
 
 /** Where a chosen option was read from, strongest first (the order extraction tries them). */
 export type ChoiceRule = 'boxed' | 'answer_phrase' | 'last_line' | 'opening' | 'closing' | 'option_text';
@@ -19,8 +20,7 @@ export interface ExtractedChoice {
 }
 
 /** What one reader found: a letter, nothing, or a hedge between letters (which ends the search: no choice). */
-type Reading = string | null | typeof hedge;
-const hedge = Symbol('hedge');
+type Reading = string | null | Hedge;
 
 /**
  * The option a response chose, or null when it chose none or hedged. Tried in order, each from the right: the last
@@ -37,9 +37,9 @@ export function extractChoice(response: string, options: ChoiceOptions = {}): Ex
   validateLetters(letters);
   const text = options.finalTextOnly === false ? response : finalAssistantText(response);
   const readers: readonly [ChoiceRule, () => Reading][] = [
-    ['boxed', () => letterOfStatement(lastBoxed(text), letters, options.optionTexts)],
+    ['boxed', () => boxedLetter(text, letters, options.optionTexts)],
     ['answer_phrase', () => letterOfStatement(lastAnswerPhrase(text), letters, options.optionTexts, true)],
-    ['last_line', () => bareLetter(lastLine(text), letters)],
+    ['last_line', () => lastLineLetter(text, letters)],
     ['opening', () => openingLetter(text, letters)],
     ['closing', () => closingLetter(text, letters)],
     ['option_text', () => letterOfOptionText(lastLine(text), options.optionTexts, letters)],
@@ -79,12 +79,46 @@ function lastAnswerPhrase(text: string): string | null {
 }
 
 function lastLine(text: string): string | null {
-  const lines = text.split('\n');
-  for (let index = lines.length - 1; index >= 0; index--) {
-    const line = lines[index]!.trim();
-    if (line !== '') return line;
+  return lastLines(text, 1)[0] ?? null;
+}
+
+/** Up to `count` last non-empty lines, trimmed, the last first. */
+function lastLines(text: string, count: number): string[] {
+  const found: string[] = [];
+  let end = text.length;
+  while (found.length < count && end > 0) {
+    const start = text.lastIndexOf('\n', end - 1);
+    const line = text.slice(start + 1, end).trim();
+    if (line !== '') found.push(line);
+    end = Math.max(start, 0);
   }
-  return null;
+  return found;
+}
+
+/**
+ * The letter of the last box. Boxes written side by side (`\boxed{C}\boxed{A}`) are restatements: the last one is
+ * the choice. Boxes joined by a comma, "or" or "and" (`\boxed{B} or \boxed{C}`) list options, and a box followed by
+ * an alternative ("\boxed{B}. Or maybe C") is a hedge.
+ */
+function boxedLetter(text: string, letters: string, optionTexts: readonly string[] | undefined): Reading {
+  const run = lastBoxRun(text);
+  if (run === null) return null;
+  if (alternativeAfter.test(text.slice(run.end, run.end + 40))) return hedge;
+  const { boxes } = run;
+  const sideBySide = boxes.every(
+    (box, index) => index === 0 || text.slice(boxes[index - 1]!.end, box.start).trim() === '',
+  );
+  const statement = sideBySide ? boxes[boxes.length - 1]!.content : run.content;
+  return letterOfStatement(statement, letters, optionTexts);
+}
+
+/** A last line that is only a letter, unless the line before it is another letter: `A\nB\nC\nD` lists options. */
+function lastLineLetter(text: string, letters: string): Reading {
+  const [last, before] = lastLines(text, 2);
+  const letter = bareLetter(last ?? null, letters);
+  if (letter === null) return null;
+  const previous = bareLetter(before ?? null, letters);
+  return previous !== null && previous !== letter ? hedge : letter;
 }
 
 /** Markdown emphasis, TeX text wrappers, math delimiters and the words that often precede a letter. */
@@ -120,18 +154,35 @@ function letterOfStatement(
   const byText = letterOfOptionText(plain, optionTexts, letters);
   if (byText !== null) return byText;
   const candidates = afterPhrase ? [plain, plain.replace(fillerWords, '')] : [plain];
-  const hedged = new RegExp(
-    `^\\(?[${letters}]\\)?[.,]?\\s*(?:/|${joinWord})\\s*\\(?[${letters}]\\)?(?![A-Za-z])`,
-    'u',
-  );
+  const lower = letters.toLowerCase();
   for (const candidate of candidates) {
-    if (hedged.test(candidate)) return hedge;
+    if (isLetterList(candidate, letters)) return hedge;
+    // A capital alone or in brackets; a small letter only as an option label, with its bracket ("c) Argon").
     const leading = new RegExp(
-      `^(?:\\(([${letters}])\\)|([${letters}])(?=$|[.):,;!。，]|\\s+(?:not|non|pas)\\b|[^\\x00-\\x7F]))`,
+      `^(?:\\(([${letters}${lower}])\\)|([${lower}])\\)|([${letters}])(?=$|[.):,;!。，]|\\s+(?:not|non|pas)\\b|[^\\x00-\\x7F]))`,
     ).exec(candidate);
-    if (leading !== null) return (leading[1] ?? leading[2])!;
+    if (leading === null) continue;
+    const letter = (leading[1] ?? leading[2] ?? leading[3])!.toUpperCase();
+    // "c) Nitrogen" where C is Argon names two options: no choice.
+    const rest = candidate.slice(leading[0].length).replace(/^[\s.):,;]+/, '');
+    const named = letterOfOptionText(rest, optionTexts, letters);
+    return named !== null && named !== letter ? hedge : letter;
   }
   return null;
+}
+
+/**
+ * Two or more different letters listed at the start of a statement: "A or B", "(A) and (C)", "A, C", "(C)(A)",
+ * "A, B, C, or D", "B/C". A list of options is never a choice.
+ */
+function isLetterList(statement: string, letters: string): boolean {
+  const letter = `(?:\\(([${letters}])\\)|([${letters}])(?![A-Za-z0-9]))`;
+  // One way to read each run of spaces (none between two optional \s*): a megabyte of them stays linear.
+  const separator = `\\s*(?:[,/;&]\\s*)?(?:(?:${joinWord})\\s*)?`;
+  const list = new RegExp(`^${letter}(?:${separator}${letter})+`, 'u').exec(statement);
+  if (list === null) return false;
+  const named = list[0].match(new RegExp(`[${letters}]`, 'g')) ?? [];
+  return new Set(named).size > 1;
 }
 
 /** A line that is only a letter: "C", "(C)", "C.", "**C**", "\boxed{C}" having been handled before. */
@@ -141,12 +192,20 @@ function bareLetter(line: string | null, letters: string): string | null {
   return match === null ? null : match[1]!;
 }
 
-/** "A" opens many an English sentence, so an opening letter counts only with a bracket, a stop or a colon after it. */
+/**
+ * "A" opens many an English sentence, so an opening letter counts only with a bracket, a stop or a colon after it;
+ * and not when other lines open with other options' labels: "A) ...\nB) ..." goes through the options (or restates
+ * them), it chooses none.
+ */
 function openingLetter(text: string, letters: string): string | null {
   const opening = new RegExp(
     `^\\s*\\(?([${letters}])\\)?(?![A-Za-z0-9])(?:\\s*$|[.):。，,]|(?=[^\\x00-\\x7F]))`,
   );
-  return opening.exec(text)?.[1] ?? null;
+  const letter = opening.exec(text)?.[1];
+  if (letter === undefined) return null;
+  const labels = text.matchAll(new RegExp(`\\n\\s*(?:\\*\\*)?\\(?([${letters}])[).:]`, 'g'));
+  for (const label of labels) if (label[1] !== letter) return null;
+  return letter;
 }
 
 /**
@@ -163,7 +222,7 @@ function closingLetter(text: string, letters: string): string | null {
 }
 
 const choiceWordBefore =
-  /(?:\b(?:it's|it\s+is|is|be|was|choose|chose|pick|picked|select|selected|go\s+with)|[:=])\s*$/i;
+  /(?:\b(?:it's|it\s+is|is|be|was|choose|chose|pick|picked|select|selected|go\s+with|so|thus|hence|therefore)|[:=])\s*$/i;
 
 function letterOfOptionText(
   statement: string | null,

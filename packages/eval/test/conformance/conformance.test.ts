@@ -87,9 +87,11 @@ describe('held-out: lighteval', () => {
 
 // The two held-out suites of issue 37 (docs/results/grader-agreement.md): no wrong answer graded equal, every
 // disagreement a listed one, and the agreement measured when they were written kept as a floor, for the whole
-// suite and for its untouched third.
+// suite and for its untouched third. Suite A's floor went from 68 to 67 with issue 45: its case `Final answer is
+// $\sum_{k=0}^n\bigl(k\bigr)$. I hope. $42$` (equal to 42 for Math-Verify, which cannot parse the sum) has the form
+// of the issue's `Final answer is $7$. I hope. $42$`, which must pay the stated 7 and never the 42 after it.
 describe.each([
-  { suite: heldOutMathVerifySuite, floor: 68 / 74, untouchedFloor: 22 / 24 },
+  { suite: heldOutMathVerifySuite, floor: 67 / 74, untouchedFloor: 22 / 24 },
   { suite: heldOutGraderSuite, floor: 109 / 109, untouchedFloor: 34 / 34 },
 ])('$suite.name', ({ suite, floor, untouchedFloor }) => {
   const outcomes = runSuite(suite);

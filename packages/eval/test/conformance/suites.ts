@@ -1,4 +1,5 @@
 import { categoryCases } from './categoryCases';
+import { commitmentCases } from './commitmentCases';
 import { heldOutGraderCases } from './heldOutGraderCases';
 import { heldOutMathVerifyCases } from './heldOutMathVerifyCases';
 import { lightevalCases } from './lightevalCases';
@@ -179,5 +180,18 @@ export const heldOutGraderSuite: Suite = {
   source: 'MARIO_EVAL, hendrycks/math, NeMo-Skills, inspect_ai (test/conformance/heldOutGraderCases.ts)',
   groups: heldOutGraderCases,
   level: 'answer',
+  differences: differences([]),
+};
+
+/**
+ * Issue 45's suite: whole responses around what a response commits to (a stated answer followed by a check, a P.S. or
+ * a rejected alternative; hedges; "X, not Y"), in mathematics and option letters. Written for the issue; every case
+ * must agree, and no wrong answer may be paid.
+ */
+export const commitmentSuite: Suite = {
+  name: 'commitment (issue 45)',
+  source: 'written for issue 45 (test/conformance/commitmentCases.ts)',
+  groups: commitmentCases,
+  level: 'response',
   differences: differences([]),
 };
