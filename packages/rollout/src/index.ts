@@ -30,6 +30,11 @@ export {
 } from './rollout-engine';
 export { infraRetryDefaults, type SandboxToolOptions, sandboxToolEnvironment } from './sandbox-tools';
 export { deriveSeed } from './seeds';
+export {
+  CODE_INTERPRETER_TOOL,
+  type TemplateToolOptions,
+  templateToolTurns,
+} from './template-tools';
 export { entropyFromTopLogprobs } from './servers/entropy-estimate';
 export { remotePolicyDefaults } from './servers/remote-defaults';
 export {

@@ -1,4 +1,5 @@
-import type { ExecResult, Sandbox, ToolFormat } from '@taorl/sandbox';
+import type { TemplateToolTurns } from '@taorl/data';
+import { type ExecResult, observationText, type Sandbox, type ToolFormat } from '@taorl/sandbox';
 import type { ToolEnvironment } from './tool-environment.js';
 
 /** The defaults of the infrastructure-retry options, shared with the trainer config (tool.infraRetries, ...). */
@@ -16,6 +17,11 @@ export interface SandboxToolOptions {
   infraRetries?: number;
   /** Wait before the first such extra attempt, doubled for each next one. Default 1000. */
   infraRetryDelayMs?: number;
+  /**
+   * Render tool turns with the model's chat template (`templateToolTurns`): the observation is then the tool
+   * message's content, the output without the wrapper the format would add. Default: the format's inline layout.
+   */
+  toolTurns?: TemplateToolTurns;
 }
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -32,8 +38,16 @@ export function sandboxToolEnvironment(
 ): ToolEnvironment {
   const { infraRetries, infraRetryDelayMs } = { ...infraRetryDefaults, ...options };
   let lastInfraFailure: string | null = null;
+  const { toolTurns } = options;
+  // A tool message holds the output as the format's own wrapper would (one final line break dropped): the template
+  // writes the line break before its closing markup itself.
+  const observe = (result: ExecResult) =>
+    toolTurns === undefined
+      ? format.render(result, { maxChars: options.observationChars })
+      : observationText(result, options.observationChars).replace(/\n$/, '');
   return {
-    stopStrings: format.stopStrings,
+    stopStrings: toolTurns === undefined ? format.stopStrings : [],
+    ...(toolTurns === undefined ? {} : { toolTurns }),
     parse: (segment) => format.parse(segment)?.code ?? null,
     async execute(code) {
       let result = await sandbox.run({ code, timeoutMs: options.timeoutMs });
@@ -46,7 +60,7 @@ export function sandboxToolEnvironment(
       }
       return {
         status: result.status,
-        observation: format.render(result, { maxChars: options.observationChars }),
+        observation: observe(result),
         durationMs: result.durationMs,
       };
     },
@@ -64,7 +78,7 @@ export function sandboxToolEnvironment(
       };
       return {
         status: 'error',
-        observation: format.render(result, { maxChars: options.observationChars }),
+        observation: observe(result),
         durationMs: 0,
       };
     },
