@@ -32,6 +32,9 @@ CODE_TOOL = {
 }
 
 
+EOS = "<|im_end|>"
+
+
 def call(code, content="", reasoning=None):
     message = {
         "role": "assistant",
@@ -140,6 +143,30 @@ def render(template, messages, kwargs, add_generation_prompt):
     )
 
 
+def rollout_texts(template, messages, kwargs):
+    """The texts a rollout holds, by the continuous-token rule: the prompt with its generation prompt; each model
+    turn as the template renders it as the last message (up to its end-of-turn marker, which the model samples);
+    each tool turn as the text the template renders after that turn's end-of-turn marker once the tool messages
+    and the next generation prompt follow."""
+    assistants = [i for i, m in enumerate(messages) if m["role"] == "assistant"]
+    model_turns, tool_turns = [], []
+    for k, a in enumerate(assistants):
+        prompt = render(template, messages[:a], kwargs, True)
+        alone = render(template, messages[: a + 1], kwargs, False)
+        assert alone.startswith(prompt), "the generation prompt is not a prefix of the turn it opens"
+        end = alone.index(EOS, len(prompt)) + len(EOS)
+        model_turns.append(alone[len(prompt) : end])
+        if k + 1 < len(assistants):
+            following = render(template, messages[: assistants[k + 1]], kwargs, True)
+            # The tool turn starts after the end-of-turn marker that closes this model turn: the same count of
+            # markers as in `alone` up to `end`, whatever the template writes inside the turn once it is not last.
+            at = -1
+            for _ in range(alone[:end].count(EOS)):
+                at = following.index(EOS, at + 1)
+            tool_turns.append(following[at + len(EOS) :])
+    return model_turns, tool_turns
+
+
 def fixtures(package):
     path = os.path.join(MODULES, package, "models", "tokenizer_config.json")
     with open(path, encoding="utf-8") as file:
@@ -148,12 +175,15 @@ def fixtures(package):
     conversations = []
     for name, messages, kwargs in CONVERSATIONS:
         first_assistant = next(i for i, m in enumerate(messages) if m["role"] == "assistant")
+        model_turns, tool_turns = rollout_texts(template, messages, kwargs)
         conversations.append(
             {
                 "name": name,
                 "messages": messages,
                 "templateKwargs": kwargs,
                 "promptText": render(template, messages[:first_assistant], kwargs, True),
+                "modelTurns": model_turns,
+                "toolTurns": tool_turns,
                 "text": render(template, messages, kwargs, False),
             }
         )

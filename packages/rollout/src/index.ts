@@ -30,11 +30,6 @@ export {
 } from './rollout-engine';
 export { infraRetryDefaults, type SandboxToolOptions, sandboxToolEnvironment } from './sandbox-tools';
 export { deriveSeed } from './seeds';
-export {
-  CODE_INTERPRETER_TOOL,
-  type TemplateToolOptions,
-  templateToolTurns,
-} from './template-tools';
 export { entropyFromTopLogprobs } from './servers/entropy-estimate';
 export { remotePolicyDefaults } from './servers/remote-defaults';
 export {
@@ -53,6 +48,11 @@ export {
 export { WireFields } from './servers/wire-fields';
 export { type OpenAiCompletionRequest, openAiCompletions, servedModelName } from './servers/wire-openai';
 export { type SglangGenerateRequest, sglangGenerate } from './servers/wire-sglang';
+export {
+  CODE_INTERPRETER_TOOL,
+  type TemplateToolOptions,
+  templateToolTurns,
+} from './template-tools';
 export {
   checkTokenIntegrity,
   type ObservationSegment,

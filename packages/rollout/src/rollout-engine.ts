@@ -160,7 +160,8 @@ export async function rollout(
     }
     const segment = sequence.segmentText(decode);
     // Template layout: the model ends every turn with its end-of-turn token, a call's turn included.
-    const code = generated.finishReason === 'stop_token' && toolTurns === undefined ? null : tools.parse(segment);
+    const code =
+      generated.finishReason === 'stop_token' && toolTurns === undefined ? null : tools.parse(segment);
     if (generated.finishReason === 'stop_token' && code === null) {
       sequence.finish('eos');
       return null;

@@ -62,20 +62,26 @@ export class TemplateToolTurns {
     const call: ChatMessage = {
       role: 'assistant',
       content: '',
-      tool_calls: [{ type: 'function', function: { name: toolName as string, arguments: { code: CODE_PROBE } } }],
+      tool_calls: [
+        { type: 'function', function: { name: toolName as string, arguments: { code: CODE_PROBE } } },
+      ],
     };
     const tool: ChatMessage = { role: 'tool', content: CONTENT_PROBE, name: toolName as string };
-    const prompt = render([user], true);
+    const history = render([user], false);
     const withTool = render([user, call, tool], true);
     const endOfTurn = tokenizer.specialTokenText(tokenizer.eosTokenId) ?? '';
-    // The model's turn ends at its first end-of-turn token; what the template writes inside it (Qwen3 adds an empty
-    // think block to a final turn only) is the model's to sample, so only the turns before it must be stable.
-    const end = endOfTurn === '' ? -1 : withTool.indexOf(endOfTurn, prompt.length);
-    if (!withTool.startsWith(prompt)) {
-      fail('it renders the turns before the model\'s turn differently once a tool call and its output follow');
+    // Only the turns before the model's must be stable: its own turn is what it sampled, after the generation
+    // prompt it saw (Qwen3 adds an empty think block to a final turn, and with enable_thinking false to the
+    // generation prompt, neither of which it renders once the turn is not the last).
+    if (!withTool.startsWith(history)) {
+      fail("it renders the turns before the model's turn differently once a tool call and its output follow");
     }
+    const end = endOfTurn === '' ? -1 : withTool.indexOf(endOfTurn, history.length);
     if (end < 0) {
-      fail(`an assistant turn with a tool call does not end with the tokenizer's end-of-turn token ${JSON.stringify(endOfTurn)}`);
+      fail(
+        "an assistant turn with a tool call does not end with the tokenizer's end-of-turn token " +
+          JSON.stringify(endOfTurn),
+      );
     }
     const cut = end + endOfTurn.length;
     const turn = withTool.slice(cut);
@@ -87,7 +93,7 @@ export class TemplateToolTurns {
           : "it renders a tool message's content more than once",
       );
     }
-    this.#callText = withTool.slice(prompt.length, cut);
+    this.#callText = withTool.slice(history.length, cut);
     this.#before = turn.slice(0, at);
     this.#after = turn.slice(at + CONTENT_PROBE.length);
     for (const marker of `${this.#before}${this.#after}`.match(CHAT_MARKER) ?? []) {
@@ -98,7 +104,8 @@ export class TemplateToolTurns {
   }
 
   /**
-   * The model's turn as the template renders a call of the tool with `code` (its end-of-turn token included): a
+   * The model's turn as the template renders a call of the tool with `code` (from its header to its end-of-turn
+   * token): a
    * tool format must parse `code` back out of `text`, or the model, taught the template's call syntax, would write
    * calls the rollout cannot run.
    */
