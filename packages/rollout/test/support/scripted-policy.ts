@@ -45,8 +45,10 @@ export class ScriptedPolicy implements RolloutPolicy {
           finishReason = 'stop_token';
           break;
         }
+        // As inference servers do: the token that completes a stop string ends the segment, whatever follows the
+        // stop string inside that token (">\n" completing "</code>").
         const sofar = this.tokenizer.decode(ids.subarray(0, i + 1));
-        if (sampling.stopStrings?.some((stop) => sofar.endsWith(stop))) {
+        if (sampling.stopStrings?.some((stop) => sofar.includes(stop))) {
           end = i + 1;
           finishReason = 'stop_string';
           break;
