@@ -6,7 +6,7 @@ import {
   TemplateToolTurns,
   type ToolSchema,
 } from '@taorl/data';
-import { createSandbox, hermesFormat } from '@taorl/sandbox';
+import { hermesFormat } from '@taorl/sandbox';
 import { describe, expect, it } from 'vitest';
 import {
   type RolloutOptions,
