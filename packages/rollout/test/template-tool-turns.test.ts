@@ -131,7 +131,15 @@ describe.each<[QwenName, string]>([
         (message.tool_calls ?? []).map((call) => (call.function.arguments as { code: string }).code),
       );
       expect(sandbox.codes).toEqual(codes);
-      // taorl's template engine renders the conversation as Jinja2 does.
+      // taorl's template engine renders the prompt and the conversation as Jinja2 does.
+      const firstAssistant = conversation.messages.findIndex((message) => message.role === 'assistant');
+      expect(
+        template.render(conversation.messages.slice(0, firstAssistant), {
+          tools: turns.tools,
+          variables: conversation.templateKwargs,
+          addGenerationPrompt: true,
+        }),
+      ).toBe(promptText);
       expect(
         template.render(conversation.messages, {
           tools: turns.tools,
