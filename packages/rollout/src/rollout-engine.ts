@@ -158,11 +158,15 @@ export async function rollout(
       sequence.finish('length');
       return null;
     }
-    const segment = sequence.segmentText(decode);
     // Template layout: the model ends every turn with its end-of-turn token, a call's turn included.
-    const code =
-      generated.finishReason === 'stop_token' && toolTurns === undefined ? null : tools.parse(segment);
-    if (generated.finishReason === 'stop_token' && code === null) {
+    const endedTurn = generated.finishReason === 'stop_token';
+    if (endedTurn && toolTurns === undefined) {
+      sequence.finish('eos');
+      return null;
+    }
+    const segment = sequence.segmentText(decode);
+    const code = tools.parse(segment);
+    if (code === null && endedTurn) {
       sequence.finish('eos');
       return null;
     }

@@ -107,7 +107,7 @@ const SINGLE_TURN_FORMATS = new Set(['markdown', 'tags']);
  * Whether tool turns are the chat template's: tool.turns template, or auto for an hf checkpoint (it has its own
  * template) whose tool format is not one of the single-turn layouts.
  */
-export function templateLayout(config: TrainerConfig): boolean {
+function templateLayout(config: TrainerConfig): boolean {
   const { turns, format } = config.tool;
   if (turns !== 'auto') return turns === 'template';
   return config.model.source === 'hf' && !SINGLE_TURN_FORMATS.has(format.name);
