@@ -1,5 +1,5 @@
 import type { TemplateToolTurns } from '@taorl/data';
-import { type ExecResult, observationText, type Sandbox, type ToolFormat } from '@taorl/sandbox';
+import type { ExecResult, Sandbox, ToolFormat } from '@taorl/sandbox';
 import type { ToolEnvironment } from './tool-environment.js';
 
 /** The defaults of the infrastructure-retry options, shared with the trainer config (tool.infraRetries, ...). */
@@ -39,12 +39,17 @@ export function sandboxToolEnvironment(
   const { infraRetries, infraRetryDelayMs } = { ...infraRetryDefaults, ...options };
   let lastInfraFailure: string | null = null;
   const { toolTurns } = options;
-  // A tool message holds the output as the format's own wrapper would (one final line break dropped): the template
-  // writes the line break before its closing markup itself.
+  if (toolTurns !== undefined && format.content === undefined) {
+    throw new TypeError(
+      `sandboxToolEnvironment: tool format "${format.name}" has no content(), which template tool turns need`,
+    );
+  }
+  // A tool message holds the output without the format's wrapper (ToolFormat.content): the template renders the
+  // turn around it.
   const observe = (result: ExecResult) =>
     toolTurns === undefined
       ? format.render(result, { maxChars: options.observationChars })
-      : observationText(result, options.observationChars).replace(/\n$/, '');
+      : format.content!(result, { maxChars: options.observationChars });
   return {
     stopStrings: toolTurns === undefined ? format.stopStrings : [],
     ...(toolTurns === undefined ? {} : { toolTurns }),

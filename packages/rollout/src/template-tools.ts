@@ -41,6 +41,12 @@ export function templateToolTurns(
   format: ToolFormat,
   options: TemplateToolOptions = {},
 ): TemplateToolTurns {
+  if (format.content === undefined) {
+    throw new ToolTurnError(
+      `the tool format "${format.name}" has no content() (the output without its wrapper), which a chat ` +
+        "template's tool turn holds: add one, or use a single-turn layout (tool.turns inline)",
+    );
+  }
   const turns = new TemplateToolTurns(template, tokenizer, {
     tools: [CODE_INTERPRETER_TOOL],
     ...(options.variables === undefined ? {} : { variables: options.variables }),

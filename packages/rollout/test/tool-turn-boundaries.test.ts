@@ -71,6 +71,15 @@ describe('template layout', () => {
     expect(trajectory!.toolCalls[0]!.status).toBe('ok');
   });
 
+  it('refuses a tool format without content(), naming it', async () => {
+    const tokenizer = await qwenTokenizer('qwen3');
+    const template = ChatTemplate.fromTokenizerConfig(tokenizer.config);
+    const { content: _, ...withoutContent } = hermesFormat;
+    expect(() => templateToolTurns(template, tokenizer, { ...withoutContent, name: 'mine' })).toThrow(
+      'the tool format "mine" has no content() (the output without its wrapper)',
+    );
+  });
+
   it('refuses a tool format that does not parse the call the template teaches, naming both', async () => {
     const tokenizer = await qwenTokenizer('qwen2_5');
     const template = ChatTemplate.fromTokenizerConfig(tokenizer.config);
