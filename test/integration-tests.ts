@@ -28,6 +28,7 @@ export const integrationTests: readonly string[] = [
   'packages/sandbox/test/serve.test.ts',
   'packages/sandbox/test/unprivileged.test.ts',
   'packages/rollout/test/rollout-engine.test.ts',
+  'packages/rollout/test/tool-turn-boundaries.test.ts',
   'apps/trainer/test/ablate/ablation.test.ts',
   'apps/trainer/test/base-model.test.ts',
   'apps/trainer/test/benchmark-eval-choice-code.test.ts',
@@ -66,4 +67,5 @@ export const integrationTests: readonly string[] = [
   'apps/trainer/test/sandbox-outage.test.ts',
   'apps/trainer/test/sft-data-parallel.test.ts',
   'apps/trainer/test/sft-resume.test.ts',
+  'apps/trainer/test/tool-turns.test.ts',
 ];

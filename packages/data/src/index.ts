@@ -31,6 +31,7 @@ export {
 export { EMBEDDED_CHAT_TEMPLATE, EMBEDDED_STOP_STRINGS } from './chat/embedded-template';
 export { type SftExample, type SftOptions, toSftExample } from './chat/sft';
 export { ChatTemplate, type ChatTemplateOptions, type RenderOptions } from './chat/template';
+export { TemplateToolTurns, ToolTurnError, type ToolTurnOptions } from './chat/tool-turn';
 export type { ChatMessage, ChatToolCall, Conversation, ToolSchema } from './chat/types';
 export {
   type CurationOptions,
@@ -53,7 +54,7 @@ export { DataError, type DataLocation } from './errors';
 export { ByteTokenizer, type ByteTokenizerOptions, EMBEDDED_SPECIAL_TOKENS } from './tokenizer/byte';
 export { HfTokenizer, type HfTokenizerConfig } from './tokenizer/hf';
 export { createIncrementalDecoder } from './tokenizer/incremental';
-export type { DecodeOptions, IncrementalDecoder, Tokenizer } from './tokenizer/types';
+export type { DecodeOptions, IncrementalDecoder, TextPart, Tokenizer } from './tokenizer/types';
 export type { CodeResult, CodeRunner, ToolCallFormat } from './tool-runner';
 export { parseTrajectory, serializeTrajectory } from './trajectory/jsonl';
 export {

@@ -48,6 +48,12 @@ export {
 export { WireFields } from './servers/wire-fields';
 export { type OpenAiCompletionRequest, openAiCompletions, servedModelName } from './servers/wire-openai';
 export { type SglangGenerateRequest, sglangGenerate } from './servers/wire-sglang';
+export { checkTemplateIntegrity, describeDrift, type TemplateDrift } from './template-integrity';
+export {
+  CODE_INTERPRETER_TOOL,
+  type TemplateToolOptions,
+  templateToolTurns,
+} from './template-tools';
 export {
   checkTokenIntegrity,
   type ObservationSegment,

@@ -74,9 +74,10 @@ export class RolloutError extends Error {
 }
 
 /**
- * Multi-turn tool-integrated rollout of a batch (ALGORITHMS.md section 1): generate until a tool stop string or
- * EOS; parse the call; execute it while other lanes generate; append the observation, tokenized as untrusted
- * text, with lossMask 0; repeat up to maxTurns and the length budget. Records per policy token the sampled
+ * Multi-turn tool-integrated rollout of a batch: generate until a tool stop string or EOS; parse the call; execute
+ * it while other lanes generate; append the observation with lossMask 0 (inline: untrusted text inside the
+ * assistant's turn; with the tool environment's `toolTurns`, the chat template's tool turn after the model's
+ * end-of-turn token); repeat up to maxTurns and the length budget. Records per policy token the sampled
  * log-prob and the entropy of the full distribution.
  */
 export async function rollout(
@@ -103,9 +104,21 @@ export async function rollout(
   const maxRepeatedCalls = options.maxRepeatedCalls ?? 0;
   const overTime = () => performance.now() - started > maxWallMs;
 
+  const { toolTurns } = tools;
+  /**
+   * The ids an observation inserts. Template layout: the template's tool turn after the model's end-of-turn token.
+   * Inline layout: the rendered observation as untrusted text, its leading line break dropped when the model's
+   * text already ends with one (a token such as ">\n" completed the stop string), so no line break is doubled.
+   */
+  const observationIds = (sequence: SequenceState, observation: string): Int32Array => {
+    if (toolTurns !== undefined) return toolTurns.encode(observation);
+    const merged = observation.startsWith('\n') && sequence.segmentText(decode).endsWith('\n');
+    return tokenizer.encodeUntrusted(merged ? observation.slice(1) : observation);
+  };
+
   /** Appends an observation, cut to the response budget (which it may end). */
   const observe = (sequence: SequenceState, outcome: ToolOutcome, code: string): void => {
-    const observation = tokenizer.encodeUntrusted(outcome.observation);
+    const observation = observationIds(sequence, outcome.observation);
     const room = options.maxResponseTokens - sequence.length;
     const call = { status: outcome.status, code, output: outcome.observation };
     sequence.appendObservation(
@@ -145,12 +158,18 @@ export async function rollout(
       sequence.finish('length');
       return null;
     }
-    if (generated.finishReason === 'stop_token') {
+    // Template layout: the model ends every turn with its end-of-turn token, a call's turn included.
+    const endedTurn = generated.finishReason === 'stop_token';
+    if (endedTurn && toolTurns === undefined) {
       sequence.finish('eos');
       return null;
     }
-    const segment = tokenizer.decode(Int32Array.from(sequence.segment));
+    const segment = sequence.segmentText(decode);
     const code = tools.parse(segment);
+    if (code === null && endedTurn) {
+      sequence.finish('eos');
+      return null;
+    }
     if (code === null) return unparseable(sequence, segment);
     if (sequence.toolCalls >= options.maxTurns) {
       sequence.finish('max_turns');

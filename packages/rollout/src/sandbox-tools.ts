@@ -1,3 +1,4 @@
+import type { TemplateToolTurns } from '@taorl/data';
 import type { ExecResult, Sandbox, ToolFormat } from '@taorl/sandbox';
 import type { ToolEnvironment } from './tool-environment.js';
 
@@ -16,6 +17,11 @@ export interface SandboxToolOptions {
   infraRetries?: number;
   /** Wait before the first such extra attempt, doubled for each next one. Default 1000. */
   infraRetryDelayMs?: number;
+  /**
+   * Render tool turns with the model's chat template (`templateToolTurns`): the observation is then the tool
+   * message's content, the output without the wrapper the format would add. Default: the format's inline layout.
+   */
+  toolTurns?: TemplateToolTurns;
 }
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -32,8 +38,21 @@ export function sandboxToolEnvironment(
 ): ToolEnvironment {
   const { infraRetries, infraRetryDelayMs } = { ...infraRetryDefaults, ...options };
   let lastInfraFailure: string | null = null;
+  const { toolTurns } = options;
+  if (toolTurns !== undefined && format.content === undefined) {
+    throw new TypeError(
+      `sandboxToolEnvironment: tool format "${format.name}" has no content(), which template tool turns need`,
+    );
+  }
+  // A tool message holds the output without the format's wrapper (ToolFormat.content): the template renders the
+  // turn around it.
+  const observe = (result: ExecResult) =>
+    toolTurns === undefined
+      ? format.render(result, { maxChars: options.observationChars })
+      : format.content!(result, { maxChars: options.observationChars });
   return {
-    stopStrings: format.stopStrings,
+    stopStrings: toolTurns === undefined ? format.stopStrings : [],
+    ...(toolTurns === undefined ? {} : { toolTurns }),
     parse: (segment) => format.parse(segment)?.code ?? null,
     async execute(code) {
       let result = await sandbox.run({ code, timeoutMs: options.timeoutMs });
@@ -46,7 +65,7 @@ export function sandboxToolEnvironment(
       }
       return {
         status: result.status,
-        observation: format.render(result, { maxChars: options.observationChars }),
+        observation: observe(result),
         durationMs: result.durationMs,
       };
     },
@@ -64,7 +83,7 @@ export function sandboxToolEnvironment(
       };
       return {
         status: 'error',
-        observation: format.render(result, { maxChars: options.observationChars }),
+        observation: observe(result),
         durationMs: 0,
       };
     },

@@ -77,6 +77,11 @@ export class SequenceState {
     this.toolCalls++;
   }
 
+  /** The policy's text since the last observation. */
+  segmentText(decode: (ids: Int32Array) => string): string {
+    return decode(Int32Array.from(this.segment));
+  }
+
   prefix(): Int32Array {
     const prefix = new Int32Array(this.prompt.promptIds.length + this.ids.length);
     prefix.set(this.prompt.promptIds);

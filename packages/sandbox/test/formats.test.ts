@@ -283,3 +283,21 @@ describe('registry', () => {
     );
   });
 });
+
+describe('ToolFormat.content (the output a chat template wraps itself)', () => {
+  const outputs = [result({ stdout: '391\n' }), result({ stdout: '' }), result({ stdout: '\n\n  x\n   \n' })];
+
+  it.each([hermesFormat, markdownFormat, tagsFormat])('$name: is what its own render wraps', (format) => {
+    for (const output of outputs) {
+      const content = format.content!(output, { maxChars: 64 });
+      expect(content).toBe(observationText(output, 64).replace(/\n$/, ''));
+      expect(format.render(output, { maxChars: 64 })).toContain(`\n${content}\n`);
+    }
+  });
+
+  it('must be a function when a registered format gives one', () => {
+    expect(() =>
+      registerToolFormat({ ...tagsFormat, name: 'tags-content', content: 'x' } as unknown as ToolFormat),
+    ).toThrow('registerToolFormat: format "tags-content": content must be a function when given');
+  });
+});

@@ -1,4 +1,4 @@
-import type { ChatTemplate, Tokenizer, Trajectory } from '@taorl/data';
+import type { ChatTemplate, TemplateToolTurns, Tokenizer, Trajectory } from '@taorl/data';
 import {
   type BenchmarkReport,
   type CodeJudgeMode,
@@ -28,6 +28,8 @@ export interface BenchmarkEvalParts {
   tokenizer: Tokenizer;
   template: ChatTemplate;
   tools: ToolEnvironment;
+  /** The template layout's tool turns (Session.toolTurns): prompts are rendered with its tools. */
+  toolTurns?: TemplateToolTurns | null;
   /** Judges programs (LiveCodeBench) and decodes their private tests; a session's sandbox. */
   sandbox?: RolloutParts['sandbox'];
 }
@@ -176,7 +178,11 @@ export async function evaluateBenchmarks(
   positiveInteger('batchSize', batchSize);
   if (options.benchmarks.length === 0) throw new RangeError('evaluateBenchmarks: no benchmarks');
   const warn = options.warn ?? ((message: string) => process.stderr.write(`warning: ${message}\n`));
-  const systemPrompt = benchmarkSystemPrompt(options.toolFormat, options.systemPrompt);
+  const systemPrompt = benchmarkSystemPrompt(
+    options.toolFormat,
+    options.systemPrompt,
+    (parts.toolTurns ?? null) !== null,
+  );
   const config: BenchmarkEvalConfig = {
     model: options.model,
     benchmarks: [...options.benchmarks],

@@ -81,6 +81,15 @@ export const trainerSchema = z.strictObject({
   }),
   tool: section('tool calls', {
     format: plugin('tool-call format (@taorl/sandbox registry)', 'markdown'),
+    turns: oneOf(
+      "tool-turn layout: template (the model ends its turn after a call and its chat template's tool turn " +
+        'follows, with the tools given to the template), inline (the observation is inserted inside the ' +
+        "assistant's turn, rendered by the format) or auto (template for an hf checkpoint unless tool.format is " +
+        'markdown or tags, the single-turn layouts; inline otherwise) (docs/explanation/rollout.md, "Tool-turn ' +
+        'layouts")',
+      'auto',
+      ['auto', 'template', 'inline'] as const,
+    ),
     instructions: nonEmptyStr(
       'a system message in front of every RL and held-out prompt, telling the model how to call the tool: none ' +
         "(the prompts as they are), auto (the tool format's instructions: how to call the tool and where the " +
@@ -278,6 +287,12 @@ export const trainerSchema = z.strictObject({
       topLogprobs: int(
         'top log-probs per token asked for the entropy estimate (0 = none: the sampled token surprisal)',
         remotePolicyDefaults.topLogprobs,
+        { min: 0 },
+      ),
+      templateCheck: int(
+        "trajectories of each rollout batch checked against the chat template's rendering of their messages " +
+          '(template tool turns only; the metric templateDriftShare, the first drift logged; 0 = off)',
+        8,
         { min: 0 },
       ),
     },

@@ -22,6 +22,7 @@ export function paddedVocabTokenizer(tokenizer: Tokenizer, modelVocabSize: numbe
     padTokenId: tokenizer.padTokenId,
     encode: (text) => tokenizer.encode(text),
     encodeUntrusted: (text) => tokenizer.encodeUntrusted(text),
+    encodeParts: (parts) => tokenizer.encodeParts(parts),
     decode,
     createDecoder: (options) => createIncrementalDecoder(decode, options),
     specialTokenText: (id) => tokenizer.specialTokenText(id),

@@ -24,6 +24,7 @@ import { decisionPointStats } from './decision-points.js';
 import type { PolicySync } from './policy-sync.js';
 import { rolloutStats } from './rollout-stats.js';
 import type { RlStepMetrics } from './step-metrics.js';
+import { checkTemplateDrift, type TemplateDriftCheck, type TemplateDriftCount } from './template-drift.js';
 import { withTurnFacts } from './turn-facts.js';
 import type { UpdateStats } from './update-stats.js';
 
@@ -64,6 +65,8 @@ export interface RlStepContext {
    */
   maxInfraFailureRate: number;
   seed: number;
+  /** Remote mode with template tool turns: check a sample of each batch against the chat template. */
+  templateDrift?: TemplateDriftCheck;
 }
 
 /** Trajectories that met a tool outage leave every batch, whatever filters the config names. */
@@ -117,6 +120,7 @@ export async function rlStep(ctx: RlStepContext, step: number): Promise<RlStepMe
   let unparseableCalls = 0;
   const problemsById = new Map<string, Problem>();
   let genBatches = 0;
+  const drift: TemplateDriftCount = { checked: 0, drifted: 0 };
 
   while (groupTrajectories(kept).length < ctx.groups && genBatches < ctx.maxGenBatches) {
     // 1. Rollouts: groupSize samples of each problem, tool calls run in the sandbox, final answers graded.
@@ -126,6 +130,9 @@ export async function rlStep(ctx: RlStepContext, step: number): Promise<RlStepMe
       ...ctx.rollout,
       seed: deriveSeed(ctx.seed, 'rl-rollout', step, genBatches),
     });
+    if (ctx.templateDrift !== undefined) {
+      checkTemplateDrift(ctx.templateDrift, rolled.trajectories, problemsById, ctx.tokenizer, drift);
+    }
     endings.push(...rolled.endings);
     for (const count of rolled.unparseableCalls) unparseableCalls += count;
     time.generationMs += rolled.timing.generationMs;
@@ -216,6 +223,7 @@ export async function rlStep(ctx: RlStepContext, step: number): Promise<RlStepMe
     voidTurnRate: voidTurns / Math.max(1, generated.length),
     endings: countEndings(endings),
     unparseableCalls,
+    ...(drift.checked === 0 ? {} : { templateDriftShare: drift.drifted / drift.checked }),
     trajectoriesKept: batch.length,
     groupsKept: batchGroups.length,
     genBatches,

@@ -75,6 +75,11 @@ export interface RlStepMetrics extends Omit<RolloutStats, 'policyTokens'>, Updat
   endings?: Record<RolloutEnding, number>;
   /** Tool calls that did not parse (rollout.unparseableCall observe / text), summed over refill batches. */
   unparseableCalls?: number;
+  /**
+   * Remote mode with template tool turns: the share of the checked sample of trajectories whose trained ids leave
+   * the chat template's rendering of their messages (checkTemplateIntegrity); 0 when none does.
+   */
+  templateDriftShare?: number;
   trajectoriesKept: number;
   groupsKept: number;
   genBatches: number;

@@ -18,8 +18,11 @@ import { deriveSeed } from '../util/seeds.js';
 import { fromRegistry, toolFormatOf } from './components.js';
 import type { Session } from './session.js';
 
-/** Renders a task's prompt messages to token ids, with the system message tool.instructions asks for. */
-type PromptIds = (messages: readonly ChatMessage[]) => Int32Array;
+/**
+ * A task's prompt messages with the system message tool.instructions asks for, and their token ids: the fields
+ * of a Problem that its prompt fills in.
+ */
+type RenderPrompt = (messages: readonly ChatMessage[]) => Pick<Problem, 'promptIds' | 'promptMessages'>;
 
 /** Where RL problems and held-out problems come from. */
 export interface ProblemSource {
@@ -33,11 +36,11 @@ export interface ProblemSource {
  * The embedded arith-tool task: fresh training problems every step from @taorl/data's generator (the train split
  * never shares a question with the test split).
  */
-function arithToolProblems(session: Session, promptIds: PromptIds): ProblemSource {
+function arithToolProblems(session: Session, renderPrompt: RenderPrompt): ProblemSource {
   const { config } = session;
   const toProblem = (problem: ReturnType<typeof generateArithProblems>[number]): Problem => ({
     id: problem.id,
-    promptIds: promptIds([{ role: 'user', content: arithUserMessage(problem) }]),
+    ...renderPrompt([{ role: 'user', content: arithUserMessage(problem) }]),
     gold: problem.answer,
     level: problem.level,
     requiredCalls: problem.steps.length,
@@ -68,14 +71,14 @@ export function arithProblems(session: Session, split: 'train' | 'test', count: 
 
 async function loadPrompts(
   session: Session,
-  promptIds: PromptIds,
+  renderPrompt: RenderPrompt,
   path: string,
   field: string,
 ): Promise<Problem[]> {
   const problems: Problem[] = [];
   try {
     for await (const record of loadDataset(path, 'verl'))
-      problems.push(toProblem(promptIds, record, path, problems.length));
+      problems.push(toProblem(renderPrompt, record, path, problems.length));
   } catch (error) {
     throw new ConfigError(session.source, field, (error as Error).message);
   }
@@ -83,10 +86,10 @@ async function loadPrompts(
   return problems;
 }
 
-function toProblem(promptIds: PromptIds, record: RlPrompt, path: string, index: number): Problem {
+function toProblem(renderPrompt: RenderPrompt, record: RlPrompt, path: string, index: number): Problem {
   const id = typeof record.extraInfo.id === 'string' ? record.extraInfo.id : `${path}#${index}`;
   try {
-    return { id, promptIds: promptIds(record.prompt as ChatMessage[]), gold: record.groundTruth };
+    return { id, ...renderPrompt(record.prompt as ChatMessage[]), gold: record.groundTruth };
   } catch (error) {
     throw new Error(`${path}, prompt ${JSON.stringify(id)}: ${(error as Error).message}`);
   }
@@ -97,13 +100,15 @@ function toProblem(promptIds: PromptIds, record: RlPrompt, path: string, index: 
  * permutations (problem k of the run depends only on the seed and k); the held-out set is the first testSize
  * prompts of task.testFile.
  */
-async function fileProblems(session: Session, promptIds: PromptIds): Promise<ProblemSource> {
+async function fileProblems(session: Session, renderPrompt: RenderPrompt): Promise<ProblemSource> {
   const { task } = session.config;
   if (task.file === undefined)
     throw new ConfigError(session.source, 'task.file', "required when task.name is 'file'");
-  const train = await loadPrompts(session, promptIds, task.file, 'task.file');
+  const train = await loadPrompts(session, renderPrompt, task.file, 'task.file');
   const test =
-    task.testFile === undefined ? [] : await loadPrompts(session, promptIds, task.testFile, 'task.testFile');
+    task.testFile === undefined
+      ? []
+      : await loadPrompts(session, renderPrompt, task.testFile, 'task.testFile');
   return epochSource(session, train, test);
 }
 
@@ -126,10 +131,10 @@ function epochSource(session: Session, train: readonly Problem[], test: readonly
 }
 
 /** A code problem as the RL loop sees it: its prompt, and its tests to judge the program against. */
-function codeProblem(promptIds: PromptIds, problem: CodeProblem): Problem {
+function codeProblem(renderPrompt: RenderPrompt, problem: CodeProblem): Problem {
   return {
     id: problem.id,
-    promptIds: promptIds([{ role: 'user', content: codeUserMessage(problem) }]),
+    ...renderPrompt([{ role: 'user', content: codeUserMessage(problem) }]),
     gold: `${problem.task.tests.length} tests`,
     code: problem.task,
   };
@@ -137,13 +142,13 @@ function codeProblem(promptIds: PromptIds, problem: CodeProblem): Problem {
 
 async function loadCodeTask(
   session: Session,
-  promptIds: PromptIds,
+  renderPrompt: RenderPrompt,
   path: string,
   field: string,
 ): Promise<Problem[]> {
   try {
     const problems = await loadCodeProblems(path, { runner: session.sandbox });
-    return problems.map((problem) => codeProblem(promptIds, problem));
+    return problems.map((problem) => codeProblem(renderPrompt, problem));
   } catch (error) {
     throw new ConfigError(session.source, field, (error as Error).message);
   }
@@ -154,39 +159,46 @@ async function loadCodeTask(
  * JSONL or LiveCodeBench's layout, or, with no task.file, the embedded stdin/stdout problems (a few hundred
  * generated, held-out ones with other test values).
  */
-async function codeProblems(session: Session, promptIds: PromptIds): Promise<ProblemSource> {
+async function codeProblems(session: Session, renderPrompt: RenderPrompt): Promise<ProblemSource> {
   const { task, seed } = session.config;
   if (task.file === undefined) {
     const embedded = (split: 'train' | 'test', count: number) =>
-      embeddedCodeProblems(seed, split, count).map((problem) => codeProblem(promptIds, problem));
+      embeddedCodeProblems(seed, split, count).map((problem) => codeProblem(renderPrompt, problem));
     return epochSource(session, embedded('train', 500), embedded('test', task.testSize));
   }
-  const train = await loadCodeTask(session, promptIds, task.file, 'task.file');
+  const train = await loadCodeTask(session, renderPrompt, task.file, 'task.file');
   const test =
-    task.testFile === undefined ? [] : await loadCodeTask(session, promptIds, task.testFile, 'task.testFile');
+    task.testFile === undefined
+      ? []
+      : await loadCodeTask(session, renderPrompt, task.testFile, 'task.testFile');
   return epochSource(session, train, test);
 }
 
 /**
- * The system message tool.instructions asks for, or null for none. auto: the tool format's instructions, then
- * where the final answer goes (a code problem's user message says where its program goes instead).
+ * The system message tool.instructions asks for, or null for none. auto: the tool format's instructions (in the
+ * template layout, the template's own tool section instead), then where the final answer goes (a code problem's
+ * user message says where its program goes instead).
  */
 function toolInstructionsOf(session: Session): string | null {
   const { config, source } = session;
   const { instructions } = config.tool;
   if (instructions === 'none') return null;
   if (instructions !== 'auto') return instructions;
-  const format = toolFormatOf(config, source);
   const answerRule = config.task.name === 'code' ? undefined : BOXED_ANSWER_RULE;
+  // The template layout's template writes the tool section itself (from the tools it is given).
+  if (session.toolTurns !== null) return answerRule ?? null;
+  const format = toolFormatOf(config, source);
   return fromRegistry(source, 'tool.instructions', () => toolSystemPrompt(format, answerRule));
 }
 
 /** The configured task's problems, each prompt with the system message of tool.instructions. */
 export async function problemSource(session: Session): Promise<ProblemSource> {
   const system = toolInstructionsOf(session);
-  const promptIds: PromptIds = (messages) =>
-    session.promptIds(system === null ? messages : withSystemPrompt(messages, system));
+  const renderPrompt: RenderPrompt = (messages) => {
+    const promptMessages = system === null ? [...messages] : withSystemPrompt(messages, system);
+    return { promptIds: session.promptIds(promptMessages), promptMessages };
+  };
   const { name } = session.config.task;
-  if (name === 'arith-tool') return arithToolProblems(session, promptIds);
-  return name === 'code' ? codeProblems(session, promptIds) : fileProblems(session, promptIds);
+  if (name === 'arith-tool') return arithToolProblems(session, renderPrompt);
+  return name === 'code' ? codeProblems(session, renderPrompt) : fileProblems(session, renderPrompt);
 }

@@ -1,10 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ByteTokenizer, type ChatMessage, ChatTemplate, type Tokenizer } from '@taorl/data';
+import {
+  ByteTokenizer,
+  type ChatMessage,
+  ChatTemplate,
+  type TemplateToolTurns,
+  type Tokenizer,
+} from '@taorl/data';
 import { loadHfTokenizer } from '@taorl/data/node';
 import { type BackendChoice, initBackend } from '@taorl/grpo';
 import type { ToolEnvironment } from '@taorl/rollout';
-import { sandboxToolEnvironment } from '@taorl/rollout';
+import { sandboxToolEnvironment, templateToolTurns } from '@taorl/rollout';
 import { checkSandboxHealth, createSandbox, type Sandbox } from '@taorl/sandbox';
 import { ConfigError } from '../config/config-error.js';
 import type { TrainerConfig } from '../config/trainer-config.js';
@@ -15,7 +21,7 @@ import { createTinyPolicy, loadPolicy, type TransformerPolicy } from '../model/t
 import { basePolicyPath } from '../util/shipped.js';
 import { PolicyWorkers } from '../workers/policy-workers.js';
 import type { TokenizerSource } from '../workers/tokenizer-source.js';
-import { type RlComponents, rlComponents } from './components.js';
+import { fromRegistry, type RlComponents, rlComponents } from './components.js';
 
 /** The live parts of a run: backend, tokenizer, chat template, policy, sandbox and the plug-ins. */
 export interface Session {
@@ -47,8 +53,16 @@ export interface Session {
   vocabSize: number;
   sandbox: Sandbox;
   tools: ToolEnvironment;
+  /**
+   * The chat template's tool turns when tool.turns resolves to template (null: the inline layout): prompts are
+   * then rendered with its tools, and the tool environment inserts its tool turns.
+   */
+  toolTurns: TemplateToolTurns | null;
   components: RlComponents;
-  /** Chat-rendered prompt messages as token ids (the generation prompt opens the assistant turn). */
+  /**
+   * Chat-rendered prompt messages as token ids (the generation prompt opens the assistant turn), with the tools
+   * given to the template in the template layout.
+   */
   promptIds(messages: readonly ChatMessage[]): Int32Array;
   close(): Promise<void>;
 }
@@ -84,6 +98,19 @@ function configuredShape(dir: string): ModelShape {
   const path = join(dir, 'config.json');
   const config = parseHfConfig(JSON.parse(readFileSync(path, 'utf8')), path);
   return { contextLength: config.maxPositionEmbeddings, vocabSize: config.vocabSize };
+}
+
+/** The tool formats that are single-turn layouts by name: tool.turns auto keeps them inline. */
+const SINGLE_TURN_FORMATS = new Set(['markdown', 'tags']);
+
+/**
+ * Whether tool turns are the chat template's: tool.turns template, or auto for an hf checkpoint (it has its own
+ * template) whose tool format is not one of the single-turn layouts.
+ */
+function templateLayout(config: TrainerConfig): boolean {
+  const { turns, format } = config.tool;
+  if (turns !== 'auto') return turns === 'template';
+  return config.model.source === 'hf' && !SINGLE_TURN_FORMATS.has(format.name);
 }
 
 /** Opens everything a command needs. Plug-in names are resolved first, so typos fail before anything starts. */
@@ -137,6 +164,9 @@ export async function openSession(
       ? { contextLength: policy.maxSequenceLength, vocabSize: policy.vocabSize }
       : (configured ?? { contextLength: EMBEDDED_CONTEXT, vocabSize: tokenizer.vocabSize });
   tokenizer = paddedVocabTokenizer(tokenizer, vocabSize);
+  const toolTurns = templateLayout(config)
+    ? fromRegistry(source, 'tool.turns', () => templateToolTurns(template, tokenizer, components.format))
+    : null;
   const { sandbox: sandboxSpec } = config.tool;
   const sandbox = await createSandbox({ ...sandboxSpec.options, backend: sandboxSpec.name }).catch(
     (error: Error) => {
@@ -149,7 +179,10 @@ export async function openSession(
     await sandbox.close();
     throw new ConfigError(source, 'tool.sandbox', error.message);
   });
-  const tools = sandboxToolEnvironment(components.format, sandbox, config.tool);
+  const tools = sandboxToolEnvironment(components.format, sandbox, {
+    ...config.tool,
+    ...(toolTurns === null ? {} : { toolTurns }),
+  });
   const local = policy;
   const withoutPolicy = () =>
     new Error('this command runs without local weights (inference servers answer): no session.policy');
@@ -181,8 +214,15 @@ export async function openSession(
     vocabSize,
     sandbox,
     tools,
+    toolTurns,
     components,
-    promptIds: (messages) => tokenizer.encode(template.render(messages, { addGenerationPrompt: true })),
+    promptIds: (messages) =>
+      tokenizer.encode(
+        template.render(messages, {
+          addGenerationPrompt: true,
+          ...(toolTurns === null ? {} : { tools: toolTurns.tools }),
+        }),
+      ),
     async close() {
       await pool?.dispose();
       local?.dispose();

@@ -133,6 +133,9 @@ export function rlContext(
       : null,
     maxInfraFailureRate: config.tool.maxInfraFailureRate,
     seed: config.seed,
+    ...(servers === null || session.toolTurns === null || remote.templateCheck === 0
+      ? {}
+      : { templateDrift: { turns: session.toolTurns, sampleSize: remote.templateCheck, log } }),
   };
   return { context, updater };
 }

@@ -12,6 +12,8 @@ export interface RenderOptions {
 }
 
 export interface ChatTemplateOptions {
+  /** How errors name the template, e.g. 'the chat_template of tokenizer_config.json'. Default 'the chat template'. */
+  name?: string;
   bosToken?: string;
   eosToken?: string;
   /**
@@ -36,6 +38,7 @@ function tokenText(value: unknown): string | undefined {
 /** A Jinja chat template (the Hugging Face `chat_template` convention) rendered with @huggingface/jinja. */
 export class ChatTemplate {
   readonly source: string;
+  readonly name: string;
   readonly stopStrings: readonly string[];
   readonly #template: Template;
   readonly #bosToken: string;
@@ -43,6 +46,7 @@ export class ChatTemplate {
 
   constructor(source: string, options: ChatTemplateOptions = {}) {
     this.source = source;
+    this.name = options.name ?? 'the chat template';
     this.#template = new Template(source);
     this.#bosToken = options.bosToken ?? '';
     this.#eosToken = options.eosToken ?? '';
@@ -59,6 +63,7 @@ export class ChatTemplate {
     }
     const eosToken = tokenText(config.eos_token);
     return new ChatTemplate(source, {
+      name: `the chat_template "${name}" of tokenizer_config.json`,
       bosToken: tokenText(config.bos_token) ?? '',
       eosToken: eosToken ?? '',
     });
@@ -67,6 +72,7 @@ export class ChatTemplate {
   /** The built-in template of the embedded model (EMBEDDED_CHAT_TEMPLATE). */
   static embedded(): ChatTemplate {
     return new ChatTemplate(EMBEDDED_CHAT_TEMPLATE, {
+      name: 'the embedded chat template',
       eosToken: '<|im_end|>',
       stopStrings: EMBEDDED_STOP_STRINGS,
     });

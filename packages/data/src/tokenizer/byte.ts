@@ -1,5 +1,6 @@
 import { createIncrementalDecoder } from './incremental';
-import type { DecodeOptions, IncrementalDecoder, Tokenizer } from './types';
+import { encodePartsWith, tokenPattern } from './parts';
+import type { DecodeOptions, IncrementalDecoder, TextPart, Tokenizer } from './types';
 
 /**
  * Special tokens of the embedded model, in id order after the 256 byte tokens. ChatML markers so that the
@@ -17,10 +18,6 @@ export interface ByteTokenizerOptions {
 }
 
 const BYTE_COUNT = 256;
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
 
 /**
  * The embedded model's tokenizer: one token per UTF-8 byte (ids 0-255) plus a few special tokens. Every string
@@ -46,9 +43,7 @@ export class ByteTokenizer implements Tokenizer {
     this.vocabSize = BYTE_COUNT + specials.length;
     this.eosTokenId = this.#requireSpecial(options.eosToken ?? '<|im_end|>', 'eosToken');
     this.padTokenId = this.#requireSpecial(options.padToken ?? '<|endoftext|>', 'padToken');
-    // Longest first, so a special token that is a prefix of another never wins.
-    const alternatives = [...specials].sort((a, b) => b.length - a.length).map(escapeRegExp);
-    this.#specialPattern = new RegExp(alternatives.join('|'), 'g');
+    this.#specialPattern = tokenPattern(specials) as RegExp;
   }
 
   #requireSpecial(text: string, option: string): number {
@@ -74,6 +69,15 @@ export class ByteTokenizer implements Tokenizer {
 
   encodeUntrusted(text: string): Int32Array {
     return Int32Array.from(this.#encoder.encode(text));
+  }
+
+  encodeParts(parts: readonly TextPart[]): Int32Array {
+    return encodePartsWith(
+      parts,
+      this.#specialPattern,
+      (token) => this.specialTokens.get(token) as number,
+      (text) => this.encodeUntrusted(text),
+    );
   }
 
   decode(ids: ArrayLike<number>, options: DecodeOptions = {}): string {

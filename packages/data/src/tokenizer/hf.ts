@@ -1,6 +1,7 @@
 import { Tokenizer as HfCoreTokenizer } from '@huggingface/tokenizers';
 import { createIncrementalDecoder } from './incremental';
-import type { DecodeOptions, IncrementalDecoder, Tokenizer } from './types';
+import { encodePartsWith, tokenPattern } from './parts';
+import type { DecodeOptions, IncrementalDecoder, TextPart, Tokenizer } from './types';
 
 /** The fields of tokenizer_config.json that taorl reads (the file has many more). */
 export interface HfTokenizerConfig {
@@ -38,6 +39,9 @@ export class HfTokenizer implements Tokenizer {
   readonly config: HfTokenizerConfig;
   readonly #core: HfCoreTokenizer;
   readonly #specialById: Map<number, string>;
+  /** Every added token (special or not: "<tool_response>" of Qwen3 is not special) by its text. */
+  readonly #addedIds: Map<string, number>;
+  readonly #addedPattern: RegExp | null;
 
   /**
    * From the parsed tokenizer.json and tokenizer_config.json, in any runtime; loadHfTokenizer of
@@ -50,6 +54,8 @@ export class HfTokenizer implements Tokenizer {
     const special = added.filter((token) => token.special);
     this.specialTokens = new Map(special.map((token) => [token.content, token.id]));
     this.#specialById = new Map(special.map((token) => [token.id, token.content]));
+    this.#addedIds = new Map(added.map((token) => [token.content, token.id]));
+    this.#addedPattern = tokenPattern(this.#addedIds.keys());
     const model = this.#core.model;
     const highest = Math.max(model ? model.vocab.length - 1 : -1, ...added.map((token) => token.id));
     this.vocabSize = highest + 1;
@@ -89,6 +95,19 @@ export class HfTokenizer implements Tokenizer {
       ids[i] = id;
     }
     return ids;
+  }
+
+  /**
+   * Added tokens are matched on the raw text, as tokenizer.json's non-normalized, unstripped added tokens (all of
+   * Qwen's) are; the runs between them go through `encodeUntrusted`.
+   */
+  encodeParts(parts: readonly TextPart[]): Int32Array {
+    return encodePartsWith(
+      parts,
+      this.#addedPattern,
+      (token) => this.#addedIds.get(token) as number,
+      (text) => this.encodeUntrusted(text),
+    );
   }
 
   decode(ids: ArrayLike<number>, options: DecodeOptions = {}): string {

@@ -11,6 +11,12 @@ export interface DecodeOptions {
   skipSpecialTokens?: boolean;
 }
 
+/** A piece of text for `Tokenizer.encodeParts`: markup (trusted) or content that must never become a token. */
+export interface TextPart {
+  text: string;
+  untrusted?: boolean;
+}
+
 /**
  * What the rest of taorl needs from a tokenizer. `encode` treats special-token strings in the text as special
  * tokens (for trusted text such as rendered chat templates); `encodeUntrusted` never produces a special token
@@ -25,6 +31,13 @@ export interface Tokenizer {
   readonly padTokenId: number;
   encode(text: string): Int32Array;
   encodeUntrusted(text: string): Int32Array;
+  /**
+   * Encodes text assembled from trusted markup and untrusted content (a rendered chat template with a tool's output
+   * in it): added and special tokens are recognised in trusted parts only, and the text between two such tokens is
+   * encoded as one run across part boundaries. The ids are therefore `encode` of the joined text whenever no
+   * untrusted part spells a token, and a literal "<|im_end|>" in an untrusted part stays text.
+   */
+  encodeParts(parts: readonly TextPart[]): Int32Array;
   decode(ids: ArrayLike<number>, options?: DecodeOptions): string;
   createDecoder(options?: DecodeOptions): IncrementalDecoder;
   /** The text of a special token id, or undefined when the id is not special. */

@@ -1,4 +1,4 @@
-import { observationText } from './observation';
+import { observationContent } from './observation';
 import { registerBuiltInFormat } from './registry';
 import { DEFAULT_OBSERVATION_CHARS, type ParsedToolCall, type ToolFormat } from './tool-format';
 
@@ -45,8 +45,11 @@ export const hermesFormat: ToolFormat = {
     return last;
   },
   render(result, options = {}) {
-    const body = observationText(result, options.maxChars ?? DEFAULT_OBSERVATION_CHARS);
-    return `\n<tool_response>\n${body.replace(/\n$/, '')}\n</tool_response>\n`;
+    const body = observationContent(result, options.maxChars ?? DEFAULT_OBSERVATION_CHARS);
+    return `\n<tool_response>\n${body}\n</tool_response>\n`;
+  },
+  content(result, options = {}) {
+    return observationContent(result, options.maxChars ?? DEFAULT_OBSERVATION_CHARS);
   },
   // Laid out as Qwen's chat templates present tools in the system message (Qwen2.5's and Qwen3's
   // tokenizer_config.json, given `tools`: a "# Tools" section, each signature as JSON inside <tools></tools>, then

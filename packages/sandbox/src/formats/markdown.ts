@@ -1,4 +1,4 @@
-import { observationText } from './observation';
+import { observationContent } from './observation';
 import { registerBuiltInFormat } from './registry';
 import { DEFAULT_OBSERVATION_CHARS, type ParsedToolCall, type ToolFormat } from './tool-format';
 
@@ -25,8 +25,11 @@ export const markdownFormat: ToolFormat = {
     return last;
   },
   render(result, options = {}) {
-    const body = observationText(result, options.maxChars ?? DEFAULT_OBSERVATION_CHARS);
-    return `\n${body.replace(/\n$/, '')}\n\`\`\`\n`;
+    const body = observationContent(result, options.maxChars ?? DEFAULT_OBSERVATION_CHARS);
+    return `\n${body}\n\`\`\`\n`;
+  },
+  content(result, options = {}) {
+    return observationContent(result, options.maxChars ?? DEFAULT_OBSERVATION_CHARS);
   },
   // Short: a byte-level model's whole context may be 512 tokens.
   instructions:

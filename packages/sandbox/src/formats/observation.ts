@@ -72,3 +72,8 @@ export function observationText(result: ExecResult, maxChars: number): string {
   const stdoutPart = stdoutBudget > 0 ? truncateMiddle(stdout, stdoutBudget) : '';
   return stdoutPart === '' ? errorPart : `${withNewline(stdoutPart)}${errorPart}`;
 }
+
+/** The observation body without its final line break: a format's `content`, and what its wrapper encloses. */
+export function observationContent(result: ExecResult, maxChars: number): string {
+  return observationText(result, maxChars).replace(/\n$/, '');
+}

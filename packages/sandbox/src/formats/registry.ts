@@ -21,6 +21,11 @@ function checkFormat(format: ToolFormat): void {
       `registerToolFormat: format ${JSON.stringify(format.name)} needs stopStrings, parse and render`,
     );
   }
+  if (format.content !== undefined && typeof format.content !== 'function') {
+    throw new TypeError(
+      `registerToolFormat: format ${JSON.stringify(format.name)}: content must be a function when given`,
+    );
+  }
   const { instructions } = format;
   if (instructions !== undefined && (typeof instructions !== 'string' || instructions.trim() === '')) {
     throw new TypeError(

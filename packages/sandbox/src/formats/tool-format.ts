@@ -28,6 +28,12 @@ export interface ToolFormat {
   /** The observation appended after the call. */
   render(result: ExecResult, options?: RenderOptions): string;
   /**
+   * The result as a tool message's content, without the format's wrapper (the output, one final line break
+   * dropped): what a chat template that renders tool turns itself puts in its tool turn. Optional for a format of
+   * your own; the template tool-turn layout needs it.
+   */
+  content?(result: ExecResult, options?: RenderOptions): string;
+  /**
    * How to call the tool in this format and where its output comes back, in words a model reads in its system
    * message. A trainer shows it to a model that was not fine-tuned on the format; the
    * task's own rule for the final answer is the trainer's to add. Optional for a format of your own.
