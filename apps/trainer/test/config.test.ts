@@ -134,6 +134,12 @@ describe('trainer config', () => {
     expect(config.rl.shaper).toEqual({ name: 'cheng', options: { alpha: 0.4 } });
     const error = errorOf(() => parseConfig('{}', 'base.yaml', ['rl.overlong.factr=1']));
     expect(error.message).toBe('--set rl.overlong.factr=1: rl.overlong.factr: unknown field');
+    // Names of Object's prototype are no fields either (they ended in "Cannot read properties of undefined").
+    for (const path of ['__proto__.x', 'constructor.prototype.x', 'rl.__proto__.x', 'rl.constructor']) {
+      expect(errorOf(() => parseConfig('{}', 'base.yaml', [`${path}=1`])).message).toBe(
+        `--set ${path}=1: ${path}: unknown field`,
+      );
+    }
   });
 
   it('a --set of null unsets a field, as a null in the file does', () => {
