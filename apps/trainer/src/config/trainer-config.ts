@@ -41,6 +41,12 @@ export const trainerSchema = z.strictObject({
       "they register are selectable by name: paths or package names, resolved from the config file's folder " +
       '(docs/plug-ins.md); --plugin adds more',
   ),
+  pluginLoadTimeoutMs: int(
+    'how long each plug-in module may take to load (its top-level await included), in the main thread and in ' +
+      'each worker thread; past it the command fails naming the module',
+    60_000,
+    { min: 1, max: 3_600_000 },
+  ),
   model: section('the policy', {
     source: oneOf(
       'embedded: the tiny model, fresh (or a saved one from model.path); base: the tiny model pretrained on the ' +
