@@ -2,6 +2,10 @@ import type { CorrectionMetrics } from '@taorl/grpo';
 
 /** What the RL step's policy update reports (a subset of @taorl/grpo's update metrics), as its metrics line has it. */
 export interface UpdateStats {
+  /**
+   * Averaged over the optimizer steps that computed it, refused ones included: NaN when one was not finite (null
+   * in metrics.jsonl, which has no NaN), as gradNorm.
+   */
   loss: number;
   /** The loss's clipFractionLow and clipFractionHigh, when it reports them (vanilla and cispo do). */
   clipFracLow?: number;

@@ -135,6 +135,19 @@ export function rlContext(
   return { context, updater };
 }
 
+/**
+ * The warning for a step whose update the NaN/Inf guard refused (in part): the weights did not move for it, which
+ * a metrics line alone leaves easy to miss. Null when it refused nothing for a non-finite value.
+ */
+function nonFiniteRefusals(metrics: RlStepMetrics, loss: string): string | null {
+  const reasons = (metrics.skippedUpdates ?? []).filter((reason) => reason.startsWith('non-finite'));
+  if (reasons.length === 0) return null;
+  return (
+    `warning: RL step ${metrics.step}: policy loss '${loss}': ${reasons.length} optimizer step(s) refused: ` +
+    `${[...new Set(reasons)].join('; ')} (the loss is written as null in metrics.jsonl)`
+  );
+}
+
 /** RL steps until config.rl.steps or config.rl.minutes, one metrics line per step. */
 export async function runRl(
   session: Session,
@@ -154,6 +167,8 @@ export async function runRl(
     await context.sync.start(completed);
     for (let i = completed + 1; i <= rl.steps && performance.now() < deadline; i++) {
       const metrics = await rlStep(context, (options.firstStep ?? 0) + i);
+      const refused = nonFiniteRefusals(metrics, session.config.rl.loss.name);
+      if (refused !== null) (options.log ?? toStderr)(refused);
       writer.write(metrics);
       lines.push(metrics);
       const due = rl.checkpointEvery > 0 && i % rl.checkpointEvery === 0;
