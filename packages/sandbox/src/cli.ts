@@ -46,11 +46,12 @@ async function serve(values: SandboxFlagValues): Promise<number> {
   const workers = integerOption(values.workers, 'workers');
   const maxOutputBytes = integerOption(values['max-output-bytes'], 'max-output-bytes');
   const memoryMb = integerOption(values['memory-mb'], 'memory-mb');
+  // An option out of its range (a TypeError naming it) is a usage error, as the server's own below.
   const sandbox = await createSandbox({
     ...sandboxOptions(values),
     ...(workers ? { workers } : {}),
     limits: { ...(maxOutputBytes ? { maxOutputBytes } : {}), ...(memoryMb ? { memoryMb } : {}) },
-  });
+  }).catch((error: unknown) => (error instanceof TypeError ? fail(error.message) : Promise.reject(error)));
   const optional = (name: string, value: number | undefined) =>
     value === undefined ? {} : { [name]: value };
   let server: Awaited<ReturnType<typeof startSandboxServer>>;

@@ -104,6 +104,9 @@ describe('taorl-sandbox CLI', () => {
     expect(run.status).toBe(2);
     expect(run.stderr).toMatch(/unknown command "exec"[\s\S]*Usage: taorl-sandbox run/);
     expect(runCli(['run', '-', '--timeout-ms', 'soon'], 'print(1)').status).toBe(2);
+    const many = runCli(['serve', '--workers', '100000', '--port', '0']);
+    expect(many.status).toBe(2);
+    expect(many.stderr).toMatch(/workers must be an integer from 1 to 256, got 100000[\s\S]*Usage:/);
     const mixed = runCli(['serve', '--stdin', 'x']);
     expect(mixed.status).toBe(2);
     expect(mixed.stderr).toMatch(/serve does not take --stdin/);
