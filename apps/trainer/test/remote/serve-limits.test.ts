@@ -130,3 +130,38 @@ describe('taorl serve: the event loop while requests queue', () => {
     expect(callsBetween(refused)).toBeLessThanOrEqual(2);
   });
 });
+
+describe('taorl serve: connections', () => {
+  it('holds at most maxConnections open; past it a connection is closed at once, and /health answers again', async () => {
+    const capped = await startServer({ policy, decode, modelName: 'tiny', port: 0, maxConnections: 4 });
+    const idle: ReturnType<typeof connect>[] = [];
+    try {
+      const open = () =>
+        new Promise<{ socket: ReturnType<typeof connect>; closedAt: Promise<void> }>((resolve) => {
+          const socket = connect(capped.port, '127.0.0.1', () => resolve({ socket, closedAt }));
+          socket.on('error', () => undefined);
+          const closedAt = new Promise<void>((done) => socket.once('close', () => done()));
+        });
+      // Four idle connections (no request sent) take every place.
+      for (let i = 0; i < 4; i++) idle.push((await open()).socket);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      // A fifth is closed by the server without an answer, whatever it sends.
+      const fifth = await open();
+      fifth.socket.write('GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+      await fifth.closedAt;
+      // One idle connection leaves: /health is answered.
+      idle.pop()?.destroy();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect((await fetch(`${capped.url}/health`)).status).toBe(200);
+    } finally {
+      for (const socket of idle) socket.destroy();
+      await capped.close();
+    }
+  });
+
+  it('refuses a maxConnections out of 1 to 16384, naming it', async () => {
+    await expect(
+      startServer({ policy, decode, modelName: 'tiny', port: 0, maxConnections: 100_000 }),
+    ).rejects.toThrow('startServer: maxConnections must be an integer from 1 to 16384, got 100000');
+  });
+});
