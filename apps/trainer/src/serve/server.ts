@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import {
   CONNECTIONS_CAP,
   defaultMaxConnections,
@@ -60,9 +60,10 @@ export interface ServeOptions<P extends RolloutPolicy = RolloutPolicy> {
    */
   bodyTimeoutMs?: number;
   /**
-   * Connections held open at once, 1 to 16 384; more are closed as they arrive, so that idle connections never take
-   * the descriptors that weight reloads and answers need. Default: what the file descriptor limit leaves, at most
-   * 16 384 (the rule of `taorl-sandbox serve`).
+   * Connections held open at once, 1 to 16 384, so that connections never take the descriptors that weight reloads
+   * and answers need: past it, the connection that has waited longest without sending a request is closed (or the
+   * new one, when every connection has sent one). Default: what the file descriptor limit leaves, at most 16 384
+   * (the rule of `taorl-sandbox serve`).
    */
   maxConnections?: number;
 }
@@ -198,10 +199,23 @@ export async function startServer<P extends RolloutPolicy>(
     if (closing !== null) response.setHeader('connection', 'close');
     void answer(routes, guard, request, response, bodyTimeoutMs);
   });
-  server.maxConnections = maxConnections;
-  server.on('connection', () => {
+  // Past the cap, the connection that has waited longest without sending a request makes room (else the new one
+  // is closed): idle connections cannot keep /health and clients with requests out.
+  const silent = new Set<Socket>();
+  let open = 0;
+  server.on('connection', (socket: Socket) => {
     arrivals++;
+    open++;
+    silent.add(socket);
+    socket.once('close', () => {
+      open--;
+      silent.delete(socket);
+    });
+    if (open <= maxConnections) return;
+    const [oldest] = silent;
+    (oldest ?? socket).destroy();
   });
+  server.on('request', (request: IncomingMessage) => silent.delete(request.socket as Socket));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 8000, host, () => {

@@ -132,29 +132,48 @@ describe('taorl serve: the event loop while requests queue', () => {
 });
 
 describe('taorl serve: connections', () => {
-  it('holds at most maxConnections open; past it a connection is closed at once, and /health answers again', async () => {
+  it('holds at most maxConnections open: idle ones make room, so /health is answered through a flood', async () => {
     const capped = await startServer({ policy, decode, modelName: 'tiny', port: 0, maxConnections: 4 });
-    const idle: ReturnType<typeof connect>[] = [];
+    const sockets: ReturnType<typeof connect>[] = [];
     try {
       const open = () =>
-        new Promise<{ socket: ReturnType<typeof connect>; closedAt: Promise<void> }>((resolve) => {
-          const socket = connect(capped.port, '127.0.0.1', () => resolve({ socket, closedAt }));
+        new Promise<{ socket: ReturnType<typeof connect>; closed: Promise<void> }>((resolve) => {
+          const socket = connect(capped.port, '127.0.0.1', () => resolve({ socket, closed }));
           socket.on('error', () => undefined);
-          const closedAt = new Promise<void>((done) => socket.once('close', () => done()));
+          const closed = new Promise<void>((done) => socket.once('close', () => done()));
+          sockets.push(socket);
         });
-      // Four idle connections (no request sent) take every place.
-      for (let i = 0; i < 4; i++) idle.push((await open()).socket);
+      // Twenty idle connections (no request sent) for four places: the oldest are closed as new ones come.
+      const idle = [];
+      for (let i = 0; i < 20; i++) idle.push(await open());
+      await Promise.all(idle.slice(0, 16).map((connection) => connection.closed));
+      // Through the flood /health is answered (it waited for a place before).
+      const health = await open();
+      let answer = '';
+      health.socket.on('data', (chunk) => {
+        answer += chunk.toString();
+      });
+      health.socket.write('GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n');
+      await health.closed;
+      expect(answer).toMatch(/^HTTP\/1\.1 200 /);
+      // Connections that sent a request are not the ones closed: four requests whose bodies are still coming hold
+      // every place, a fifth connection is closed.
+      for (const { socket } of idle) socket.destroy();
+      await Promise.all([...idle, health].map((connection) => connection.closed));
       await new Promise((resolve) => setTimeout(resolve, 200));
-      // A fifth is closed by the server without an answer, whatever it sends.
+      const busy = await Promise.all(Array.from({ length: 4 }, () => open()));
+      for (const { socket } of busy) {
+        socket.write(
+          'POST /v1/completions HTTP/1.1\r\nHost: 127.0.0.1\r\ncontent-type: application/json\r\n' +
+            'content-length: 100\r\n\r\n{',
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200));
       const fifth = await open();
-      fifth.socket.write('GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
-      await fifth.closedAt;
-      // One idle connection leaves: /health is answered.
-      idle.pop()?.destroy();
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      expect((await fetch(`${capped.url}/health`)).status).toBe(200);
+      await fifth.closed;
+      expect(busy.every(({ socket }) => !socket.destroyed)).toBe(true);
     } finally {
-      for (const socket of idle) socket.destroy();
+      for (const socket of sockets) socket.destroy();
       await capped.close();
     }
   });
