@@ -5,7 +5,7 @@ import { initBackend } from '@taorl/grpo';
 import { CONNECTIONS_CAP, isLoopback } from '@taorl/sandbox/node';
 import { API_KEY_ENV, apiKeyFromEnv } from '../remote/api-key.js';
 import { openServedModel } from '../serve/model.js';
-import { startServer } from '../serve/server.js';
+import { MAX_BATCH, startServer } from '../serve/server.js';
 import { backendCandidates } from '../session/session.js';
 import type { CliCommand, FlagSpec } from './cli-command.js';
 import { commandFlags, commandUsage, parseArgsOptions, UsageError } from './command-args.js';
@@ -32,7 +32,7 @@ const flags = {
     doc: 'name in /v1/models and in requests',
     default: '--model, or taorl-tiny',
   },
-  'max-batch': { type: 'string', doc: 'most requests per model call', default: '64' },
+  'max-batch': { type: 'string', doc: 'most requests per model call, 1 to 4096', default: '64' },
   'max-connections': {
     type: 'string',
     doc: 'connections held open at once, 1 to 16384; more are closed as they arrive',
@@ -117,12 +117,7 @@ export const serveCommand: CliCommand = {
     const reloadRoot = values['reload-dir'] === undefined ? undefined : resolve(values['reload-dir']);
     if (reloadRoot !== undefined && statSync(reloadRoot, { throwIfNoEntry: false })?.isDirectory() !== true)
       throw new UsageError(`--reload-dir ${reloadRoot} is not a folder`);
-    const maxBatch = integer(
-      values['max-batch'] ?? flags['max-batch'].default,
-      'max-batch',
-      1,
-      Number.MAX_SAFE_INTEGER,
-    );
+    const maxBatch = integer(values['max-batch'] ?? flags['max-batch'].default, 'max-batch', 1, MAX_BATCH);
     const seed = integer(values.seed ?? flags.seed.default, 'seed', 0, 2 ** 32 - 1);
     const maxConnections =
       values['max-connections'] === undefined

@@ -48,7 +48,7 @@ export interface ServeOptions<P extends RolloutPolicy = RolloutPolicy> {
   apiKey?: string;
   /** Frees a policy a reload replaced (or one refused), once no batch uses it. */
   releasePolicy?(policy: P): void;
-  /** Most requests per model call. Default 64. */
+  /** Most requests per model call, 1 to 4096 (MAX_BATCH). Default 64. */
   maxBatch?: number;
   /** Default 127.0.0.1. */
   host?: string;
@@ -81,6 +81,8 @@ export interface InferenceServer<P extends RolloutPolicy = RolloutPolicy> {
   close(): Promise<void>;
 }
 
+/** The most requests one model call takes: its activations grow with it, and one call holds the event loop. */
+export const MAX_BATCH = 4096;
 /** Largest request body read (a prompt of a million token ids fits). */
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
 /** 16 MiB at 1 MB/s arrives in 17 s; a client slower than that holds a connection for nothing. */
@@ -103,9 +105,13 @@ export async function startServer<P extends RolloutPolicy>(
   if (options.loadWeights !== undefined && options.reloadRoot === undefined) {
     throw new TypeError('startServer: loadWeights needs reloadRoot, the only folder reloads may read from');
   }
+  const maxBatch = options.maxBatch ?? 64;
+  if (!Number.isInteger(maxBatch) || maxBatch < 1 || maxBatch > MAX_BATCH) {
+    throw new TypeError(`startServer: maxBatch must be an integer from 1 to ${MAX_BATCH}, got ${maxBatch}`);
+  }
   const guard = new RequestGuard(isLoopback(host), options.apiKey, new Set(['/health']), 'API key');
   const batcher = new GenerationBatcher(policy, {
-    maxBatch: options.maxBatch ?? 64,
+    maxBatch,
     decode: options.decode,
     ...(options.tokenizerVocabSize === undefined ? {} : { tokenizerVocabSize: options.tokenizerVocabSize }),
     ...(options.releasePolicy ? { release: options.releasePolicy } : {}),

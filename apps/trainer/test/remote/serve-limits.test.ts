@@ -2,9 +2,11 @@ import { connect } from 'node:net';
 import { Worker } from 'node:worker_threads';
 import { initBackend } from '@taorl/grpo';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../src/index.js';
 import type { RolloutPolicy } from '../../src/model/policy.js';
 import type { TransformerPolicy } from '../../src/model/transformer-policy.js';
 import { type InferenceServer, startServer } from '../../src/serve/server.js';
+import { capture } from '../support/capture-io.js';
 import { decode, sharpPolicy } from './serve-fixture.js';
 
 // Issue 39 items 8 and 9: the event loop between queued model calls, and request bodies too large or too slow.
@@ -178,9 +180,15 @@ describe('taorl serve: connections', () => {
     }
   });
 
-  it('refuses a maxConnections out of 1 to 16384, naming it', async () => {
+  it('refuses a maxConnections or a maxBatch out of its range, naming it', async () => {
     await expect(
       startServer({ policy, decode, modelName: 'tiny', port: 0, maxConnections: 100_000 }),
     ).rejects.toThrow('startServer: maxConnections must be an integer from 1 to 16384, got 100000');
+    await expect(startServer({ policy, decode, modelName: 'tiny', port: 0, maxBatch: 1e6 })).rejects.toThrow(
+      'startServer: maxBatch must be an integer from 1 to 4096, got 1000000',
+    );
+    const flag = capture();
+    expect(await runCli(['serve', '--max-connections', '0'], flag.io)).toBe(2);
+    expect(flag.err.join('')).toContain("--max-connections must be an integer in [1, 16384], got '0'");
   });
 });
