@@ -25,3 +25,20 @@ export interface UpdateStats {
    */
   correction?: CorrectionMetrics;
 }
+
+/**
+ * The warning for an RL step whose update the NaN/Inf guard refused (in part), naming the step and the policy loss:
+ * the weights did not move for it, which a metrics line alone leaves easy to miss. Null when it refused nothing for a
+ * non-finite value.
+ */
+export function nonFiniteRefusals(
+  metrics: Pick<UpdateStats, 'skippedUpdates'> & { step: number },
+  loss: string,
+): string | null {
+  const reasons = (metrics.skippedUpdates ?? []).filter((reason) => reason.startsWith('non-finite'));
+  if (reasons.length === 0) return null;
+  return (
+    `warning: RL step ${metrics.step}: policy loss '${loss}': ${reasons.length} optimizer step(s) refused: ` +
+    `${[...new Set(reasons)].join('; ')} (the loss is written as null in metrics.jsonl)`
+  );
+}

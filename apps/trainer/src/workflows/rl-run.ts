@@ -12,6 +12,7 @@ import { grpoUpdate } from '../rl/grpo-update.js';
 import { localPolicySync } from '../rl/policy-sync.js';
 import { type RlStepContext, rlStep } from '../rl/rl-step.js';
 import type { RlStepMetrics } from '../rl/step-metrics.js';
+import { nonFiniteRefusals } from '../rl/update-stats.js';
 import type { ProblemSource } from '../session/problem-source.js';
 import { rolloutOptionsOf } from '../session/rollout-options.js';
 import type { Session } from '../session/session.js';
@@ -133,19 +134,6 @@ export function rlContext(
     seed: config.seed,
   };
   return { context, updater };
-}
-
-/**
- * The warning for a step whose update the NaN/Inf guard refused (in part): the weights did not move for it, which
- * a metrics line alone leaves easy to miss. Null when it refused nothing for a non-finite value.
- */
-function nonFiniteRefusals(metrics: RlStepMetrics, loss: string): string | null {
-  const reasons = (metrics.skippedUpdates ?? []).filter((reason) => reason.startsWith('non-finite'));
-  if (reasons.length === 0) return null;
-  return (
-    `warning: RL step ${metrics.step}: policy loss '${loss}': ${reasons.length} optimizer step(s) refused: ` +
-    `${[...new Set(reasons)].join('; ')} (the loss is written as null in metrics.jsonl)`
-  );
 }
 
 /** RL steps until config.rl.steps or config.rl.minutes, one metrics line per step. */
