@@ -3,6 +3,9 @@ import { runCli } from './cli/run-cli.js';
 
 runCli(process.argv.slice(2)).then(
   (code) => {
+    // A failed command ends now: a plug-in module that did not finish loading may still hold timers that would
+    // keep the process alive (stdout and stderr are written synchronously to files and pipes on Linux).
+    if (code !== 0) process.exit(code);
     process.exitCode = code;
   },
   (error: unknown) => {

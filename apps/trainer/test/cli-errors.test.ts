@@ -71,6 +71,14 @@ describe('taorl CLI failures', () => {
     expect(err.join('')).toBe('taorl fails-for-test: outer\n  caused by: inner\n');
   });
 
+  it('refuses a --set through an object prototype as an unknown field (it was a TypeError about "def")', async () => {
+    for (const path of ['__proto__.x', 'constructor.prototype.x', 'rl.__proto__.x']) {
+      const { io, err } = capture();
+      expect(await runCli(['rl', '--set', `${path}=1`], io)).toBe(2);
+      expect(err.join('')).toBe(`taorl rl: config error: --set ${path}=1: ${path}: unknown field\n`);
+    }
+  });
+
   it('the taorl process writes the same single line to standard error', async () => {
     const env = { ...process.env, TAORL_DEBUG: '' };
     const plain = await runProcess(['serve', '--model', missing], env);

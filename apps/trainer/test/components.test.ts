@@ -94,6 +94,11 @@ describe('a bad plug-in option names the field, its index and the plug-in, whate
     expect(problemOf('tool:\n  sandbox: {name: local, wrkers: 2}\n')).toMatch(
       /^run\.yaml: tool\.sandbox: sandbox backend "local": createSandbox: unknown option "wrkers"/,
     );
+    // A count past its range (100000 workers started sandboxes without end).
+    expect(problemOf('tool:\n  sandbox: {name: local, workers: 100000}\n')).toBe(
+      'run.yaml: tool.sandbox: sandbox backend "local": createSandbox: workers must be an integer from 1 to 256, ' +
+        'got 100000',
+    );
   });
 });
 

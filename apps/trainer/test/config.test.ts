@@ -139,6 +139,30 @@ describe('trainer config', () => {
     expect(errorOf(() => parseConfig('{}', 'base.yaml', ['rl.xyzzy=1'])).message).toBe(
       '--set rl.xyzzy=1: rl.xyzzy: unknown field',
     );
+    // Names of Object's prototype are no fields either (they ended in "Cannot read properties of undefined").
+    for (const path of ['__proto__.x', 'constructor.prototype.x', 'rl.__proto__.x', 'rl.constructor']) {
+      expect(errorOf(() => parseConfig('{}', 'base.yaml', [`${path}=1`])).message).toBe(
+        `--set ${path}=1: ${path}: unknown field`,
+      );
+    }
+  });
+
+  it('bounds every count and time of the config, naming the field and the bound', () => {
+    const problem = (assignment: string) =>
+      errorOf(() => parseConfig('{}', 'base.yaml', [assignment])).message;
+    expect(problem('workers=100000')).toBe('--set workers=100000: workers: must be <= 1024, got 100000');
+    expect(problem('rollout.lanes=100000')).toMatch(
+      /^--set rollout\.lanes=100000: rollout\.lanes: must be <= 4096/,
+    );
+    expect(problem('remote.maxConcurrentPerServer=1e6')).toMatch(
+      /remote\.maxConcurrentPerServer: must be <= 4096/,
+    );
+    // A Node timer past 2^31 - 1 ms fires at once.
+    expect(problem('tool.timeoutMs=3e9')).toMatch(
+      /^--set tool\.timeoutMs=3e9: tool\.timeoutMs: must be <= 2147483647/,
+    );
+    expect(problem('remote.timeoutMs=3e9')).toMatch(/remote\.timeoutMs: must be <= 2147483647/);
+    expect(problem('pluginLoadTimeoutMs=0')).toMatch(/pluginLoadTimeoutMs: must be >= 1, got 0/);
   });
 
   it('sets a plug-in option by its dotted path, as config.md lists them (issue 51)', () => {

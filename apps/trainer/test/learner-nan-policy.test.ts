@@ -115,6 +115,9 @@ describe('one NaN policy for the SFT and RL learners', () => {
     expect(rl.stats.skippedUpdates).toHaveLength(1);
     expect(rl.stats.skippedUpdates![0]).toMatch(refusal);
     expect([rl.steps, rl.unchanged]).toEqual([0, true]);
+    // The refused step's values are reported as they were, as SFT's are (RL wrote 0s, values never computed).
+    expect([rl.stats.loss, rl.stats.gradNorm].some(Number.isNaN)).toBe(true);
+    expect(sft.stats.loss).toBeNaN();
   });
 
   it('takes a finite step in both learners and reports no refusal', async () => {

@@ -10,7 +10,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { RunRecord } from '../src/config/run-record.js';
 import { readMetrics, runCli } from '../src/index.js';
@@ -191,6 +191,102 @@ describe('plug-in module errors', () => {
       "config error: --plugin ./no-such-file.js: plugin: cannot find plug-in module './no-such-file.js'",
     );
   });
+
+  it('names a module that throws something other than an Error, or registers a factory of the wrong shape', async () => {
+    const cases: [string, string][] = [
+      ['throw null;', 'it threw null, which is not an Error'],
+      ["throw { code: 'E_PLUGIN' };", "it threw { code: 'E_PLUGIN' }, which is not an Error"],
+    ];
+    for (const [i, [body, problem]] of cases.entries()) {
+      const file = join(root, `throws-value-${i}.js`);
+      writeFileSync(file, `${body}\n`);
+      const config = configWith(`throws-value-${i}.yaml`, `[./throws-value-${i}.js]`);
+      const run = capture();
+      expect(await runCli(['rl', '--config', config], run.io)).toBe(2);
+      expect(run.err.join('')).toBe(
+        `taorl rl: config error: ${config}: plugins[0]: plug-in module './throws-value-${i}.js' (${file}) ` +
+          `failed to load: ${problem}\n`,
+      );
+    }
+    const advantage = pathToFileURL(join(repoRoot, 'packages/advantage/src/index.ts')).href;
+    writeFileSync(
+      join(root, 'shapeless.js'),
+      `import { registerAdvantageEstimator } from ${JSON.stringify(advantage)};\n` +
+        "registerAdvantageEstimator('shapeless', () => ({ name: 'shapeless' }));\n",
+    );
+    const config = configWith('shapeless.yaml', '[./shapeless.js]\nrl: {estimator: shapeless}');
+    const shapeless = capture();
+    expect(await runCli(['rl', '--config', config, '--set', 'rl.steps=0'], shapeless.io)).toBe(2);
+    expect(shapeless.err.join('')).toContain(
+      `config error: ${config}: rl.estimator: advantage estimator "shapeless" (registered by plug-in module ` +
+        "'./shapeless.js'): its factory is of the wrong shape: the object it built has no method estimate()",
+    );
+  });
+
+  it('bounds the time a module takes to load and refuses one that exits, naming module and field', async () => {
+    const write = (name: string, body: string) => {
+      writeFileSync(join(root, name), body);
+      return configWith(`${name}.yaml`, `[./${name}]`);
+    };
+    const failure = (config: string, name: string, problem: string) =>
+      `taorl rl: config error: ${config}: plugins[0]: plug-in module './${name}' (${join(root, name)}) failed to ` +
+      `load: ${problem}\n`;
+    // Awaiting nothing that can finish (the process had exited 0 without a run).
+    const idle = write('idle.mjs', 'await new Promise(() => {});\n');
+    const idleRun = await taorl(['rl', '--config', idle]);
+    expect(idleRun.stderr).toBe(
+      failure(
+        idle,
+        'idle.mjs',
+        'its import never settles: a top-level await waits on nothing that can finish',
+      ),
+    );
+    expect(idleRun.code).toBe(2);
+    // Awaiting forever while a timer of its own keeps the process busy (it had hung).
+    const busy = write('busy.mjs', 'setInterval(() => {}, 1000);\nawait new Promise(() => {});\n');
+    const busyRun = await taorl(['rl', '--config', busy, '--set', 'pluginLoadTimeoutMs=500']);
+    expect(busyRun.stderr).toBe(
+      failure(
+        busy,
+        'busy.mjs',
+        'its import did not finish within 500 ms (a top-level await that never settles?); raise ' +
+          'pluginLoadTimeoutMs if it needs longer',
+      ),
+    );
+    expect(busyRun.code).toBe(2);
+    // Ending the process while it loads (exit 0, no run).
+    const exits = write('exits.mjs', 'process.exit(0);\n');
+    const exitRun = await taorl(['rl', '--config', exits]);
+    expect(exitRun.stderr).toBe(
+      failure(
+        exits,
+        'exits.mjs',
+        'it called process.exit(0) while loading; a plug-in module must not end the process',
+      ),
+    );
+    expect(exitRun.code).toBe(2);
+  }, 120_000);
+
+  it('bounds the load in worker threads too: a module that never settles there fails the run, naming it', async () => {
+    writeFileSync(
+      join(root, 'worker-idle.mjs'),
+      "import { isMainThread } from 'node:worker_threads';\nif (!isMainThread) await new Promise(() => {});\n",
+    );
+    const config = configWith('worker-idle.yaml', '[./worker-idle.mjs]\nworkers: 2');
+    const run = await taorl([
+      'rl',
+      '--config',
+      config,
+      '--out',
+      join(root, 'worker-idle-out'),
+      ...sets([...tinyRunOverrides, 'pluginLoadTimeoutMs=2000']),
+    ]);
+    expect(run.code, run.stderr).toBe(1);
+    expect(run.stderr).toContain(
+      `${config}: plugins[0]: plug-in module './worker-idle.mjs' (${join(root, 'worker-idle.mjs')}) failed to load ` +
+        'in a worker thread: its import did not finish within 2000 ms',
+    );
+  }, 240_000);
 
   it('resolves a path from the given folder and a package, ESM-only ones included, from its node_modules', () => {
     const dir = join(root, 'resolve');

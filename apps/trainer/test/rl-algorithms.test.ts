@@ -2,6 +2,8 @@ import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ByteTokenizer, type Trajectory } from '@taorl/data';
+import { registerPolicyLoss } from '@taorl/grpo';
+import * as tf from '@tensorflow/tfjs';
 import { markdownFormat } from '@taorl/sandbox';
 import { describe, expect, it } from 'vitest';
 import { selectVariants } from '../src/experiments/ablate/variants.js';
@@ -183,6 +185,30 @@ describe('filters that act in the trainer (tiny model, real sandbox)', () => {
     const report = filterTable(masked.lines);
     expect(report).toContain('<td>void-turn</td><td>masked</td><td>8</td>');
     expect(report).toContain('execution-validity&#39; acted on no trajectory');
+  }, 120_000);
+
+  it('a plug-in loss that is NaN: its step is refused, written as a null loss and named on stderr', async () => {
+    registerPolicyLoss(
+      'nan-loss',
+      () =>
+        ({ logProbs }) => ({ perToken: tf.mul(logProbs, Number.NaN) as tf.Tensor2D, metrics: {} }),
+      { replace: true },
+    );
+    const { line, lines, moved, notices } = await oneStep('nan-loss', [
+      'rl.loss=nan-loss',
+      'rl.shaper=none',
+      'rl.filters=[]',
+    ]);
+    expect(line.skippedUpdates).toEqual([
+      'non-finite loss (NaN); weights and optimizer state left unchanged',
+    ]);
+    expect(moved).toBe(0);
+    // JSON has no NaN: the line says null, not the 0 of a loss never computed.
+    expect(lines[0]?.loss).toBeNull();
+    expect(notices).toContain(
+      "warning: RL step 1: policy loss 'nan-loss': 1 optimizer step(s) refused: non-finite loss (NaN); weights " +
+        'and optimizer state left unchanged (the loss is written as null in metrics.jsonl)',
+    );
   }, 120_000);
 
   it('resample-on-correct trains on size of each oversampled group, the rollouts counted', async () => {

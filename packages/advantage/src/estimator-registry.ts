@@ -8,6 +8,7 @@ import type { AdvantageEstimator } from './estimators';
 export const estimatorRegistry: Registry<AdvantageEstimator> = createRegistry<AdvantageEstimator>(
   'advantage',
   'advantage estimator',
+  { methods: ['estimate'] },
 );
 
 /** Builds an estimator from config options; options it does not know are an error. */

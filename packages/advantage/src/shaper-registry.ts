@@ -8,6 +8,7 @@ import type { EntropyShaper } from './shaping';
 export const shaperRegistry: Registry<EntropyShaper> = createRegistry<EntropyShaper>(
   'advantage',
   'entropy shaper',
+  { methods: ['shape'] },
 );
 
 /** Builds a shaper from config options; options it does not know are an error. */

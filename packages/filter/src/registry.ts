@@ -5,7 +5,9 @@ import type { Filter } from './types';
  * The filters selectable by name (docs/plug-ins.md describes the contract every taorl registry follows). Each
  * built-in registers itself where it is defined.
  */
-export const filterRegistry: Registry<Filter> = createRegistry<Filter>('filter', 'filter');
+export const filterRegistry: Registry<Filter> = createRegistry<Filter>('filter', 'filter', {
+  methods: ['apply'],
+});
 
 /** Builds a filter from config options; options it does not know are an error. */
 export type FilterFactory = (options: RawOptions) => Filter;

@@ -115,6 +115,63 @@ export interface Registry<T> {
 interface Entry {
   readonly factory: (options: never) => unknown;
   readonly schema: OptionsSchema<unknown> | undefined;
+  /** The plug-in module whose import registered it (registeringFrom), for messages; undefined for others. */
+  readonly origin: string | undefined;
+}
+
+/**
+ * What a plug-in of a registry's kind must be, checked on what each factory builds, so that a factory of the wrong
+ * shape fails where it is created, naming the plug-in, rather than deep inside a run (`x.estimate is not a
+ * function`).
+ */
+export interface PluginShape {
+  /** The plug-in is itself a function (a policy loss). */
+  readonly callable?: boolean;
+  /** Methods the plug-in object must have. */
+  readonly methods?: readonly string[];
+}
+
+/** Where the plug-in module being imported now is named, shared by every bundled copy of this file. */
+const ORIGIN = Symbol.for('taorl.plugin-registry.origin');
+
+/**
+ * Runs `load`, the import of the plug-in module `module` (as its config or flag names it), so that the plug-ins
+ * it registers meanwhile are named with it in messages. Imports are not to overlap: the trainer loads its plug-in
+ * modules one after another.
+ */
+export async function registeringFrom<T>(module: string, load: () => Promise<T>): Promise<T> {
+  const global = globalThis as unknown as Record<symbol, string | undefined>;
+  const previous = global[ORIGIN];
+  global[ORIGIN] = module;
+  try {
+    return await load();
+  } finally {
+    global[ORIGIN] = previous;
+  }
+}
+
+const currentOrigin = (): string | undefined =>
+  (globalThis as unknown as Record<symbol, string | undefined>)[ORIGIN];
+
+/** What a value is, for a message about a plug-in of the wrong shape. */
+function describeValue(value: unknown): string {
+  if (value === null || value === undefined) return String(value);
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
+/** What is wrong with `made` as a plug-in of `shape`, or undefined when nothing is. */
+function shapeProblem(made: unknown, shape: PluginShape): string | undefined {
+  if (shape.callable === true) {
+    return typeof made === 'function' ? undefined : `expected a function, got ${describeValue(made)}`;
+  }
+  const methods = shape.methods ?? [];
+  if (methods.length === 0) return undefined;
+  if ((typeof made !== 'object' && typeof made !== 'function') || made === null) {
+    return `expected an object with ${methods.join(', ')}(), got ${describeValue(made)}`;
+  }
+  const missing = methods.filter((method) => typeof (made as Record<string, unknown>)[method] !== 'function');
+  return missing.length === 0 ? undefined : `the object it built has no method ${missing.join('(), ')}()`;
 }
 
 /** The layout of the shared entries; bumped if it ever changes, so that two layouts never mix silently. */
@@ -237,7 +294,7 @@ export const UNKNOWN_PLUGIN = 'ERR_TAORL_UNKNOWN_PLUGIN';
  * The registry of one plug-in kind of one package. `packageName` and `kind` make the shared key
  * (`taorl.filter.filter`); `kind` also names the plug-ins in messages.
  */
-export function createRegistry<T>(packageName: string, kind: string): Registry<T> {
+export function createRegistry<T>(packageName: string, kind: string, shape: PluginShape = {}): Registry<T> {
   const key = Symbol.for(`taorl.${packageName}.${kind.replaceAll(' ', '-')}`);
   const entries = (): Map<string, Entry> => sharedStore(key).entries;
 
@@ -297,17 +354,27 @@ export function createRegistry<T>(packageName: string, kind: string): Registry<T
           `${pluginLabel(kind, name)} is already registered; pass { replace: true } to replace it`,
         );
       }
-      entries().set(name, { factory, schema: options.schema });
+      entries().set(name, { factory, schema: options.schema, origin: currentOrigin() });
     },
     registerBuiltIn(name, factory, schema) {
       checkName(name);
-      if (!entries().has(name)) entries().set(name, { factory, schema: schema as OptionsSchema<unknown> });
+      if (!entries().has(name)) {
+        entries().set(name, { factory, schema: schema as OptionsSchema<unknown>, origin: currentOrigin() });
+      }
     },
     create(name, options = {}) {
       const entry = entryOf(name);
       const checkedOptions = checked(name, entry, options);
       // A factory without a schema checks its options itself, so what it throws names the plug-in too.
-      return namingPlugin(kind, name, () => (entry.factory as (options: unknown) => T)(checkedOptions));
+      const made = namingPlugin(kind, name, () => (entry.factory as (options: unknown) => T)(checkedOptions));
+      const problem = shapeProblem(made, shape);
+      if (problem !== undefined) {
+        const from = entry.origin === undefined ? '' : ` (registered by plug-in module '${entry.origin}')`;
+        throw new TypeError(
+          `${pluginLabel(kind, name)}${from}: its factory is of the wrong shape: ${problem}`,
+        );
+      }
+      return made;
     },
     checkOptions(name, options = {}) {
       checked(name, entryOf(name), options);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createRegistry, noOptions, UNKNOWN_PLUGIN } from '../src/index';
+import { createRegistry, noOptions, registeringFrom, UNKNOWN_PLUGIN } from '../src/index';
 
 interface Greeter {
   greet(who: string): string;
@@ -131,6 +131,34 @@ describe('plug-in registry', () => {
     expect(() => greeters.register('x', 'nope' as never)).toThrow(
       'greeter "x": the factory must be a function',
     );
+  });
+
+  it('checks the shape of what a factory builds, naming the plug-in and the module that registered it', async () => {
+    const greeters = createRegistry<Greeter>(`registry-test-${++packages}`, 'greeter', {
+      methods: ['greet'],
+    });
+    greeters.register('fine', hello);
+    greeters.register('no-method', () => ({ greet: 'hi' }) as never);
+    await registeringFrom('./my-greeters.js', async () => {
+      greeters.register('nothing', () => undefined as never);
+    });
+    expect(greeters.create('fine').greet('x')).toBe('hello x');
+    expect(() => greeters.create('no-method')).toThrow(
+      'greeter "no-method": its factory is of the wrong shape: the object it built has no method greet()',
+    );
+    expect(() => greeters.create('nothing')).toThrow(
+      'greeter "nothing" (registered by plug-in module \'./my-greeters.js\'): its factory is of the wrong ' +
+        'shape: expected an object with greet(), got undefined',
+    );
+    // A plug-in that is a function (a policy loss) must be one.
+    const losses = createRegistry<() => number>(`registry-test-${++packages}`, 'loss', { callable: true });
+    losses.register('object', () => ({}) as never);
+    expect(() => losses.create('object')).toThrow(
+      'loss "object": its factory is of the wrong shape: expected a function, got an object',
+    );
+    // The origin is only the import's: a plug-in registered afterwards has none.
+    greeters.register('later', () => null as never);
+    expect(() => greeters.create('later')).toThrow(/^greeter "later": its factory/);
   });
 
   it('shares its entries with every registry made for the same package and kind (the other build)', () => {

@@ -78,7 +78,7 @@ export const sandboxCliFlags = {
   workers: {
     type: 'string',
     value: 'N',
-    doc: 'pool size = runs at once',
+    doc: 'pool size = runs at once, 1 to 256',
     default: 'the CPUs, at most 8',
     commands: ['serve'],
   },
@@ -109,7 +109,7 @@ export const sandboxCliFlags = {
   'max-queue': {
     type: 'string',
     value: 'N',
-    doc: 'also at most N requests waiting for a worker',
+    doc: 'also at most N requests waiting for a worker, 0 to 1000000',
     default: 'no count',
     commands: ['serve'],
   },
@@ -132,7 +132,7 @@ export const sandboxCliFlags = {
   'max-connections': {
     type: 'string',
     value: 'N',
-    doc: 'connections held open at once',
+    doc: 'connections held open at once, 1 to 16384',
     default: 'what the descriptor limit leaves beside the workers, at most 16384',
     commands: ['serve'],
   },

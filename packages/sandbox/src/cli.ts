@@ -46,11 +46,12 @@ async function serve(values: SandboxFlagValues): Promise<number> {
   const workers = integerOption(values.workers, 'workers');
   const maxOutputBytes = integerOption(values['max-output-bytes'], 'max-output-bytes');
   const memoryMb = integerOption(values['memory-mb'], 'memory-mb');
+  // An option out of its range (a TypeError naming it) is a usage error, as the server's own below.
   const sandbox = await createSandbox({
     ...sandboxOptions(values),
     ...(workers ? { workers } : {}),
     limits: { ...(maxOutputBytes ? { maxOutputBytes } : {}), ...(memoryMb ? { memoryMb } : {}) },
-  });
+  }).catch((error: unknown) => (error instanceof TypeError ? fail(error.message) : Promise.reject(error)));
   const optional = (name: string, value: number | undefined) =>
     value === undefined ? {} : { [name]: value };
   let server: Awaited<ReturnType<typeof startSandboxServer>>;
@@ -85,13 +86,24 @@ async function serve(values: SandboxFlagValues): Promise<number> {
       `taorl-sandbox: WARNING: ${server.url} runs code for anyone who can reach it (--insecure-no-token)\n`,
     );
   }
+  // The first SIGINT or SIGTERM starts the shutdown; later ones do not cut it short (the default action would end
+  // the process at once, leaving running requests unanswered): --grace-ms bounds it, then runs still going are
+  // stopped and answered SandboxError.
+  let stopping = false;
   await new Promise<void>((resolve) => {
-    const stop = (signal: string) => {
+    const stop = (signal: NodeJS.Signals) => {
+      if (stopping) {
+        process.stdout.write(
+          `taorl-sandbox: ${signal}: already stopping; running requests are answered first (--grace-ms)\n`,
+        );
+        return;
+      }
+      stopping = true;
       process.stdout.write(`taorl-sandbox: ${signal}: finishing running requests (up to ${graceMs} ms)\n`);
       resolve();
     };
-    process.once('SIGINT', () => stop('SIGINT'));
-    process.once('SIGTERM', () => stop('SIGTERM'));
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
   });
   await server.close(graceMs);
   process.stdout.write('taorl-sandbox: stopped\n');

@@ -21,7 +21,7 @@ export { tagsFormat } from './formats/tags';
 export type { ParsedToolCall, RenderOptions, ToolFormat } from './formats/tool-format';
 export { DEFAULT_OBSERVATION_CHARS } from './formats/tool-format';
 export { checkSandboxHealth } from './health';
-export { DEFAULT_LIMITS, type ExecLimits, MAX_PATH_BYTES, WRITABLE_ROOT_NAMES } from './limits';
+export { DEFAULT_LIMITS, type ExecLimits, LIMIT_MAXIMA, MAX_PATH_BYTES, WRITABLE_ROOT_NAMES } from './limits';
 export type { LocalSandbox } from './local/local-sandbox';
 export type { IsolationMode, LocalSandboxOptions } from './local/options';
 export type { RunCodeRequest, RunCodeResponse, SandboxFusionOptions } from './remote/sandboxfusion';

@@ -1,3 +1,4 @@
+import { MAX_OUTPUT_BYTES, MAX_TIMER_MS } from './ranges';
 import type { ExecRequest, SandboxFile } from './types';
 import { rejectUnknownFields } from './unknown-fields';
 
@@ -29,9 +30,26 @@ export const DEFAULT_LIMITS: ExecLimits = {
   maxOutputBytes: 1024 * 1024,
 };
 
-function positiveInteger(value: unknown, field: string, where: string): number {
+/** The largest value of each limit: past it a timer fires at once, or the host cannot have it. */
+export const LIMIT_MAXIMA: Readonly<Record<keyof ExecLimits, number>> = {
+  timeoutMs: MAX_TIMER_MS,
+  cpuTimeMs: MAX_TIMER_MS,
+  // 1 TiB.
+  memoryMb: 1024 * 1024,
+  // Linux's largest pid_max.
+  maxProcesses: 4_194_304,
+  maxFileBytes: Number.MAX_SAFE_INTEGER,
+  // Linux's default fs.nr_open.
+  maxOpenFiles: 1_048_576,
+  maxOutputBytes: MAX_OUTPUT_BYTES,
+};
+
+function positiveInteger(value: unknown, field: keyof ExecLimits, where: string): number {
   if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
     throw new TypeError(`${where}: ${field} must be a positive number, got ${String(value)}`);
+  }
+  if (value > LIMIT_MAXIMA[field]) {
+    throw new TypeError(`${where}: ${field} must be at most ${LIMIT_MAXIMA[field]}, got ${value}`);
   }
   return Math.ceil(value);
 }

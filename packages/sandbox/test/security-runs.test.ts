@@ -303,6 +303,31 @@ describe('misspelled options are errors that name the field', () => {
   });
 });
 
+describe('numeric options out of their range are errors that name the field and the range', () => {
+  it('createSandbox (local and sandboxfusion) and its limits', async () => {
+    // 100000 workers started bubblewrap sandboxes without end.
+    await expect(createSandbox({ workers: 100_000 })).rejects.toThrow(
+      'createSandbox: workers must be an integer from 1 to 256, got 100000',
+    );
+    expect(() => checkSandboxOptions({ backend: 'local', workers: 0 })).toThrow(
+      'createSandbox: workers must be an integer from 1 to 256, got 0',
+    );
+    // A timer past 2^31 - 1 ms fires at once.
+    expect(() => checkSandboxOptions({ backend: 'local', startupTimeoutMs: 2 ** 31 })).toThrow(
+      'createSandbox: startupTimeoutMs must be an integer from 1 to 2147483647, got 2147483648',
+    );
+    expect(() => checkSandboxOptions({ backend: 'local', limits: { timeoutMs: 1e12 } })).toThrow(
+      'createSandbox limits: timeoutMs must be at most 2147483647, got 1000000000000',
+    );
+    expect(() => checkSandboxOptions({ backend: 'local', limits: { maxOutputBytes: 2 ** 30 } })).toThrow(
+      'createSandbox limits: maxOutputBytes must be at most 268435456, got 1073741824',
+    );
+    expect(() =>
+      checkSandboxOptions({ backend: 'sandboxfusion', url: 'http://127.0.0.1:1', concurrency: 100_000 }),
+    ).toThrow('createSandbox (sandboxfusion): concurrency must be an integer from 1 to 4096, got 100000');
+  });
+});
+
 describe.skipIf(!isRoot)("security: a run's memory is bounded as a whole", () => {
   it('6 processes of 200 MB under memoryMb 512: memory, and the run never held more than 512 MB', async (context) => {
     if (sandbox.runMemoryLimit === 'per process') {

@@ -52,11 +52,12 @@ describe('SandboxFusion /run_code <-> ExecRequest / ExecResult', () => {
   });
 
   // What SandboxFusion's pydantic model accepts is run, within the server's maxima; each adjustment is reported.
+  // Numeric text is a number, as pydantic's lax mode reads it (not the default: "5" is 5 s, not 10).
   it.each([
-    [{ run_timeout: 0 }, { timeoutMs: 60_000 }, { run_timeout: { requested: 0, applied: 60 } }],
     [{ run_timeout: 600 }, { timeoutMs: 60_000 }, { run_timeout: { requested: 600, applied: 60 } }],
     [{ run_timeout: '2.5' }, { timeoutMs: 2500 }, {}],
-    [{ memory_limit_MB: 0 }, { memoryMb: 4096 }, { memory_limit_MB: { requested: 0, applied: 4096 } }],
+    [{ run_timeout: '5' }, { timeoutMs: 5000 }, {}],
+    [{ memory_limit_MB: -1 }, { memoryMb: 4096 }, { memory_limit_MB: { requested: -1, applied: 4096 } }],
     [
       { memory_limit_MB: 10_000 },
       { memoryMb: 4096 },
@@ -112,6 +113,17 @@ describe('SandboxFusion /run_code <-> ExecRequest / ExecResult', () => {
     ],
     ['a run_timeout in words', { run_timeout: 'soon' }, /run_timeout must be a number, got "soon"/],
     ['a fractional memory_limit_MB', { memory_limit_MB: 0.5 }, /memory_limit_MB must be an integer, got 0.5/],
+    // Limits SandboxFusion would turn into a run timed out at once, or into no limit by accident (they were read
+    // as the server's maximum).
+    ['run_timeout 0', { run_timeout: 0 }, /^run_timeout must be > 0 seconds \(leave it out for 10\), got 0$/],
+    ['run_timeout -1', { run_timeout: -1 }, /^run_timeout must be > 0 seconds .*, got -1$/],
+    ['run_timeout "0"', { run_timeout: '0' }, /^run_timeout must be > 0 seconds .*, got "0"$/],
+    [
+      'memory_limit_MB 0',
+      { memory_limit_MB: 0 },
+      /^memory_limit_MB must be >= 1, or -1 for no limit of its own \(the server's maximum, 4096 MB\), got 0$/,
+    ],
+    ['memory_limit_MB -5', { memory_limit_MB: -5 }, /^memory_limit_MB must be >= 1, or -1 .*, got -5$/],
     [
       'language cpp',
       { language: 'cpp' },

@@ -192,6 +192,19 @@ describe('taorl-sandbox serve: safe by default', () => {
       await expect(startSandboxServer({ sandbox, port: 0, queueSize: 3 } as never)).rejects.toThrow(
         /queueSize/,
       );
+      // Every count and time has its range, named with the field.
+      await expect(startSandboxServer({ sandbox, port: 0, maxConnections: 1e6 })).rejects.toThrow(
+        'startSandboxServer: maxConnections must be an integer from 1 to 16384, got 1000000',
+      );
+      await expect(startSandboxServer({ sandbox, port: 0, concurrency: 1e5 })).rejects.toThrow(
+        'startSandboxServer: concurrency must be an integer from 1 to 4096, got 100000',
+      );
+      await expect(startSandboxServer({ sandbox, port: 0, maxQueue: -1 })).rejects.toThrow(
+        'startSandboxServer: maxQueue must be an integer from 0 to 1000000, got -1',
+      );
+      await expect(startSandboxServer({ sandbox, port: 0, heartbeatMs: 2 ** 31 })).rejects.toThrow(
+        'startSandboxServer: heartbeatMs must be an integer from 0 to 2147483647, got 2147483648',
+      );
     } finally {
       await sandbox.close();
     }

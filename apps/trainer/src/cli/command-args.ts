@@ -147,8 +147,9 @@ export async function parseCommand(
   const { config } = loaded;
   const warn = (notice: string) => process.stderr.write(`warning: ${notice}\n`);
   const { fromConfig, fromFlags } = pluginRequests(loaded, configPath, (values.plugin as string[]) ?? []);
-  await loadPluginModules(fromConfig, warn);
-  const pluginFiles = (await loadPluginModules(fromFlags, warn)).map((plugin) => plugin.path);
+  const timeoutMs = config.pluginLoadTimeoutMs;
+  await loadPluginModules(fromConfig, warn, timeoutMs);
+  const pluginFiles = (await loadPluginModules(fromFlags, warn, timeoutMs)).map((plugin) => plugin.path);
   const own: Record<string, string | boolean | undefined> = {};
   for (const name of Object.keys(flags)) own[name] = values[name] as string | boolean | undefined;
   return { config, source: configPath ?? '(defaults)', flags: own, overrides, pluginFiles, help: false };

@@ -2,10 +2,10 @@ import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { initBackend } from '@taorl/grpo';
-import { isLoopback } from '@taorl/sandbox/node';
+import { CONNECTIONS_CAP, isLoopback } from '@taorl/sandbox/node';
 import { API_KEY_ENV, apiKeyFromEnv } from '../remote/api-key.js';
 import { openServedModel } from '../serve/model.js';
-import { startServer } from '../serve/server.js';
+import { MAX_BATCH, startServer } from '../serve/server.js';
 import { backendCandidates } from '../session/session.js';
 import type { CliCommand, FlagSpec } from './cli-command.js';
 import { commandFlags, commandUsage, parseArgsOptions, UsageError } from './command-args.js';
@@ -32,7 +32,12 @@ const flags = {
     doc: 'name in /v1/models and in requests',
     default: '--model, or taorl-tiny',
   },
-  'max-batch': { type: 'string', doc: 'most requests per model call', default: '64' },
+  'max-batch': { type: 'string', doc: 'most requests per model call, 1 to 4096', default: '64' },
+  'max-connections': {
+    type: 'string',
+    doc: 'connections held open at once, 1 to 16384; more are closed as they arrive',
+    default: 'what the file descriptor limit leaves, at most 16384',
+  },
   backend: {
     type: 'string',
     doc: 'TensorFlow.js backend: wasm, cpu or tensorflow',
@@ -62,11 +67,20 @@ function integer(value: string, flag: string, min: number, max: number): number 
   return n;
 }
 
-const untilSignal = () =>
+/**
+ * Resolves on the first SIGTERM or SIGINT. Later ones do not cut the shutdown short (their default action would end
+ * the process with requests unanswered): they are noted and the requests received are still answered.
+ */
+const untilSignal = (io: { out(text: string): void }) =>
   new Promise<string>((resolve) => {
+    let first: string | null = null;
     const stop = (signal: string) => {
-      process.off('SIGTERM', stop);
-      process.off('SIGINT', stop);
+      if (first !== null) {
+        io.out(`taorl serve: ${signal}: already stopping; the requests received are answered first\n`);
+        return;
+      }
+      first = signal;
+      io.out(`taorl serve: ${signal}: answering the requests received, then stopping\n`);
       resolve(signal);
     };
     process.on('SIGTERM', stop);
@@ -103,13 +117,12 @@ export const serveCommand: CliCommand = {
     const reloadRoot = values['reload-dir'] === undefined ? undefined : resolve(values['reload-dir']);
     if (reloadRoot !== undefined && statSync(reloadRoot, { throwIfNoEntry: false })?.isDirectory() !== true)
       throw new UsageError(`--reload-dir ${reloadRoot} is not a folder`);
-    const maxBatch = integer(
-      values['max-batch'] ?? flags['max-batch'].default,
-      'max-batch',
-      1,
-      Number.MAX_SAFE_INTEGER,
-    );
+    const maxBatch = integer(values['max-batch'] ?? flags['max-batch'].default, 'max-batch', 1, MAX_BATCH);
     const seed = integer(values.seed ?? flags.seed.default, 'seed', 0, 2 ** 32 - 1);
+    const maxConnections =
+      values['max-connections'] === undefined
+        ? undefined
+        : integer(values['max-connections'], 'max-connections', 1, CONNECTIONS_CAP);
     await initBackend({ prefer: backend });
     const model = await openServedModel({
       ...(values.model === undefined ? {} : { dir: values.model }),
@@ -126,6 +139,7 @@ export const serveCommand: CliCommand = {
       ...(reloadRoot === undefined ? {} : { loadWeights: (dir) => model.loadWeights(dir), reloadRoot }),
       releasePolicy: (policy) => policy.dispose(),
       maxBatch,
+      ...(maxConnections === undefined ? {} : { maxConnections }),
       host,
       port,
       ...(apiKey === undefined ? {} : { apiKey }),
@@ -136,7 +150,7 @@ export const serveCommand: CliCommand = {
         `${reloadRoot === undefined ? 'off' : `from ${reloadRoot}`}; ` +
         `${apiKey === undefined ? 'no API key' : `API key from ${API_KEY_ENV}`})\n`,
     );
-    const signal = await untilSignal();
+    const signal = await untilSignal(io);
     await server.close();
     server.batcher.policy.dispose();
     io.out(`taorl serve: stopped on ${signal}\n`);

@@ -76,7 +76,9 @@ export function sectionShape(
     if (def.type === 'object') {
       const shape = (def as z.core.$ZodObjectDef).shape as z.ZodRawShape;
       if (depth === path.length) return shape;
-      current = shape[String(path[depth])];
+      // Own fields only: `__proto__` or `constructor` would otherwise reach Object's prototype.
+      const key = String(path[depth]);
+      current = Object.hasOwn(shape, key) ? shape[key] : undefined;
       depth++;
       if (current === undefined) return undefined;
     } else if (def.type === 'pipe') {

@@ -15,6 +15,13 @@ import {
   section,
 } from './fields.js';
 
+/** The longest delay a Node timer takes (setTimeout's 32-bit milliseconds): longer ones fire at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+/** Worker threads at most: each holds a replica of the policy and a backend of its own. */
+const MAX_WORKER_THREADS = 1024;
+/** Requests or lanes in flight at once at most (remote.maxConcurrentPerServer, rollout.lanes). */
+const MAX_CONCURRENCY = 4096;
+
 /**
  * Every knob of a run. Plug-ins (tool format, sandbox backend, estimator, shaper, filters, loss) are plain names
  * looked up in their package's registry when the run is assembled, so an ablation is a one-line config change and
@@ -34,12 +41,18 @@ export const trainerSchema = z.strictObject({
       "shards (a step's batch cut into N); 1 = the main thread does all of it (default: the cores available). " +
       "Trajectories and RL updates are the same for any N; SFT's weights equal N = 1's up to float summation order",
     () => availableParallelism(),
-    { min: 1 },
+    { min: 1, max: MAX_WORKER_THREADS },
   ),
   plugins: moduleList(
     'plug-in modules imported before the run is assembled (in every worker thread too), so that the plug-ins ' +
       "they register are selectable by name: paths or package names, resolved from the config file's folder " +
       '(docs/plug-ins.md); --plugin adds more',
+  ),
+  pluginLoadTimeoutMs: int(
+    'how long each plug-in module may take to load (its top-level await included), in the main thread and in ' +
+      'each worker thread; past it the command fails naming the module',
+    60_000,
+    { min: 1, max: 3_600_000 },
   ),
   model: section('the policy', {
     source: oneOf(
@@ -99,18 +112,18 @@ export const trainerSchema = z.strictObject({
       'none',
     ),
     sandbox: plugin('sandbox backend and its options (@taorl/sandbox registry)', 'local'),
-    timeoutMs: int('wall-clock limit per call', 5000, { min: 1 }),
+    timeoutMs: int('wall-clock limit per call', 5000, { min: 1, max: MAX_TIMER_MS }),
     observationChars: int('observation budget, head and tail kept', 512, { min: 16 }),
     infraRetries: int(
       'extra attempts of a call that failed in the sandbox itself (sandbox_error: server unreachable, HTTP 5xx, ' +
         "a transport timeout, a crashed worker, a refused request), after the backend's own retries",
       infraRetryDefaults.infraRetries,
-      { min: 0 },
+      { min: 0, max: 100 },
     ),
     infraRetryDelayMs: int(
       'wait before the first such extra attempt, doubled for each next one',
       infraRetryDefaults.infraRetryDelayMs,
-      { min: 0 },
+      { min: 0, max: MAX_TIMER_MS },
     ),
     maxInfraFailureRate: num(
       "largest share of an RL step's tool calls that may still fail in the sandbox itself after the retries; past " +
@@ -126,14 +139,20 @@ export const trainerSchema = z.strictObject({
     temperature: num('sampling temperature', 1.0, { above: 0 }),
     topP: num('nucleus sampling mass', 1.0, { above: 0, max: 1 }),
     topK: int('top-k sampling (0 = off)', 0, { min: 0 }),
-    lanes: int('batch lanes taking turns on the model, so tool calls overlap generation', 2, { min: 1 }),
+    lanes: int('batch lanes taking turns on the model, so tool calls overlap generation', 2, {
+      min: 1,
+      max: MAX_CONCURRENCY,
+    }),
     unparseableCall: oneOf(
       'a segment that stops on a tool stop string without a call that parses: observe = answer with a parse ' +
         'error and go on; end = end the trajectory; text = keep it as plain text and go on',
       'end',
       ['observe', 'end', 'text'] as const,
     ),
-    maxWallMs: int('wall-time budget per trajectory in ms, checked at each turn (0 = none)', 0, { min: 0 }),
+    maxWallMs: int('wall-time budget per trajectory in ms, checked at each turn (0 = none)', 0, {
+      min: 0,
+      max: MAX_TIMER_MS,
+    }),
     maxRepeatedCalls: int('the same code called this many times in a row ends the trajectory (0 = off)', 0, {
       min: 0,
     }),
@@ -270,19 +289,17 @@ export const trainerSchema = z.strictObject({
       timeoutMs: int(
         'per request: a generation, or a weight reload on one server',
         remotePolicyDefaults.timeoutMs,
-        {
-          min: 1,
-        },
+        { min: 1, max: MAX_TIMER_MS },
       ),
       maxAttempts: int(
         'attempts per sample across servers on transient failures (connection, timeout, HTTP 5xx / 429)',
         remotePolicyDefaults.maxAttempts,
-        { min: 1 },
+        { min: 1, max: 100 },
       ),
       maxConcurrentPerServer: int(
         'requests in flight per server at most',
         remotePolicyDefaults.maxConcurrentPerServer,
-        { min: 1 },
+        { min: 1, max: MAX_CONCURRENCY },
       ),
       topLogprobs: int(
         'top log-probs per token asked for the entropy estimate (0 = none: the sampled token surprisal)',

@@ -2,6 +2,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { inspect } from 'node:util';
+import { registeringFrom } from '@taorl/plugin-registry';
 import { ConfigError } from '../config/config-error.js';
 import type { PluginModule } from '../config/plugin-module.js';
 import { secondTfjsCopy } from './tfjs-copy.js';
@@ -36,10 +38,25 @@ function requestedFile(request: PluginRequest): string {
   return request.file;
 }
 
-/** Every plug-in module this process loaded, in order: the worker threads it starts load the same files. */
-const loaded: PluginModule[] = [];
+/** A plug-in module loaded, with the request that named it: what worker threads need to load it again. */
+export interface LoadedPlugin extends PluginModule {
+  source: string;
+  field: string;
+}
 
-export const loadedPluginModules = (): readonly PluginModule[] => [...loaded];
+/** Every plug-in module this process loaded, in order: the worker threads it starts load the same files. */
+const loaded: LoadedPlugin[] = [];
+/** The time bound of the last loadPluginModules call, which worker threads load the same files under. */
+let loadTimeoutMs = 60_000;
+
+export const loadedPluginModules = (): readonly PluginModule[] =>
+  loaded.map(({ module, path }) => ({ module, path }));
+
+/** What worker threads import (loadPluginFiles) to hold the plug-ins this process loaded. */
+export const pluginsForWorkers = (): { plugins: readonly LoadedPlugin[]; timeoutMs: number } => ({
+  plugins: [...loaded],
+  timeoutMs: loadTimeoutMs,
+});
 
 const isPath = (module: string) => module.startsWith('.') || isAbsolute(module);
 
@@ -82,21 +99,87 @@ export function resolvePluginModule(module: string, from: string): string {
   }
 }
 
-/** Imports files already resolved (a worker thread loading what its main thread loaded). */
-export async function importPluginFiles(paths: readonly string[]): Promise<void> {
-  for (const path of paths) await import(pathToFileURL(path).href);
+/** What a module threw while loading, in words: an Error's message, or the value thrown, which names nothing. */
+function thrownProblem(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  return `it threw ${inspect(error, { depth: 2, breakLength: Number.POSITIVE_INFINITY })}, which is not an Error`;
+}
+
+/**
+ * Imports `path` in at most `timeoutMs`; rejects with the problem in words when the module throws, calls
+ * process.exit while it is evaluated (which would end the command with that code and no run: it throws there
+ * instead), or never settles: a top-level await on nothing that can finish is seen at once (the process has
+ * nothing left to wait for), one that keeps the process busy when the time is up. A synchronous endless loop in a
+ * module cannot be bounded from the same thread.
+ */
+async function boundedImport(path: string, timeoutMs: number): Promise<void> {
+  const exit = process.exit;
+  let timer: NodeJS.Timeout | undefined;
+  let idle: (() => void) | undefined;
+  const bound = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new Error(
+            `its import did not finish within ${timeoutMs} ms (a top-level await that never settles?); ` +
+              'raise pluginLoadTimeoutMs if it needs longer',
+          ),
+        ),
+      timeoutMs,
+    );
+    // Unreferenced, so that a module waiting on nothing leaves the process idle: 'beforeExit' says so at once.
+    timer.unref();
+    idle = () =>
+      reject(new Error('its import never settles: a top-level await waits on nothing that can finish'));
+    process.once('beforeExit', idle);
+  });
+  process.exit = ((code?: number | string | null) => {
+    throw new Error(
+      `it called process.exit(${code ?? ''}) while loading; a plug-in module must not end the process`,
+    );
+  }) as typeof process.exit;
+  try {
+    await Promise.race([import(pathToFileURL(path).href), bound]);
+  } catch (error) {
+    throw new Error(thrownProblem(error), { cause: error });
+  } finally {
+    process.exit = exit;
+    clearTimeout(timer);
+    if (idle !== undefined) process.off('beforeExit', idle);
+  }
+}
+
+/** Imports one plug-in module under the time bound; any failure is a ConfigError naming its request and file. */
+async function importPlugin(plugin: LoadedPlugin, timeoutMs: number, where = ''): Promise<void> {
+  try {
+    await registeringFrom(plugin.module, () => boundedImport(plugin.path, timeoutMs));
+  } catch (error) {
+    throw new ConfigError(
+      plugin.source,
+      plugin.field,
+      `plug-in module '${plugin.module}' (${plugin.path}) failed to load${where}: ${(error as Error).message}`,
+    );
+  }
+}
+
+/** Imports the modules the main thread loaded (pluginsForWorkers), in a worker thread, under the same bound. */
+export async function importPluginFiles(plugins: readonly LoadedPlugin[], timeoutMs: number): Promise<void> {
+  for (const plugin of plugins) await importPlugin(plugin, timeoutMs, ' in a worker thread');
 }
 
 /**
  * Resolves and imports each module in order, so that the plug-ins it registers are selectable by name, and
  * records it for the worker threads and the run folder (a module loaded already is not imported again). A module
- * that cannot be found or throws while loading is a ConfigError naming the request's source, field and module.
- * A module that would load its own copy of TensorFlow.js is loaded with a warning naming both copies.
+ * that cannot be found, throws, exits or does not finish loading within `timeoutMs` is a ConfigError naming the
+ * request's source, field and module. A module that would load its own copy of TensorFlow.js is loaded with a
+ * warning naming both copies.
  */
 export async function loadPluginModules(
   requests: readonly PluginRequest[],
   warn: (notice: string) => void,
+  timeoutMs: number,
 ): Promise<PluginModule[]> {
+  loadTimeoutMs = timeoutMs;
   const modules: PluginModule[] = [];
   for (const request of requests) {
     let path: string;
@@ -105,20 +188,17 @@ export async function loadPluginModules(
     } catch (error) {
       throw new ConfigError(request.source, request.field, (error as Error).message);
     }
-    const plugin = { module: request.module, path };
-    modules.push(plugin);
+    const plugin: LoadedPlugin = {
+      module: request.module,
+      path,
+      source: request.source,
+      field: request.field,
+    };
+    modules.push({ module: request.module, path });
     if (loaded.some((known) => known.path === path)) continue;
     const copy = secondTfjsCopy(path);
     if (copy !== null) warn(`plug-in module '${request.module}': ${copy}`);
-    try {
-      await import(pathToFileURL(path).href);
-    } catch (error) {
-      throw new ConfigError(
-        request.source,
-        request.field,
-        `plug-in module '${request.module}' (${path}) failed to load: ${(error as Error).message}`,
-      );
-    }
+    await importPlugin(plugin, timeoutMs);
     loaded.push(plugin);
   }
   return modules;

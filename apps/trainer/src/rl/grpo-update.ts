@@ -43,8 +43,8 @@ const lineFields: Record<string, keyof UpdateStats> = {
 };
 
 /**
- * The RL step's update stage: @taorl/grpo's GrpoUpdater on the padded batch, its metrics averaged over the steps it
- * took, and the reasons of the steps it refused.
+ * The RL step's update stage: @taorl/grpo's GrpoUpdater on the padded batch, its metrics averaged over the steps
+ * that computed them (those the NaN/Inf guard refused included), and the reasons of the steps it refused.
  */
 export function grpoUpdate(
   policy: Policy,
@@ -71,7 +71,9 @@ export function grpoUpdate(
         ? { ...padded, rolloutLogProbs: oldLogProbs }
         : { ...padded, oldLogProbs },
     );
-    const steps = report.steps.filter((step) => !step.skipped);
+    // The steps that computed a loss, a refused one's non-finite loss included: a NaN loss is written as such
+    // (null in metrics.jsonl), not as the mean of the steps that trained, or 0 when none did.
+    const steps = report.steps.filter((step) => Object.keys(step.losses).length > 0);
     const skippedUpdates = report.steps.flatMap((step) => (step.skipped ? [step.skipReason ?? ''] : []));
     const metric = (name: string) => mean(steps.map((step) => step.losses[name] ?? 0));
     const reported = [...new Set(steps.flatMap((step) => Object.keys(step.losses)))];

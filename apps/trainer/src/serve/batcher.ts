@@ -62,7 +62,7 @@ interface Swap<P> {
  * Resolves once the event loop has polled for I/O: an immediate set from the poll phase (where request handlers run)
  * fires before the next poll, one set from the check phase after it, so two in a row always let I/O in.
  */
-async function afterPollingIo(): Promise<void> {
+export async function afterPollingIo(): Promise<void> {
   await nextTurn();
   await nextTurn();
 }

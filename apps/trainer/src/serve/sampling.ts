@@ -48,9 +48,11 @@ export function readPrompt(fields: RequestFields, key: string, limits: ModelLimi
 }
 
 /**
- * Knobs of either engine this server does not implement, with the values that leave the distribution unchanged; any
- * other value is refused rather than ignored, so a client never samples from a distribution it did not ask for.
- * vLLM names them at the top level of /v1/completions, SGLang inside sampling_params; both places are checked.
+ * Knobs of either engine this server does not implement, with the values that leave the answer unchanged; any other
+ * value is refused rather than ignored, so a client never samples from a distribution it did not ask for nor waits
+ * for an output that will not come (the one rule for unsupported fields: refused with a 400 naming the field, or
+ * honoured, never ignored). vLLM names them at the top level of /v1/completions, SGLang inside sampling_params;
+ * both places are checked.
  */
 const NEUTRAL_KNOBS: Record<string, { neutral: string; isNeutral(value: unknown): boolean; hint?: string }> =
   {
@@ -69,6 +71,18 @@ const NEUTRAL_KNOBS: Record<string, { neutral: string; isNeutral(value: unknown)
     json_schema: { neutral: 'null', isNeutral: () => false },
     ebnf: { neutral: 'null', isNeutral: () => false },
     structural_tag: { neutral: 'null', isNeutral: () => false },
+    guided_json: { neutral: 'null', isNeutral: () => false },
+    guided_regex: { neutral: 'null', isNeutral: () => false },
+    guided_choice: { neutral: 'null', isNeutral: () => false },
+    guided_grammar: { neutral: 'null', isNeutral: () => false },
+    use_beam_search: { neutral: 'false', isNeutral: (v) => v === false },
+    truncate_prompt_tokens: { neutral: 'null', isNeutral: () => false, hint: 'the prompt is never cut' },
+    // /generate's logprob_start_len, the SGLang form of the same request, is refused alike (generate.ts).
+    prompt_logprobs: {
+      neutral: 'null',
+      isNeutral: () => false,
+      hint: 'prompt log-probs are not computed; the output tokens have theirs with logprobs',
+    },
   };
 
 const isEmptyObject = (value: unknown) =>

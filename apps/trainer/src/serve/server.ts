@@ -1,8 +1,14 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { isLoopback, Refused, RequestGuard } from '@taorl/sandbox/node';
+import type { AddressInfo, Socket } from 'node:net';
+import {
+  CONNECTIONS_CAP,
+  defaultMaxConnections,
+  isLoopback,
+  Refused,
+  RequestGuard,
+} from '@taorl/sandbox/node';
 import type { RolloutPolicy } from '../model/policy.js';
-import { GenerationBatcher, type TextDecode } from './batcher.js';
+import { afterPollingIo, GenerationBatcher, type TextDecode } from './batcher.js';
 import { completions } from './completions.js';
 import type { ServeContext } from './context.js';
 import { errorBody, ServeRequestError } from './errors.js';
@@ -42,14 +48,24 @@ export interface ServeOptions<P extends RolloutPolicy = RolloutPolicy> {
   apiKey?: string;
   /** Frees a policy a reload replaced (or one refused), once no batch uses it. */
   releasePolicy?(policy: P): void;
-  /** Most requests per model call. Default 64. */
+  /** Most requests per model call, 1 to 4096 (MAX_BATCH). Default 64. */
   maxBatch?: number;
   /** Default 127.0.0.1. */
   host?: string;
   /** Default 8000; 0 picks a free port. */
   port?: number;
-  /** How long a request's body may take to arrive before a 408 closes the connection. Default 30 s. */
+  /**
+   * How long a request's headers and body may take to arrive: past it the connection is closed (a 408 once the
+   * headers are in). Default 30 s.
+   */
   bodyTimeoutMs?: number;
+  /**
+   * Connections held open at once, 1 to 16 384, so that connections never take the descriptors that weight reloads
+   * and answers need: past it, the connection that has waited longest without sending a request is closed (or the
+   * new one, when every connection has sent one). Default: what the file descriptor limit leaves, at most 16 384
+   * (the rule of `taorl-sandbox serve`).
+   */
+  maxConnections?: number;
 }
 
 export interface InferenceServer<P extends RolloutPolicy = RolloutPolicy> {
@@ -57,10 +73,16 @@ export interface InferenceServer<P extends RolloutPolicy = RolloutPolicy> {
   readonly url: string;
   readonly port: number;
   readonly batcher: GenerationBatcher<P>;
-  /** Stops accepting connections, answers the requests already received, then closes every connection. */
+  /**
+   * Graceful shutdown: first reads what clients sent before it (a long model call may have kept the server from
+   * reading it), then stops accepting connections, answers every request received, reloads included, and closes
+   * every connection. Idempotent.
+   */
   close(): Promise<void>;
 }
 
+/** The most requests one model call takes: its activations grow with it, and one call holds the event loop. */
+export const MAX_BATCH = 4096;
 /** Largest request body read (a prompt of a million token ids fits). */
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
 /** 16 MiB at 1 MB/s arrives in 17 s; a client slower than that holds a connection for nothing. */
@@ -83,9 +105,13 @@ export async function startServer<P extends RolloutPolicy>(
   if (options.loadWeights !== undefined && options.reloadRoot === undefined) {
     throw new TypeError('startServer: loadWeights needs reloadRoot, the only folder reloads may read from');
   }
+  const maxBatch = options.maxBatch ?? 64;
+  if (!Number.isInteger(maxBatch) || maxBatch < 1 || maxBatch > MAX_BATCH) {
+    throw new TypeError(`startServer: maxBatch must be an integer from 1 to ${MAX_BATCH}, got ${maxBatch}`);
+  }
   const guard = new RequestGuard(isLoopback(host), options.apiKey, new Set(['/health']), 'API key');
   const batcher = new GenerationBatcher(policy, {
-    maxBatch: options.maxBatch ?? 64,
+    maxBatch,
     decode: options.decode,
     ...(options.tokenizerVocabSize === undefined ? {} : { tokenizerVocabSize: options.tokenizerVocabSize }),
     ...(options.releasePolicy ? { release: options.releasePolicy } : {}),
@@ -157,29 +183,80 @@ export async function startServer<P extends RolloutPolicy>(
   ]);
 
   const bodyTimeoutMs = options.bodyTimeoutMs ?? BODY_TIMEOUT_MS;
-  const server = createServer((request, response) => {
+  const maxConnections = options.maxConnections ?? defaultMaxConnections(0, 'startServer');
+  if (!Number.isInteger(maxConnections) || maxConnections < 1 || maxConnections > CONNECTIONS_CAP) {
+    throw new TypeError(
+      `startServer: maxConnections must be an integer from 1 to ${CONNECTIONS_CAP}, got ${maxConnections}`,
+    );
+  }
+  // Requests received and not yet answered, and the connections and requests that arrived so far (see close).
+  const inFlight = new Set<ServerResponse>();
+  let drained: (() => void) | null = null;
+  let arrivals = 0;
+  let closing: Promise<void> | null = null;
+  const server = createServer({ headersTimeout: bodyTimeoutMs }, (request, response) => {
+    arrivals++;
+    inFlight.add(response);
+    response.once('close', () => {
+      inFlight.delete(response);
+      if (inFlight.size === 0) drained?.();
+    });
+    // While closing, every answer tells the client to open no more requests on this connection.
+    if (closing !== null) response.setHeader('connection', 'close');
     void answer(routes, guard, request, response, bodyTimeoutMs);
   });
+  // Past the cap, the connection that has waited longest without sending a request makes room (else the new one
+  // is closed): idle connections cannot keep /health and clients with requests out.
+  const silent = new Set<Socket>();
+  let open = 0;
+  server.on('connection', (socket: Socket) => {
+    arrivals++;
+    open++;
+    silent.add(socket);
+    socket.once('close', () => {
+      open--;
+      silent.delete(socket);
+    });
+    if (open <= maxConnections) return;
+    const [oldest] = silent;
+    (oldest ?? socket).destroy();
+  });
+  server.on('request', (request: IncomingMessage) => silent.delete(request.socket as Socket));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 8000, host, () => {
       server.off('error', reject);
+      // From now on an error is one connection's (accept failing with EMFILE): never fatal.
+      server.on('error', () => undefined);
       resolve();
     });
   });
+
+  const shutdown = async (): Promise<void> => {
+    // Connections and requests that reached the machine while a model call held the event loop are read first:
+    // closing at once would reset those not accepted yet and close those whose request was not parsed yet.
+    for (let seen = -1; seen !== arrivals; ) {
+      seen = arrivals;
+      await afterPollingIo();
+      await afterPollingIo();
+    }
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    if (inFlight.size > 0) await new Promise<void>((resolve) => (drained = resolve));
+    await batcher.idle();
+    await reloads.settled();
+    server.closeAllConnections();
+    await closed;
+  };
   const address = server.address() as AddressInfo;
   const bound = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return {
     url: `http://${bound}:${address.port}`,
     port: address.port,
     batcher,
-    async close() {
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
-      await batcher.idle();
-      await reloads.settled();
-      server.closeAllConnections();
-      await closed;
+    close() {
+      closing ??= shutdown();
+      return closing;
     },
   };
 }

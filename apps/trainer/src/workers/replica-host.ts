@@ -40,7 +40,7 @@ export function serveReplica<Setup, Job, Result>(
 
   async function handle(request: ReplicaRequest<Setup, Job>): Promise<void> {
     if (request.kind === 'start') {
-      await importPluginFiles(request.plugins);
+      await importPluginFiles(request.plugins, request.pluginLoadTimeoutMs);
       await initBackend({ prefer: request.backend });
       const replica = new TransformerPolicy({ config: request.config, tensors: request.tensors });
       variables = replica.trainableVariables();

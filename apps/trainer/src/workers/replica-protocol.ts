@@ -1,5 +1,6 @@
 import type { BackendChoice } from '@taorl/grpo';
 import type { ModelConfig } from '../model/config.js';
+import type { LoadedPlugin } from '../plugins/plugin-modules.js';
 
 // The messages between a `ReplicaWorkers` pool (replica-workers.ts) and its threads (replica-host.ts): start a
 // replica, replace its weights, run a job of the pool's kind (an SFT gradient shard, a rollout generate call).
@@ -11,8 +12,10 @@ export interface StartReplica<Setup> {
   config: ModelConfig;
   /** Hugging Face tensors of the main policy (its `toCheckpoint()`). */
   tensors: Map<string, Float32Array>;
-  /** The plug-in module files the main thread loaded (plugin-modules.ts), imported first so their names resolve. */
-  plugins: readonly string[];
+  /** The plug-in modules the main thread loaded (plugin-modules.ts), imported first so their names resolve. */
+  plugins: readonly LoadedPlugin[];
+  /** How long each may take to load (the config's pluginLoadTimeoutMs). */
+  pluginLoadTimeoutMs: number;
   setup: Setup;
 }
 

@@ -5,7 +5,7 @@ import { Worker } from 'node:worker_threads';
 import type { BackendChoice } from '@taorl/grpo';
 import * as tf from '@tensorflow/tfjs';
 import type { TransformerPolicy } from '../model/transformer-policy.js';
-import { loadedPluginModules } from '../plugins/plugin-modules.js';
+import { pluginsForWorkers } from '../plugins/plugin-modules.js';
 import type { FaultMode, ReplicaReply, ReplicaRequest } from './replica-protocol.js';
 
 /** A worker thread's script: its TypeScript source and its bundle in dist/ (see tsup.config.ts). */
@@ -141,9 +141,9 @@ export class ReplicaWorkers<Setup, Job, Result> {
     this.threads = threads;
     this.stopped = null;
     const backend = workerBackend(label);
-    const plugins = loadedPluginModules().map((plugin) => plugin.path);
+    const { plugins, timeoutMs: pluginLoadTimeoutMs } = pluginsForWorkers();
     threads.forEach((thread, i) => {
-      this.post(thread, { kind: 'start', backend, config, tensors, plugins, setup });
+      this.post(thread, { kind: 'start', backend, config, tensors, plugins, pluginLoadTimeoutMs, setup });
       const fault = this.faults.get(i);
       if (fault !== undefined) this.post(thread, { kind: 'fault', mode: fault });
     });

@@ -13,6 +13,7 @@ import { localPolicySync } from '../rl/policy-sync.js';
 import { type RlStepContext, rlStep } from '../rl/rl-step.js';
 import type { RlStepMetrics } from '../rl/step-metrics.js';
 import { codeBlockRule } from '../rl/turn-facts.js';
+import { nonFiniteRefusals } from '../rl/update-stats.js';
 import type { ProblemSource } from '../session/problem-source.js';
 import { rolloutOptionsOf } from '../session/rollout-options.js';
 import type { Session } from '../session/session.js';
@@ -162,6 +163,8 @@ export async function runRl(
     await context.sync.start(completed);
     for (let i = completed + 1; i <= rl.steps && performance.now() < deadline; i++) {
       const metrics = await rlStep(context, (options.firstStep ?? 0) + i);
+      const refused = nonFiniteRefusals(metrics, session.config.rl.loss.name);
+      if (refused !== null) (options.log ?? toStderr)(refused);
       writer.write(metrics);
       lines.push(metrics);
       const due = rl.checkpointEvery > 0 && i % rl.checkpointEvery === 0;

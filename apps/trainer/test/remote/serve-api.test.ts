@@ -384,6 +384,11 @@ describe('taorl serve: bad requests', () => {
     ['/generate', { input_ids: [1], top_logprobs_num: 50 }, 'top_logprobs_num', /\[0, 20\]/],
     ['/generate', { input_ids: [1], return_logprob: 'yes' }, 'return_logprob', /true or false/],
     ['/generate', { input_ids: [1], logprob_start_len: 0 }, 'logprob_start_len', /prompt log-probs/],
+    // The same request in vLLM's words is refused alike (it was ignored: no prompt log-probs came back).
+    ['/v1/completions', { prompt: [1], prompt_logprobs: 1 }, 'prompt_logprobs', /prompt log-probs/],
+    ['/v1/completions', { prompt: [1], prompt_logprobs: 0 }, 'prompt_logprobs', /only null is/],
+    ['/v1/completions', { prompt: [1], guided_regex: '[0-9]+' }, 'guided_regex', /only null is/],
+    ['/v1/completions', { prompt: [1], use_beam_search: true }, 'use_beam_search', /only false is/],
     ['/update_weights_from_disk', {}, 'model_path', /required/],
   ])('%s %j -> 400 naming %s', async (path, body, param, message) => {
     const reply = await post<ErrorBody>(server.url, path, body);

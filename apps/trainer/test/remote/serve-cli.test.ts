@@ -4,6 +4,7 @@ import { runCli } from '../../src/index.js';
 import type { CompletionResponse } from '../../src/serve/completions.js';
 import { capture } from '../support/capture-io.js';
 import { get, post } from './serve-fixture.js';
+import { startServeProcess } from './serve-process.js';
 
 const cli = new URL('../../src/cli.ts', import.meta.url).pathname;
 
@@ -64,6 +65,31 @@ describe('taorl serve (CLI)', () => {
     expect(stdout).toContain('taorl serve: stopped on SIGTERM');
     expect(stderr).toBe('');
   });
+
+  it('on SIGTERM answers every request sent before it, those the busy model had not read yet included', async () => {
+    const server = await startServeProcess(['--seed', '3', '--max-batch', '1']);
+    const completion = (maxTokens: number) =>
+      fetch(`${server.url}/v1/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ prompt: [72, 105], max_tokens: maxTokens, ignore_eos: true, temperature: 0 }),
+      }).then(
+        (response) => response.status,
+        (error: Error) => `failed: ${error.message}`,
+      );
+    // A long model call holds the server's event loop; the others and the signal arrive meanwhile (as they do
+    // under load), so the server reads them only after the call.
+    const first = completion(400);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const others = Array.from({ length: 5 }, () => completion(8));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    server.child.kill('SIGTERM');
+    // A second signal does not cut the shutdown short.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    server.child.kill('SIGTERM');
+    expect(await Promise.all([first, ...others])).toEqual([200, 200, 200, 200, 200, 200]);
+    expect(await server.exited).toBe(0);
+  }, 120_000);
 
   it('rejects bad flags with exit code 2 and prints its usage on --help', async () => {
     const bad = capture();

@@ -2,9 +2,11 @@ import { connect } from 'node:net';
 import { Worker } from 'node:worker_threads';
 import { initBackend } from '@taorl/grpo';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../src/index.js';
 import type { RolloutPolicy } from '../../src/model/policy.js';
 import type { TransformerPolicy } from '../../src/model/transformer-policy.js';
 import { type InferenceServer, startServer } from '../../src/serve/server.js';
+import { capture } from '../support/capture-io.js';
 import { decode, sharpPolicy } from './serve-fixture.js';
 
 // Issue 39 items 8 and 9: the event loop between queued model calls, and request bodies too large or too slow.
@@ -128,5 +130,65 @@ describe('taorl serve: the event loop while requests queue', () => {
     // ...yet it waited for the call under way at most (the refusal also for the turns that read its body).
     expect(callsBetween(health)).toBeLessThanOrEqual(1);
     expect(callsBetween(refused)).toBeLessThanOrEqual(2);
+  });
+});
+
+describe('taorl serve: connections', () => {
+  it('holds at most maxConnections open: idle ones make room, so /health is answered through a flood', async () => {
+    const capped = await startServer({ policy, decode, modelName: 'tiny', port: 0, maxConnections: 4 });
+    const sockets: ReturnType<typeof connect>[] = [];
+    try {
+      const open = () =>
+        new Promise<{ socket: ReturnType<typeof connect>; closed: Promise<void> }>((resolve) => {
+          const socket = connect(capped.port, '127.0.0.1', () => resolve({ socket, closed }));
+          socket.on('error', () => undefined);
+          const closed = new Promise<void>((done) => socket.once('close', () => done()));
+          sockets.push(socket);
+        });
+      // Twenty idle connections (no request sent) for four places: the oldest are closed as new ones come.
+      const idle = [];
+      for (let i = 0; i < 20; i++) idle.push(await open());
+      await Promise.all(idle.slice(0, 16).map((connection) => connection.closed));
+      // Through the flood /health is answered (it waited for a place before).
+      const health = await open();
+      let answer = '';
+      health.socket.on('data', (chunk) => {
+        answer += chunk.toString();
+      });
+      health.socket.write('GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n');
+      await health.closed;
+      expect(answer).toMatch(/^HTTP\/1\.1 200 /);
+      // Connections that sent a request are not the ones closed: four requests whose bodies are still coming hold
+      // every place, a fifth connection is closed.
+      for (const { socket } of idle) socket.destroy();
+      await Promise.all([...idle, health].map((connection) => connection.closed));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const busy = await Promise.all(Array.from({ length: 4 }, () => open()));
+      for (const { socket } of busy) {
+        socket.write(
+          'POST /v1/completions HTTP/1.1\r\nHost: 127.0.0.1\r\ncontent-type: application/json\r\n' +
+            'content-length: 100\r\n\r\n{',
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const fifth = await open();
+      await fifth.closed;
+      expect(busy.every(({ socket }) => !socket.destroyed)).toBe(true);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await capped.close();
+    }
+  });
+
+  it('refuses a maxConnections or a maxBatch out of its range, naming it', async () => {
+    await expect(
+      startServer({ policy, decode, modelName: 'tiny', port: 0, maxConnections: 100_000 }),
+    ).rejects.toThrow('startServer: maxConnections must be an integer from 1 to 16384, got 100000');
+    await expect(startServer({ policy, decode, modelName: 'tiny', port: 0, maxBatch: 1e6 })).rejects.toThrow(
+      'startServer: maxBatch must be an integer from 1 to 4096, got 1000000',
+    );
+    const flag = capture();
+    expect(await runCli(['serve', '--max-connections', '0'], flag.io)).toBe(2);
+    expect(flag.err.join('')).toContain("--max-connections must be an integer in [1, 16384], got '0'");
   });
 });

@@ -49,6 +49,22 @@ async function poisoned(name: string, value: number): Promise<void> {
   policy.dispose();
 }
 
+/**
+ * Copies folder a to `name` with every value of the tensor `tensor` set to +-`magnitude` in turn: finite weights
+ * that overflow float32 inside the layer.
+ */
+function withOverflowingTensor(name: string, tensor: string, magnitude: number): void {
+  cpSync(dir('a'), dir(name), { recursive: true });
+  const bytes = readFileSync(weightsFile(name));
+  const length = Number(bytes.readBigUInt64LE(0));
+  const header = JSON.parse(bytes.toString('utf8', 8, 8 + length)) as Header;
+  const [start, end] = header[tensor]!.data_offsets;
+  for (let at = 8 + length + start, i = 0; at < 8 + length + end; at += 4, i++) {
+    bytes.writeFloatLE(i % 2 === 0 ? magnitude : -magnitude, at);
+  }
+  writeFileSync(weightsFile(name), bytes);
+}
+
 const reload = (name: string) =>
   post<{ success: boolean; message: string }>(server.url, '/update_weights_from_disk', {
     model_path: dir(name),
@@ -110,6 +126,24 @@ describe('taorl serve: poisoned weights are refused and the served weights stay'
     const after = await greedy();
     expect(after.ids).toEqual(expectedA);
     expect(after.logprobs.every((p) => typeof p === 'number' && Number.isFinite(p))).toBe(true);
+  });
+
+  it('finite weights that overflow in the forward pass (+-3e38 in q_proj), at a reload and at start', async () => {
+    withOverflowingTensor('overflow', 'model.layers.0.self_attn.q_proj.weight', 3e38);
+    const reply = await reload('overflow');
+    // It was loaded, and then every log-prob was answered as null.
+    expect(reply.body.success).toBe(false);
+    expect(reply.status).toBe(400);
+    expect(reply.body.message).toMatch(
+      /overflow: the model's forward pass on a probe input of 16 tokens is not finite \(log-prob NaN/,
+    );
+    expect(reply.body.message).toMatch(/previous weights \(version 0\) stay/);
+    const after = await greedy();
+    expect(after.ids).toEqual(expectedA);
+    expect(after.logprobs.every((p) => typeof p === 'number' && Number.isFinite(p))).toBe(true);
+    await expect(openServedModel({ dir: dir('overflow') })).rejects.toThrow(
+      /overflow: the model's forward pass on a probe input of 16 tokens is not finite/,
+    );
   });
 
   it('data_offsets that are negative (into the header), past the end, or overlapping', async () => {

@@ -53,7 +53,13 @@ export type PolicyLossFn = ((context: PolicyLossContext) => PolicyLossTerms) & {
  * The policy losses selectable by name, PolicyLossConfig.name (docs/plug-ins.md describes the contract every
  * taorl registry follows). The built-ins (vanilla, cispo) register themselves where they are defined.
  */
-export const policyLossRegistry: Registry<PolicyLossFn> = createRegistry<PolicyLossFn>('grpo', 'policy loss');
+export const policyLossRegistry: Registry<PolicyLossFn> = createRegistry<PolicyLossFn>(
+  'grpo',
+  'policy loss',
+  {
+    callable: true,
+  },
+);
 
 /** Builds a policy loss from its own options (PolicyLossConfig.options). */
 export type PolicyLossFactory = (options: RawOptions) => PolicyLossFn;

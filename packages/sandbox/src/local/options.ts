@@ -2,6 +2,7 @@ import { accessSync, constants } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { isAbsolute } from 'node:path';
 import { type ExecLimits, resolveLimits } from '../limits';
+import { integerIn, MAX_TIMER_MS, MAX_WORKERS } from '../ranges';
 import { rejectUnknownFields } from '../unknown-fields';
 import { DEFAULT_READ_ONLY_PATHS } from './bwrap';
 import { defaultWarmup } from './warmup';
@@ -19,7 +20,7 @@ export interface LocalSandboxOptions {
   /** bubblewrap executable; default `bwrap` on PATH. */
   bwrapPath?: string;
   isolation?: IsolationMode;
-  /** Pool size = the most executions at once. Default: available CPUs, at most 8. */
+  /** Pool size = the most executions at once, 1 to 256 (MAX_WORKERS). Default: available CPUs, at most 8. */
   workers?: number;
   /** Modules each worker imports before forking children. Default ['sympy', 'numpy']. */
   preload?: readonly string[];
@@ -78,10 +79,8 @@ function fail(field: string, expected: string, got: unknown): never {
   );
 }
 
-function positiveInteger(value: unknown, field: string): number {
-  if (!Number.isInteger(value) || (value as number) < 1) fail(field, 'a positive integer', value);
-  return value as number;
-}
+const positiveInteger = (value: unknown, field: string, fallback: number, max?: number): number =>
+  integerIn(value, fallback, field, 'createSandbox', max === undefined ? { min: 1 } : { min: 1, max });
 
 function oneOf<T extends string>(value: unknown, field: string, allowed: readonly T[]): T {
   if (!allowed.includes(value as T)) fail(field, allowed.map((item) => `'${item}'`).join(' or '), value);
@@ -116,7 +115,12 @@ export function resolveLocalOptions(options: LocalSandboxOptions): ResolvedLocal
     fail('pythonPath', 'an executable file', pythonPath);
   }
   const mode = oneOf(options.mode ?? 'fork', 'mode', ['fork', 'spawn'] as const);
-  const workers = positiveInteger(options.workers ?? Math.min(8, availableParallelism()), 'workers');
+  const workers = positiveInteger(
+    options.workers,
+    'workers',
+    Math.min(8, availableParallelism()),
+    MAX_WORKERS,
+  );
   const preload = mode === 'spawn' ? [] : [...(options.preload ?? ['sympy', 'numpy'])];
   if (preload.some((name) => typeof name !== 'string' || !/^[A-Za-z_][\w.]*$/.test(name))) {
     fail('preload', 'an array of module names', options.preload);
@@ -124,7 +128,7 @@ export function resolveLocalOptions(options: LocalSandboxOptions): ResolvedLocal
   const warmup = mode === 'spawn' ? '' : (options.warmup ?? defaultWarmup(preload));
   if (typeof warmup !== 'string') fail('warmup', 'a string of Python code', warmup);
   const uidBase = options.uidBase;
-  if (uidBase !== undefined && positiveInteger(uidBase, 'uidBase') + workers > MAX_UID) {
+  if (uidBase !== undefined && positiveInteger(uidBase, 'uidBase', 1) + workers > MAX_UID) {
     fail('uidBase', `at most ${MAX_UID} - workers`, uidBase);
   }
   const readOnlyPaths = options.readOnlyPaths ?? DEFAULT_READ_ONLY_PATHS;
@@ -148,9 +152,9 @@ export function resolveLocalOptions(options: LocalSandboxOptions): ResolvedLocal
     preload,
     warmup,
     uidBase,
-    scratchMb: positiveInteger(options.scratchMb ?? 256, 'scratchMb'),
+    scratchMb: positiveInteger(options.scratchMb, 'scratchMb', 256),
     readOnlyPaths,
-    startupTimeoutMs: positiveInteger(options.startupTimeoutMs ?? 60_000, 'startupTimeoutMs'),
-    watchdogGraceMs: positiveInteger(options.watchdogGraceMs ?? 5000, 'watchdogGraceMs'),
+    startupTimeoutMs: positiveInteger(options.startupTimeoutMs, 'startupTimeoutMs', 60_000, MAX_TIMER_MS),
+    watchdogGraceMs: positiveInteger(options.watchdogGraceMs, 'watchdogGraceMs', 5000, MAX_TIMER_MS),
   };
 }

@@ -9,6 +9,7 @@ import {
   resolveRequest,
 } from '../limits';
 import { endsWithMemoryError } from '../memory-error';
+import { integerIn, MAX_CONCURRENCY, MAX_OUTPUT_BYTES, MAX_TIMER_MS } from '../ranges';
 import { sandboxError } from '../sandbox-error';
 import type { ExecRequest, ExecResult, ExecStatus, Sandbox } from '../types';
 import { rejectUnknownFields } from '../unknown-fields';
@@ -330,24 +331,17 @@ export function resolveSandboxFusionOptions(options: SandboxFusionOptions): Reso
   if (token !== undefined && (typeof token !== 'string' || token === '')) {
     throw new TypeError('createSandbox (sandboxfusion): token must be a non-empty string');
   }
-  const count = (value: number | undefined, fallback: number, field: string, min: number) => {
-    const resolved = value ?? fallback;
-    if (!Number.isInteger(resolved) || resolved < min) {
-      throw new TypeError(
-        `createSandbox (sandboxfusion): ${field} must be an integer >= ${min}, got ${value}`,
-      );
-    }
-    return resolved;
-  };
+  const count = (value: number | undefined, fallback: number, field: string, min: number, max: number) =>
+    integerIn(value, fallback, field, 'createSandbox (sandboxfusion)', { min, max });
   return {
     endpoints: (urls as string[]).map((url) => `${url.replace(/\/+$/, '')}/run_code`),
     token,
     limits: resolveLimits(options.limits, 'createSandbox (sandboxfusion) limits'),
-    concurrency: count(options.concurrency, 8, 'concurrency', 1),
-    retries: count(options.retries, 3, 'retries', 0),
-    retryDelayMs: count(options.retryDelayMs, 200, 'retryDelayMs', 0),
-    transportGraceMs: count(options.transportGraceMs, 30_000, 'transportGraceMs', 0),
-    serverOutputBytes: count(options.serverOutputBytes, 64 * 1024, 'serverOutputBytes', 1),
+    concurrency: count(options.concurrency, 8, 'concurrency', 1, MAX_CONCURRENCY),
+    retries: count(options.retries, 3, 'retries', 0, 100),
+    retryDelayMs: count(options.retryDelayMs, 200, 'retryDelayMs', 0, MAX_TIMER_MS),
+    transportGraceMs: count(options.transportGraceMs, 30_000, 'transportGraceMs', 0, MAX_TIMER_MS),
+    serverOutputBytes: count(options.serverOutputBytes, 64 * 1024, 'serverOutputBytes', 1, MAX_OUTPUT_BYTES),
   };
 }
 

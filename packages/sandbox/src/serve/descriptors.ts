@@ -24,17 +24,17 @@ function descriptorUse(): { limit: number; open: number } | null {
 }
 
 /**
- * The most connections the server may hold open: what the descriptor limit leaves after the descriptors open now
+ * The most connections a server may hold open: what the descriptor limit leaves after the descriptors open now
  * and those the workers need (so that replacing a worker never finds the process out of descriptors), at most
- * CONNECTIONS_CAP. Throws when the limit leaves no room at all.
+ * CONNECTIONS_CAP. Throws when the limit leaves no room at all; `where` names the server in the error.
  */
-export function defaultMaxConnections(workers: number): number {
+export function defaultMaxConnections(workers: number, where = 'startSandboxServer'): number {
   const use = descriptorUse();
   if (use === null) return CONNECTIONS_CAP;
   const room = use.limit - use.open - DESCRIPTORS_PER_WORKER * workers - DESCRIPTORS_SPARE;
   if (room < 1) {
     throw new TypeError(
-      `startSandboxServer: the file descriptor limit (${use.limit}, ${use.open} open) leaves no room for ` +
+      `${where}: the file descriptor limit (${use.limit}, ${use.open} open) leaves no room for ` +
         `connections next to ${workers} workers; raise it (ulimit -n) or pass maxConnections`,
     );
   }

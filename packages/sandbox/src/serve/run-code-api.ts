@@ -12,10 +12,16 @@ import type { ExecRequest, ExecResult } from '../types';
 export interface ServedRunCodeRequest {
   code: string;
   language: 'python' | 'pytest';
-  /** Seconds. Default 10, as SandboxFusion's; 0 or less, or over the server's maximum: the maximum. */
+  /**
+   * Seconds, > 0 (a number, or text holding one, as pydantic reads it). Default 10, as SandboxFusion's; over the
+   * server's maximum: the maximum. 0 or less is refused (SandboxFusion times such a run out before it starts).
+   */
   run_timeout?: number;
   compile_timeout?: number;
-  /** Default -1. 0 or less (SandboxFusion: no limit), or over the server's maximum: the maximum. */
+  /**
+   * Megabytes, >= 1, or -1: SandboxFusion's default, no limit there, the server's maximum here (as is a value over
+   * it). 0 and other negative values are refused (SandboxFusion reads every value <= 0 as no limit).
+   */
   memory_limit_MB?: number;
   stdin?: string | null;
   /**
@@ -131,16 +137,37 @@ function sandboxPath(path: unknown, label: string): string {
   }
 }
 
-/** A limit within (0, max]: a value over the maximum, or none at all (0 or below), is the maximum, reported. */
+/** A limit within (0, max]: a value over the maximum, or -1 for none at all, is the maximum, reported. */
 function clamp(
   requested: number,
   max: number,
   field: 'run_timeout' | 'memory_limit_MB',
   notes: RunCodeNotes,
 ) {
-  if (requested > 0 && requested <= max) return requested;
+  if (requested !== -1 && requested <= max) return requested;
   notes.clamped[field] = { requested, applied: max };
   return max;
+}
+
+/** run_timeout in seconds: > 0, or a 422 naming it (a limit of 0 would run nothing; SandboxFusion's default is 10). */
+function runTimeout(body: Record<string, unknown>): number {
+  const seconds = numberField(body, 'run_timeout', false) ?? 10;
+  if (seconds <= 0) {
+    fail(`run_timeout must be > 0 seconds (leave it out for 10), got ${JSON.stringify(body.run_timeout)}`);
+  }
+  return seconds;
+}
+
+/** memory_limit_MB: >= 1, or -1 (SandboxFusion's default: no limit, which is the server's maximum here). */
+function memoryLimit(body: Record<string, unknown>, max: number): number {
+  const megabytes = numberField(body, 'memory_limit_MB', true) ?? -1;
+  if (megabytes < 1 && megabytes !== -1) {
+    fail(
+      "memory_limit_MB must be >= 1, or -1 for no limit of its own (the server's maximum, " +
+        `${max} MB), got ${JSON.stringify(body.memory_limit_MB)}`,
+    );
+  }
+  return megabytes;
 }
 
 /** The file the code of a `language: pytest` request is written to: a name no file of the request takes. */
@@ -152,9 +179,10 @@ function pytestFile(taken: ReadonlySet<string>): string {
 
 /**
  * A /run_code body as the request to run; throws RunCodeRequestError naming the field. SandboxFusion's model is the
- * reference (sandbox/server/sandbox_api.py): unknown fields are ignored, and limits it accepts are applied within
- * the server's maxima (run_timeout and memory_limit_MB of 0 or less mean no limit there: the maximum here), each
- * adjustment reported in the answer.
+ * reference (sandbox/server/sandbox_api.py): unknown fields are ignored, and limits are applied within the server's
+ * maxima, each adjustment reported in the answer (memory_limit_MB -1, its default "no limit", is the maximum). A
+ * limit that SandboxFusion would turn into a run timed out at once (run_timeout <= 0) or into no limit by accident
+ * (memory_limit_MB 0 or below -1) is refused rather than read as another value.
  */
 export function toExecRequest(body: unknown, bounds: RunCodeBounds): ServedRequest {
   if (!isRecord(body)) fail('the body must be a JSON object');
@@ -172,18 +200,8 @@ export function toExecRequest(body: unknown, bounds: RunCodeBounds): ServedReque
   }
   numberField(body, 'compile_timeout', false);
   const maxRunTimeoutS = bounds.maxRunTimeoutMs / 1000;
-  const runTimeoutS = clamp(
-    numberField(body, 'run_timeout', false) ?? 10,
-    maxRunTimeoutS,
-    'run_timeout',
-    notes,
-  );
-  const memoryMb = clamp(
-    numberField(body, 'memory_limit_MB', true) ?? -1,
-    bounds.maxMemoryMb,
-    'memory_limit_MB',
-    notes,
-  );
+  const runTimeoutS = clamp(runTimeout(body), maxRunTimeoutS, 'run_timeout', notes);
+  const memoryMb = clamp(memoryLimit(body, bounds.maxMemoryMb), bounds.maxMemoryMb, 'memory_limit_MB', notes);
   if (body.stdin !== undefined && body.stdin !== null && typeof body.stdin !== 'string') {
     fail('stdin must be a string or null');
   }

@@ -1,9 +1,10 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { integerIn, MAX_CONCURRENCY, MAX_QUEUE, MAX_TIMER_MS } from '../ranges';
 import type { Sandbox } from '../types';
 import { rejectUnknownFields } from '../unknown-fields';
 import { Admission, NotAdmitted, QueueShare } from './admission';
-import { defaultMaxConnections } from './descriptors';
+import { CONNECTIONS_CAP, defaultMaxConnections } from './descriptors';
 import { isLoopback, Refused, RequestGuard } from './guard';
 import { Heartbeat } from './heartbeat';
 import { ServerMetrics } from './metrics';
@@ -98,13 +99,14 @@ const OPTIONS: readonly (keyof SandboxServerOptions)[] = [
   'retryAfterS',
 ];
 
-function count(value: number | undefined, fallback: number, field: string, min: number): number {
-  const resolved = value ?? fallback;
-  if (!Number.isInteger(resolved) || resolved < min) {
-    throw new TypeError(`startSandboxServer: ${field} must be an integer >= ${min}, got ${value}`);
-  }
-  return resolved;
-}
+const count = (
+  value: number | undefined,
+  fallback: number,
+  field: string,
+  min: number,
+  max?: number,
+): number =>
+  integerIn(value, fallback, field, 'startSandboxServer', max === undefined ? { min } : { min, max });
 
 /**
  * What a request not yet running is charged of the queue's memory: its connection, request and response objects,
@@ -203,7 +205,13 @@ export async function startSandboxServer(options: SandboxServerOptions): Promise
     );
   }
   const workers = (sandbox as { workers?: unknown }).workers;
-  const concurrency = count(options.concurrency, typeof workers === 'number' ? workers : 8, 'concurrency', 1);
+  const concurrency = count(
+    options.concurrency,
+    typeof workers === 'number' ? workers : 8,
+    'concurrency',
+    1,
+    MAX_CONCURRENCY,
+  );
   const maxBodyBytes = count(options.maxBodyBytes, 16 * 1024 * 1024, 'maxBodyBytes', 1);
   const largestRequest = QUEUE_REQUEST_BYTES + QUEUE_BODY_FACTOR * maxBodyBytes;
   const maxQueueBytes = count(options.maxQueueBytes, 1024 * 1024 * 1024, 'maxQueueBytes', 1);
@@ -215,23 +223,25 @@ export async function startSandboxServer(options: SandboxServerOptions): Promise
   }
   const admission = new Admission(
     concurrency,
-    options.maxQueue === undefined ? Number.POSITIVE_INFINITY : count(options.maxQueue, 0, 'maxQueue', 0),
+    options.maxQueue === undefined
+      ? Number.POSITIVE_INFINITY
+      : count(options.maxQueue, 0, 'maxQueue', 0, MAX_QUEUE),
     maxQueueBytes,
   );
   const queueTimeoutMs =
     options.queueTimeoutMs === undefined
       ? Number.POSITIVE_INFINITY
-      : count(options.queueTimeoutMs, 0, 'queueTimeoutMs', 1);
-  const heartbeatMs = count(options.heartbeatMs, 5_000, 'heartbeatMs', 0);
+      : count(options.queueTimeoutMs, 0, 'queueTimeoutMs', 1, MAX_TIMER_MS);
+  const heartbeatMs = count(options.heartbeatMs, 5_000, 'heartbeatMs', 0, MAX_TIMER_MS);
   const maxConnections =
     options.maxConnections === undefined
       ? defaultMaxConnections(concurrency)
-      : count(options.maxConnections, 0, 'maxConnections', 1);
+      : count(options.maxConnections, 0, 'maxConnections', 1, CONNECTIONS_CAP);
   const bounds = {
-    maxRunTimeoutMs: count(options.maxRunTimeoutMs, 60_000, 'maxRunTimeoutMs', 1),
+    maxRunTimeoutMs: count(options.maxRunTimeoutMs, 60_000, 'maxRunTimeoutMs', 1, MAX_TIMER_MS),
     maxMemoryMb: count(options.maxMemoryMb, 4096, 'maxMemoryMb', 1),
   };
-  const receiveTimeoutMs = count(options.receiveTimeoutMs, 30_000, 'receiveTimeoutMs', 1);
+  const receiveTimeoutMs = count(options.receiveTimeoutMs, 30_000, 'receiveTimeoutMs', 1, MAX_TIMER_MS);
   const retryAfter = { 'retry-after': String(count(options.retryAfterS, 1, 'retryAfterS', 0)) };
   const guard = new RequestGuard(isLoopback(host), options.token, new Set(['/health', '/v1/ping']));
   const metrics = new ServerMetrics();
