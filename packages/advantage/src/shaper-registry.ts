@@ -1,4 +1,10 @@
-import { createRegistry, type RawOptions, type Registry } from '@taorl/plugin-registry';
+import {
+  createRegistry,
+  type RawOptions,
+  type RegisterOptions,
+  type RegisterWithSchema,
+  type Registry,
+} from '@taorl/plugin-registry';
 import type { EntropyShaper } from './shaping';
 
 /**
@@ -24,7 +30,23 @@ export function getEntropyShaper(name: string, options: RawOptions = {}): Entrop
  * options, or with `{ schema }`, a zod (any Standard Schema) schema of its options. A second registration of a
  * name is an error unless `{ replace: true }` is given.
  */
-export const registerEntropyShaper: Registry<EntropyShaper>['register'] = shaperRegistry.register;
+export function registerEntropyShaper(
+  name: string,
+  factory: (options: RawOptions) => EntropyShaper,
+  options?: RegisterOptions,
+): void;
+export function registerEntropyShaper<O>(
+  name: string,
+  factory: (options: O) => EntropyShaper,
+  options: RegisterWithSchema<O>,
+): void;
+export function registerEntropyShaper(
+  name: string,
+  factory: (options: never) => EntropyShaper,
+  options?: RegisterOptions | RegisterWithSchema<unknown>,
+): void {
+  shaperRegistry.register(name, factory as (options: RawOptions) => EntropyShaper, options);
+}
 
 export function entropyShaperNames(): string[] {
   return shaperRegistry.names();

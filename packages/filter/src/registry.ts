@@ -1,4 +1,10 @@
-import { createRegistry, type RawOptions, type Registry } from '@taorl/plugin-registry';
+import {
+  createRegistry,
+  type RawOptions,
+  type RegisterOptions,
+  type RegisterWithSchema,
+  type Registry,
+} from '@taorl/plugin-registry';
 import type { Filter } from './types';
 
 /**
@@ -17,7 +23,23 @@ export type FilterFactory = (options: RawOptions) => Filter;
  * checks its own options, or `registerFilter(name, factory, { schema })` with a zod (any Standard Schema) schema of
  * the options. A second registration of a name is an error unless `{ replace: true }` is given.
  */
-export const registerFilter: Registry<Filter>['register'] = filterRegistry.register;
+export function registerFilter(
+  name: string,
+  factory: (options: RawOptions) => Filter,
+  options?: RegisterOptions,
+): void;
+export function registerFilter<O>(
+  name: string,
+  factory: (options: O) => Filter,
+  options: RegisterWithSchema<O>,
+): void;
+export function registerFilter(
+  name: string,
+  factory: (options: never) => Filter,
+  options?: RegisterOptions | RegisterWithSchema<unknown>,
+): void {
+  filterRegistry.register(name, factory as (options: RawOptions) => Filter, options);
+}
 
 /** Builds the filter registered under `name` with the given options. */
 export function getFilter(name: string, options: RawOptions = {}): Filter {
