@@ -32,6 +32,12 @@ export interface EvalMetrics {
   allFailedCorrect?: number;
   /** Right answers with at least one failed call, as a share of all (RolloutStats.correctWithToolError). */
   correctWithToolError?: number;
+  /** Right answers without a successful call, as a share of all (RolloutStats.unexecutedCorrect). */
+  unexecutedCorrect?: number;
+  /** Failed or repeated calls per trajectory (RolloutStats.wastedCallsPerTrajectory). */
+  wastedCallsPerTrajectory?: number;
+  /** Mean entropy at the post-tool decision points: the first policy token after each successful call. */
+  decisionPointEntropy?: number;
   responseTokens: number;
   seconds: number;
   /** Greedy decoding (one sample per problem) instead of sampling at the rollout temperature. */

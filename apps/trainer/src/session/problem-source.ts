@@ -2,7 +2,9 @@ import {
   arithMix,
   arithUserMessage,
   type ChatMessage,
+  type ChainProblem,
   generateArithProblems,
+  generateChainProblems,
   type RlPrompt,
 } from '@taorl/data';
 import { loadDataset } from '@taorl/data/node';
@@ -64,6 +66,41 @@ export function arithProblems(session: Session, split: 'train' | 'test', count: 
     ...(kinds === null ? {} : { kinds }),
     ...(levels === null ? {} : { levels }),
   });
+}
+
+/**
+ * The embedded chain-tool task: fresh training problems every step, drawn with the knobs of task.chain (seeds
+ * derived as arith-tool's are). The level of a problem is the calls it needs.
+ */
+function chainToolProblems(session: Session, promptIds: PromptIds): ProblemSource {
+  const { config } = session;
+  const toProblem = (problem: ChainProblem): Problem => ({
+    id: problem.id,
+    promptIds: promptIds([{ role: 'user', content: arithUserMessage(problem) }]),
+    gold: problem.answer,
+    level: problem.level,
+    requiredCalls: problem.steps.length,
+  });
+  return {
+    train: (step, batch, count) =>
+      chainProblems(session, 'train', count, deriveSeed(config.seed, 'rl-problems', step, batch)).map(
+        toProblem,
+      ),
+    test: () =>
+      chainProblems(session, 'test', config.task.testSize, deriveSeed(config.seed, 'test-problems')).map(
+        toProblem,
+      ),
+  };
+}
+
+/** Problems of the chain-tool task with the knobs of task.chain; knobs that cannot work are a config error. */
+export function chainProblems(session: Session, split: 'train' | 'test', count: number, seed: number) {
+  try {
+    return generateChainProblems({ seed, split, count, ...session.config.task.chain });
+  } catch (error) {
+    if (error instanceof RangeError) throw new ConfigError(session.source, 'task.chain', error.message);
+    throw error;
+  }
 }
 
 async function loadPrompts(
@@ -188,5 +225,6 @@ export async function problemSource(session: Session): Promise<ProblemSource> {
     session.promptIds(system === null ? messages : withSystemPrompt(messages, system));
   const { name } = session.config.task;
   if (name === 'arith-tool') return arithToolProblems(session, promptIds);
+  if (name === 'chain-tool') return chainToolProblems(session, promptIds);
   return name === 'code' ? codeProblems(session, promptIds) : fileProblems(session, promptIds);
 }
