@@ -39,8 +39,8 @@ async function heldOutEval(session: Session, policy: RolloutPolicy, io: CliIO): 
       `tool success ${percent(result.toolSuccessRate)}\n` +
       // What TAO-RL's mechanisms act on (docs/experiments/preconditions.md): lucky answers, the post-tool decision,
       // wasted calls.
-      `right without a successful call ${percent(result.unexecutedCorrect ?? 0)}, decision-point entropy ` +
-      `${(result.decisionPointEntropy ?? 0).toFixed(3)} nats, wasted calls ` +
+      `right without a successful call ${percent(result.unexecutedCorrect ?? 0)}, entropy at the ` +
+      `${result.decisionPoints ?? 0} decision points ${result.decisionPointEntropy?.toFixed(3) ?? '-'} nats, wasted calls ` +
       `${(result.wastedCallsPerTrajectory ?? 0).toFixed(2)} per answer\n` +
       `written to ${join(session.config.outDir, 'held-out.json')}\n`,
   );

@@ -36,7 +36,9 @@ export interface EvalMetrics {
   unexecutedCorrect?: number;
   /** Failed or repeated calls per trajectory (RolloutStats.wastedCallsPerTrajectory). */
   wastedCallsPerTrajectory?: number;
-  /** Mean entropy at the post-tool decision points: the first policy token after each successful call. */
+  /** Post-tool decision points (the first policy token after each successful call) in the answers. */
+  decisionPoints?: number;
+  /** Mean entropy at them; absent when there are none. */
   decisionPointEntropy?: number;
   responseTokens: number;
   seconds: number;

@@ -89,6 +89,7 @@ export async function evaluate(
           options.label,
         );
   const stats = rolloutStats(graded);
+  const decisionPoints = decisionPointStats(graded, null);
   const breakdown = taskBreakdown(graded, new Map(problems.map((problem) => [problem.id, problem])));
   const result: EvalMetrics = {
     phase: 'eval',
@@ -103,7 +104,8 @@ export async function evaluate(
     correctWithToolError: stats.correctWithToolError,
     unexecutedCorrect: stats.unexecutedCorrect,
     wastedCallsPerTrajectory: stats.wastedCallsPerTrajectory,
-    decisionPointEntropy: decisionPointStats(graded, null).meanEntropy,
+    decisionPoints: decisionPoints.count,
+    ...(decisionPoints.count === 0 ? {} : { decisionPointEntropy: decisionPoints.meanEntropy }),
     responseTokens: stats.responseTokens,
     seconds: (performance.now() - started) / 1000,
     greedy,
