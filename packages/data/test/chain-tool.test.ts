@@ -19,16 +19,17 @@ function recompute(question: string): number {
     for (let i = 0; i < e; i++) r = (r * a) % m;
     return r;
   };
+  const value = (token: string | undefined) => (token === 'x' ? x : Number(token));
+  const rules: Array<[RegExp, (m: RegExpMatchArray) => number]> = [
+    [/^x=(\d+|x)\^(\d+) mod (\d+)$/, (m) => pow(value(m[1]), Number(m[2]), Number(m[3]))],
+    [/^x=(\d+|x)\*(\d+) mod (\d+)$/, (m) => (value(m[1]) * Number(m[2])) % Number(m[3])],
+    [/^if x is odd, x=x\*(\d+) mod (\d+)$/, (m) => (x % 2 === 1 ? (x * Number(m[1])) % Number(m[2]) : x)],
+    [/^x=max\(x,(\d+)\)$/, (m) => Math.max(x, Number(m[1]))],
+  ];
   for (const sentence of sentences.slice(0, -1)) {
-    let match: RegExpMatchArray | null;
-    if ((match = sentence.match(/^x=(\d+|x)\^(\d+) mod (\d+)$/)))
-      x = pow(match[1] === 'x' ? x : Number(match[1]), Number(match[2]), Number(match[3]));
-    else if ((match = sentence.match(/^x=(\d+|x)\*(\d+) mod (\d+)$/)))
-      x = ((match[1] === 'x' ? x : Number(match[1])) * Number(match[2])) % Number(match[3]);
-    else if ((match = sentence.match(/^if x is odd, x=x\*(\d+) mod (\d+)$/)))
-      x = x % 2 === 1 ? (x * Number(match[1])) % Number(match[2]) : x;
-    else if ((match = sentence.match(/^x=max\(x,(\d+)\)$/))) x = Math.max(x, Number(match[1]));
-    else throw new Error(`test cannot parse "${sentence}" of ${question}`);
+    const rule = rules.find(([pattern]) => pattern.test(sentence));
+    if (rule === undefined) throw new Error(`test cannot parse "${sentence}" of ${question}`);
+    x = rule[1](sentence.match(rule[0])!);
   }
   return x;
 }
@@ -45,7 +46,9 @@ describe('generateChainProblems', () => {
     expect(generateChainProblems({ seed: 3, split: 'train', count: 50 })).toEqual(a);
     expect(generateChainProblems({ seed: 4, split: 'train', count: 50 })).not.toEqual(a);
     const test = generateChainProblems({ seed: 3, split: 'test', count: 500 });
-    const train = new Set(generateChainProblems({ seed: 9, split: 'train', count: 2000 }).map((p) => p.question));
+    const train = new Set(
+      generateChainProblems({ seed: 9, split: 'train', count: 2000 }).map((p) => p.question),
+    );
     expect(test.filter((p) => train.has(p.question))).toEqual([]);
     expect(new Set(test.map((p) => p.id)).size).toBe(500);
   });
@@ -80,7 +83,9 @@ describe('generateChainProblems', () => {
       expect(fired).toBeLessThan(0.6);
       // Two problems of one chain length with a check need a different number of calls, set by the output.
       const plain = (p: ChainProblem) => p.steps.length - (p.check === 'fired' ? 1 : 0);
-      expect(new Set(checked.filter((p) => plain(p) === 4).map((p) => p.steps.length))).toEqual(new Set([4, 5]));
+      expect(new Set(checked.filter((p) => plain(p) === 4).map((p) => p.steps.length))).toEqual(
+        new Set([4, 5]),
+      );
     }
   });
 
@@ -93,7 +98,9 @@ describe('generateChainProblems', () => {
     expect(mean).toBeLessThan(4.5);
     const short = generateChainProblems({ seed: 6, split: 'train', count: 200, minSteps: 2, maxSteps: 2 });
     expect(Math.max(...short.map((p) => p.steps.length))).toBe(3);
-    expect(() => generateChainProblems({ seed: 1, split: 'train', count: 1, minSteps: 4, maxSteps: 3 })).toThrow(
+    expect(() =>
+      generateChainProblems({ seed: 1, split: 'train', count: 1, minSteps: 4, maxSteps: 3 }),
+    ).toThrow(
       'generateChainProblems: minSteps and maxSteps must be integers with 2 <= minSteps <= maxSteps, got 4 and 3',
     );
     expect(() => generateChainProblems({ seed: 1, split: 'train', count: 1, luckyShare: 1.5 })).toThrow(
@@ -124,7 +131,8 @@ describe('generateChainTraces (real sandbox)', () => {
     await sandbox.close();
   });
 
-  const calls = (trace: ChainTrace) => trace.toolCalls.filter((call) => call.status === 'ok').map((c) => c.code);
+  const calls = (trace: ChainTrace) =>
+    trace.toolCalls.filter((call) => call.status === 'ok').map((c) => c.code);
 
   it('writes valid trajectories that fit the 512-token context, with every strategy', () => {
     for (const trace of traces) {
@@ -144,7 +152,8 @@ describe('generateChainTraces (real sandbox)', () => {
       expect(codes.length).toBe(problem.steps.length);
       const outputs = trace.toolCalls.map((call) => call.output.trim().split('\n')[0]);
       // Every call after the first starts from the number the call before printed.
-      for (let i = 1; i < codes.length; i++) expect(codes[i]).toMatch(new RegExp(`[(,]${outputs[i - 1]}[,*)]`));
+      for (let i = 1; i < codes.length; i++)
+        expect(codes[i]).toMatch(new RegExp(`[(,]${outputs[i - 1]}[,*)]`));
       expect(outputs.at(-1)).toBe(problem.answer);
       expect(trace.text.endsWith(`A: \\boxed{${problem.answer}}<|im_end|>`)).toBe(true);
       expect(trace.correct).toBe(true);

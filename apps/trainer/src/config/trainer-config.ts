@@ -83,7 +83,7 @@ export const trainerSchema = z.strictObject({
     chain: section('chain-tool problems (task.name chain-tool; docs/explanation/chain-tool-task.md)', {
       luckyShare: num(
         "share of problems whose answer is on the question's surface (a last max(x,c) step), answerable right " +
-          "without a valid execution: what C1 acts on",
+          'without a valid execution: what C1 acts on',
         DEFAULT_CHAIN_KNOBS.luckyShare,
         { min: 0, max: 1 },
       ),

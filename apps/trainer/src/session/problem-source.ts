@@ -1,8 +1,8 @@
 import {
   arithMix,
   arithUserMessage,
-  type ChatMessage,
   type ChainProblem,
+  type ChatMessage,
   generateArithProblems,
   generateChainProblems,
   type RlPrompt,
@@ -94,7 +94,12 @@ function chainToolProblems(session: Session, promptIds: PromptIds): ProblemSourc
 }
 
 /** Problems of the chain-tool task with the knobs of task.chain; knobs that cannot work are a config error. */
-export function chainProblems(session: Session, split: 'train' | 'test', count: number, seed: number) {
+export function chainProblems(
+  session: Pick<Session, 'config' | 'source'>,
+  split: 'train' | 'test',
+  count: number,
+  seed: number,
+) {
   try {
     return generateChainProblems({ seed, split, count, ...session.config.task.chain });
   } catch (error) {

@@ -1,4 +1,4 @@
-import { arithSplitOf, type ArithSplit } from '../arith-tool/problems';
+import { type ArithSplit, arithSplitOf } from '../arith-tool/problems';
 import { fnv1a, Rng } from '../arith-tool/rng';
 
 /**

@@ -105,7 +105,9 @@ async function write(plan: ChainPlan, env: DemoEnvironment) {
   }
   // The gold is computed in the generator; Python must agree, or the generator has a bug.
   if (strategy !== 'wrong-branch' && output !== problem.answer) {
-    throw new Error(`chain-tool: Python printed ${output} for ${problem.id} but the gold is ${problem.answer}`);
+    throw new Error(
+      `chain-tool: Python printed ${output} for ${problem.id} but the gold is ${problem.answer}`,
+    );
   }
   return { response: writer.answer(output), correct: output === problem.answer };
 }
