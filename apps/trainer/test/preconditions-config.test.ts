@@ -14,7 +14,7 @@ describe('configs/preconditions.yaml (docs/experiments/preconditions.md)', () =>
       name: 'chain-tool',
       // Read by arith-tool only.
       mix: 'classic',
-      chain: { luckyShare: 0.15, checkShare: 0.5, minSteps: 3, maxSteps: 5 },
+      chain: { luckyShare: 0.15, loopShare: 1, minSteps: 3, maxSteps: 4, maxCalls: 6 },
     });
     expect(preconditions.rl.maxGenBatches).toBe(1);
     expect({

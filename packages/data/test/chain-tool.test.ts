@@ -23,7 +23,17 @@ function recompute(question: string): number {
   const rules: Array<[RegExp, (m: RegExpMatchArray) => number]> = [
     [/^x=(\d+|x)\^(\d+) mod (\d+)$/, (m) => pow(value(m[1]), Number(m[2]), Number(m[3]))],
     [/^x=(\d+|x)\*(\d+) mod (\d+)$/, (m) => (value(m[1]) * Number(m[2])) % Number(m[3])],
-    [/^if x is odd, x=x\*(\d+) mod (\d+)$/, (m) => (x % 2 === 1 ? (x * Number(m[1])) % Number(m[2]) : x)],
+    [
+      /^while x is odd, x=x\*(\d+) mod (\d+)$/,
+      (m) => {
+        let y = x;
+        for (let guard = 0; y % 2 === 1; guard++) {
+          if (guard > 10) throw new Error('the loop does not end');
+          y = (y * Number(m[1])) % Number(m[2]);
+        }
+        return y;
+      },
+    ],
     [/^x=max\(x,(\d+)\)$/, (m) => Math.max(x, Number(m[1]))],
   ];
   for (const sentence of sentences.slice(0, -1)) {
@@ -65,27 +75,28 @@ describe('generateChainProblems', () => {
       const problems = generateChainProblems({ seed: 1, split: 'train', count: 3000, luckyShare: lucky });
       const guessed = share(problems, (p) => surfaceGuess(p) === p.answer);
       expect(share(problems, (p) => p.lucky)).toBeCloseTo(lucky, 1);
-      // Only the lucky ones: the question's last number is then a modulus, which a value is below, or which an
-      // even value after a check that did not fire cannot equal (the moduli are odd primes).
+      // Only the lucky ones: the question's last number is otherwise a modulus, which a value is below.
       expect(guessed).toBe(share(problems, (p) => p.lucky));
       if (lucky === 0) expect(guessed).toBe(0);
       else expect(Math.abs(guessed - lucky)).toBeLessThan(0.03);
     }
   });
 
-  it('checkShare sets the share of problems whose last call depends on an output (about half fire)', () => {
-    for (const checks of [0, 0.5, 1]) {
-      const problems = generateChainProblems({ seed: 2, split: 'train', count: 3000, checkShare: checks });
-      const checked = problems.filter((p) => p.check !== 'none');
-      expect(checked.length / problems.length).toBeCloseTo(checks, 1);
-      if (checks === 0) continue;
-      const fired = share(checked, (p) => p.check === 'fired');
-      expect(fired).toBeGreaterThan(0.4);
-      expect(fired).toBeLessThan(0.6);
-      // Two problems of one chain length with a check need a different number of calls, set by the output.
-      const plain = (p: ChainProblem) => p.steps.length - (p.check === 'fired' ? 1 : 0);
-      expect(new Set(checked.filter((p) => plain(p) === 4).map((p) => p.steps.length))).toEqual(
-        new Set([4, 5]),
+  it('loopShare sets the share of problems whose calls depend on the parity of what the tool printed', () => {
+    for (const loops of [0, 0.5, 1]) {
+      const problems = generateChainProblems({ seed: 2, split: 'train', count: 3000, loopShare: loops });
+      const looped = problems.filter((p) => p.loop !== null);
+      expect(looped.length / problems.length).toBeCloseTo(loops, 1);
+      if (loops === 0) continue;
+      // About half the values entering the loop are odd: a second decision after about half of those, ...
+      const entered = share(looped, (p) => p.loop!.iterations > 0);
+      expect(entered).toBeGreaterThan(0.4);
+      expect(entered).toBeLessThan(0.6);
+      expect(new Set(looped.map((p) => p.loop!.iterations))).toEqual(new Set([0, 1, 2, 3]));
+      // ... so chains of one length need different numbers of calls, set by the outputs.
+      const before = (p: ChainProblem) => p.loop!.at;
+      expect(new Set(looped.filter((p) => before(p) === 3).map((p) => p.steps.length))).toEqual(
+        new Set([3, 4, 5, 6]),
       );
     }
   });
@@ -95,10 +106,17 @@ describe('generateChainProblems', () => {
     const calls = problems.map((p) => p.steps.length);
     expect(new Set(calls)).toEqual(new Set([3, 4, 5, 6]));
     const mean = calls.reduce((a, b) => a + b, 0) / calls.length;
-    expect(mean).toBeGreaterThan(4);
-    expect(mean).toBeLessThan(4.5);
-    const short = generateChainProblems({ seed: 6, split: 'train', count: 200, minSteps: 2, maxSteps: 2 });
-    expect(Math.max(...short.map((p) => p.steps.length))).toBe(3);
+    expect(mean).toBeGreaterThan(3.7);
+    expect(mean).toBeLessThan(4.2);
+    const short = generateChainProblems({
+      seed: 6,
+      split: 'train',
+      count: 200,
+      minSteps: 2,
+      maxSteps: 2,
+      maxCalls: 3,
+    });
+    expect(new Set(short.map((p) => p.steps.length))).toEqual(new Set([2, 3]));
     expect(() =>
       generateChainProblems({ seed: 1, split: 'train', count: 1, minSteps: 4, maxSteps: 3 }),
     ).toThrow(
@@ -106,6 +124,9 @@ describe('generateChainProblems', () => {
     );
     expect(() => generateChainProblems({ seed: 1, split: 'train', count: 1, luckyShare: 1.5 })).toThrow(
       'generateChainProblems: luckyShare must be in [0, 1], got 1.5',
+    );
+    expect(() => generateChainProblems({ seed: 1, split: 'train', count: 1, maxCalls: 3 })).toThrow(
+      'generateChainProblems: maxCalls must be an integer >= maxSteps (4), got 3',
     );
   });
 });
@@ -162,18 +183,17 @@ describe('generateChainTraces (real sandbox)', () => {
   });
 
   it('wastes a call in recovered and redundant demonstrations', () => {
-    for (const [index, trace] of traces.entries()) {
-      const needed = problems[index]!.steps.length;
+    const wasted = traces.filter((t) => t.strategy === 'recovered' || t.strategy === 'redundant');
+    expect(wasted.length).toBeGreaterThan(20);
+    for (const trace of wasted) {
+      const failed = trace.toolCalls.filter((c) => c.status !== 'ok').length;
+      const codes = calls(trace);
       if (trace.strategy === 'recovered') {
-        expect(trace.toolCalls.map((c) => c.status).filter((s) => s === 'error')).toHaveLength(1);
-        expect(trace.toolCalls).toHaveLength(needed + 1);
-        expect(trace.correct).toBe(true);
-      }
-      if (trace.strategy === 'redundant') {
-        const codes = calls(trace);
-        expect(codes).toHaveLength(needed + 1);
-        expect(new Set(codes).size).toBe(needed);
-        expect(trace.correct).toBe(true);
+        expect(failed).toBe(1);
+        expect(new Set(codes).size).toBe(codes.length);
+      } else {
+        expect(failed).toBe(0);
+        expect(new Set(codes).size).toBe(codes.length - 1);
       }
     }
   });
@@ -189,14 +209,34 @@ describe('generateChainTraces (real sandbox)', () => {
     }
   });
 
-  it('takes the wrong branch at the check: one call too many or too few, wrong unless lucky', () => {
+  it('misreads a parity in the loop: a call too many or too few, and wrong unless lucky', () => {
     const wrong = traces.filter((t) => t.strategy === 'wrong-branch');
-    expect(wrong.length).toBeGreaterThan(3);
+    expect(wrong.length).toBeGreaterThan(10);
     for (const trace of wrong) {
       const problem = problems.find((p) => p.id === trace.groupId)!;
-      expect(calls(trace).length).toBe(problem.steps.length + (problem.check === 'fired' ? -1 : 1));
-      expect(trace.correct).toBe(problem.lucky);
+      expect(problem.loop).not.toBeNull();
+      if (problem.lucky) expect(trace.correct).toBe(true);
     }
+    const unlucky = wrong.filter((t) => !problems.find((p) => p.id === t.groupId)!.lucky);
+    expect(share(unlucky as never, (t) => (t as unknown as ChainTrace).correct)).toBeLessThan(0.1);
+    // At the loop's decisions the demonstrations disagree with the parity about 30% of the time (misreadShare).
+    let decisions = 0;
+    let misread = 0;
+    for (const trace of traces.filter((t) => t.strategy === 'tool' || t.strategy === 'wrong-branch')) {
+      const problem = problems.find((p) => p.id === trace.groupId)!;
+      const outputs = trace.toolCalls.map((call) => Number(call.output.trim().split('\n')[0]));
+      const loopCalls = calls(trace).length - (problem.steps.length - problem.loop!.iterations);
+      // Decisions: after the call before the loop and after each loop call that was followed by another decision.
+      for (let k = 0; k <= loopCalls; k++) {
+        const value = outputs[problem.loop!.at - 1 + k]!;
+        const called = k < loopCalls;
+        decisions++;
+        if ((value % 2 === 1) !== called) misread++;
+        if (!called) break;
+      }
+    }
+    expect(misread / decisions).toBeGreaterThan(0.2);
+    expect(misread / decisions).toBeLessThan(0.4);
   });
 
   it('gives identical traces for the same seed, and writes a wasted call that does not fit as a tool demonstration', async () => {

@@ -87,16 +87,17 @@ export const trainerSchema = z.strictObject({
         DEFAULT_CHAIN_KNOBS.luckyShare,
         { min: 0, max: 1 },
       ),
-      checkShare: num(
-        'share of problems ending with a check (if x is odd, one more call) whose branch depends on the last ' +
-          'output: the post-tool decision the entropy bonus acts on',
-        DEFAULT_CHAIN_KNOBS.checkShare,
+      loopShare: num(
+        'share of problems ending with a loop (while x is odd, one more call) whose every decision, call again or ' +
+          'answer, depends on the last output: the post-tool decisions the entropy bonus acts on',
+        DEFAULT_CHAIN_KNOBS.loopShare,
         { min: 0, max: 1 },
       ),
-      minSteps: int('fewest calls of a chain before its check', DEFAULT_CHAIN_KNOBS.minSteps, { min: 2 }),
-      maxSteps: int(
-        'most calls of a chain before its check (one more when the check fires)',
-        DEFAULT_CHAIN_KNOBS.maxSteps,
+      minSteps: int('fewest calls of a chain before its loop', DEFAULT_CHAIN_KNOBS.minSteps, { min: 2 }),
+      maxSteps: int('most calls of a chain before its loop', DEFAULT_CHAIN_KNOBS.maxSteps, { min: 2 }),
+      maxCalls: int(
+        'most calls a solution may need, the loop included (problems that need more are drawn again)',
+        DEFAULT_CHAIN_KNOBS.maxCalls,
         { min: 2 },
       ),
     }),

@@ -14,25 +14,31 @@ export interface ChainKnobs {
    */
   luckyShare: number;
   /**
-   * Share of problems that end with a check, `if x is odd, x=x*b mod m.`: it takes a call only when the output
-   * before it is odd (about half the time), so after that output the right next step (call again or answer)
-   * depends on what the tool printed. The decision the post-tool entropy bonus is meant to act on. Default 0.5.
+   * Share of problems whose chain ends with a loop, `while x is odd, x=x*b mod m.`: after the output before it and
+   * after each of its calls, the right next step (call again, or answer) depends on the parity of what the tool
+   * printed, and each call's result is odd about half the time. These are the post-tool decisions the entropy
+   * bonus is meant to act on. Default 1.
    */
-  checkShare: number;
+  loopShare: number;
   /**
-   * Calls of the chain without the check: drawn uniformly from [minSteps, maxSteps] (a lucky problem's max step
-   * counts as one). A solution needs this many calls, one more when its check fires: 3-6 by default, enough for a
-   * redundant or failed call to cost length in a 512-token context. Defaults 3 and 5.
+   * Calls of the chain before its loop: drawn uniformly from [minSteps, maxSteps] (a lucky problem's max step
+   * counts as one). Defaults 3 and 4.
    */
   minSteps: number;
   maxSteps: number;
+  /**
+   * Most calls a solution may need (the loop's included); drafts that need more are drawn again. Default 6: with
+   * 3-6 calls in a 512-token context a redundant or failed call costs length, and on the longest chains the answer.
+   */
+  maxCalls: number;
 }
 
 export const DEFAULT_CHAIN_KNOBS: Readonly<ChainKnobs> = {
   luckyShare: 0.15,
-  checkShare: 0.5,
+  loopShare: 1,
   minSteps: 3,
-  maxSteps: 5,
+  maxSteps: 4,
+  maxCalls: 6,
 };
 
 /** One problem of the chain-tool task. */
@@ -45,21 +51,20 @@ export interface ChainProblem {
   /** The exact gold answer in decimal. */
   answer: string;
   /**
-   * Reference code, one entry per tool call a solution needs; "{i}" in a step stands for the printed output of
-   * step i. A check that does not fire has no step.
+   * Reference code, one entry per tool call a solution needs (the loop's calls included); "{x}" in a step stands
+   * for the printed output of the call before.
    */
   steps: string[];
   /** The calls a solution needs (steps.length): the trainer's level and required calls. */
   level: number;
   /** The answer is readable from the question (a last `max` step). */
   lucky: boolean;
-  /** The problem ends with a check; `fired` when the value before it is odd, so the check takes a call. */
-  check: 'none' | 'fired' | 'not-fired';
   /**
-   * With a check: the call it takes when it fires, and where in the calls it goes (steps[checkAt] when fired).
-   * Demonstrations that take the wrong branch call it although the check did not fire, or skip it.
+   * The loop, when the chain has one: the code of its call ("{x}" = the previous output), where its calls start in
+   * `steps`, and how many the gold takes (0 when the value before it is even). Demonstrations that misread a
+   * parity make one call too many or too few.
    */
-  checkStep: { code: string; at: number } | null;
+  loop: { code: string; at: number; iterations: number } | null;
 }
 
 export interface ChainProblemOptions extends Partial<ChainKnobs> {
@@ -84,7 +89,7 @@ function modPow(base: number, exponent: number, modulus: number): number {
   return Number(result);
 }
 
-/** One step of the chain on the running value: its wording, its code ("{i}" = the previous output), its value. */
+/** One step of the chain on the running value: its wording, its code ("{x}" = the previous output), its value. */
 interface ChainOp {
   text: string;
   code: string;
@@ -110,54 +115,59 @@ function chainOp(rng: Rng, x: number | null, previous: string): ChainOp {
 }
 
 function checkKnobs(knobs: ChainKnobs): void {
-  for (const name of ['luckyShare', 'checkShare'] as const) {
+  for (const name of ['luckyShare', 'loopShare'] as const) {
     const value = knobs[name];
     if (!(value >= 0 && value <= 1))
       throw new RangeError(`generateChainProblems: ${name} must be in [0, 1], got ${value}`);
   }
-  const { minSteps, maxSteps } = knobs;
+  const { minSteps, maxSteps, maxCalls } = knobs;
   if (!Number.isInteger(minSteps) || minSteps < 2 || !Number.isInteger(maxSteps) || maxSteps < minSteps)
     throw new RangeError(
       `generateChainProblems: minSteps and maxSteps must be integers with 2 <= minSteps <= maxSteps, got ` +
         `${minSteps} and ${maxSteps}`,
     );
+  if (!Number.isInteger(maxCalls) || maxCalls < maxSteps)
+    throw new RangeError(
+      `generateChainProblems: maxCalls must be an integer >= maxSteps (${maxSteps}), got ${maxCalls}`,
+    );
 }
 
-/** One problem before its id and split; every choice drawn from `rng` in a fixed order. */
+/** One problem before its id and split, or null when it needs more than maxCalls calls; drawn in a fixed order. */
 function draftChain(rng: Rng, knobs: ChainKnobs) {
   const length = rng.int(knobs.minSteps, knobs.maxSteps);
   const lucky = rng.chance(knobs.luckyShare);
-  const hasCheck = rng.chance(knobs.checkShare);
+  const hasLoop = rng.chance(knobs.loopShare);
   const texts: string[] = [];
   const steps: string[] = [];
   let x: number | null = null;
   for (let i = 0; i < (lucky ? length - 1 : length); i++) {
-    const op = chainOp(rng, x, `{${steps.length - 1}}`);
+    const op = chainOp(rng, x, '{x}');
     texts.push(op.text);
     steps.push(op.code);
     x = op.value;
   }
   let value = x as number;
-  let check: ChainProblem['check'] = 'none';
-  let checkStep: ChainProblem['checkStep'] = null;
-  if (hasCheck) {
+  let loop: ChainProblem['loop'] = null;
+  if (hasLoop) {
     const b = rng.int(10, 99);
     const m = rng.pick(MODULI);
-    texts.push(`if x is odd, x=x*${b} mod ${m}.`);
-    checkStep = { code: `print({${steps.length - 1}}*${b}%${m})`, at: steps.length };
-    check = value % 2 === 1 ? 'fired' : 'not-fired';
-    if (check === 'fired') {
-      steps.push(checkStep.code);
+    texts.push(`while x is odd, x=x*${b} mod ${m}.`);
+    loop = { code: `print({x}*${b}%${m})`, at: steps.length, iterations: 0 };
+    while (value % 2 === 1) {
+      if (steps.length >= knobs.maxCalls) return null;
+      steps.push(loop.code);
       value = (value * b) % m;
+      loop.iterations++;
     }
   }
   if (lucky) {
     const c = rng.int(100, 199);
     texts.push(`x=max(x,${c}).`);
-    steps.push(`print(max({${steps.length - 1}},${c}))`);
+    steps.push(`print(max({x},${c}))`);
     value = Math.max(value, c);
   }
-  return { question: `${texts.join(' ')} x=?`, answer: String(value), steps, lucky, check, checkStep };
+  if (steps.length > knobs.maxCalls) return null;
+  return { question: `${texts.join(' ')} x=?`, answer: String(value), steps, lucky, loop };
 }
 
 /**
@@ -168,9 +178,10 @@ function draftChain(rng: Rng, knobs: ChainKnobs) {
 export function generateChainProblems(options: ChainProblemOptions): ChainProblem[] {
   const knobs: ChainKnobs = {
     luckyShare: options.luckyShare ?? DEFAULT_CHAIN_KNOBS.luckyShare,
-    checkShare: options.checkShare ?? DEFAULT_CHAIN_KNOBS.checkShare,
+    loopShare: options.loopShare ?? DEFAULT_CHAIN_KNOBS.loopShare,
     minSteps: options.minSteps ?? DEFAULT_CHAIN_KNOBS.minSteps,
     maxSteps: options.maxSteps ?? DEFAULT_CHAIN_KNOBS.maxSteps,
+    maxCalls: options.maxCalls ?? DEFAULT_CHAIN_KNOBS.maxCalls,
   };
   checkKnobs(knobs);
   if (!Number.isInteger(options.count) || options.count < 0) {
@@ -186,6 +197,7 @@ export function generateChainProblems(options: ChainProblemOptions): ChainProble
         `generateChainProblems: only ${problems.length} distinct ${options.split} problems after ${drafts} drafts`,
       );
     const draft = draftChain(rng, knobs);
+    if (draft === null) continue;
     if (seen.has(draft.question) || arithSplitOf(draft.question) !== options.split) continue;
     seen.add(draft.question);
     const hash = (basis?: number) => fnv1a(draft.question, basis).toString(16).padStart(8, '0');

@@ -18,8 +18,8 @@ import type { ChainProblem } from './problems';
  *   problems: right with every call failed, what C1 removes);
  * - `recovered`: one call fails (at a drawn step) and the next fixes it: one wasted call;
  * - `redundant`: runs one step's call twice: one wasted call;
- * - `wrong-branch`: takes the wrong branch at the check (calls although the value is even, or answers although it
- *   is odd): wrong unless the problem is lucky;
+ * - `wrong-branch`: a tool demonstration that misread a parity in the loop at least once (a call too many or too
+ *   few): wrong unless the problem is lucky;
  * - `tool`: one call per step.
  */
 export type ChainStrategy = 'direct' | 'gave-up' | 'recovered' | 'redundant' | 'wrong-branch' | 'tool';
@@ -48,8 +48,11 @@ export interface ChainTraceShares {
   mistakeShare: number;
   /** Share of all demonstrations that repeat one call. Default 0.15. */
   redundantShare: number;
-  /** Share of the remaining (tool) demonstrations of problems with a check that take the wrong branch. Default 0.4. */
-  wrongBranchShare: number;
+  /**
+   * Chance, at each decision of a loop (call again or answer) in every demonstration that runs code, of taking the
+   * wrong branch: the uncertainty the SFT policy carries into RL at the post-tool decision points. Default 0.3.
+   */
+  misreadShare: number;
 }
 
 export const DEFAULT_CHAIN_TRACE_SHARES: Readonly<ChainTraceShares> = {
@@ -57,73 +60,88 @@ export const DEFAULT_CHAIN_TRACE_SHARES: Readonly<ChainTraceShares> = {
   giveUpShare: 0.15,
   mistakeShare: 0.15,
   redundantShare: 0.15,
-  wrongBranchShare: 0.4,
+  misreadShare: 0.3,
 };
 
 export interface ChainTraceOptions extends DemoEnvironment, Partial<ChainTraceShares> {
   seed: number;
   /**
-   * The model's context in tokens (prompt + response). A demonstration with a wasted call or a wrong branch that
-   * would not fit is written as `tool` instead (on the longest chains a wasted call does not fit: it costs the
-   * answer); one whose tool solution does not fit is an error. Default 512, the embedded model's.
+   * The model's context in tokens (prompt + response). A demonstration with a wasted call or a misread that would
+   * not fit is written as `tool` instead (on the longest chains a wasted call does not fit: it costs the answer);
+   * one whose tool solution does not fit is an error. Default 512, the embedded model's.
    */
   contextTokens?: number;
 }
 
+type BaseStrategy = Exclude<ChainStrategy, 'wrong-branch'>;
+
 interface ChainPlan extends DemoPlan {
   problem: ChainProblem;
-  strategy: ChainStrategy;
-  /** The call that fails (recovered) or is repeated (redundant), and how a failing call is broken. */
+  strategy: BaseStrategy;
+  /** The call before the loop that fails (recovered) or is repeated (redundant), and how a failing call is broken. */
   at: number;
   mistake: (code: string) => string;
+  /** At the loop's k-th decision, whether the demonstration takes the wrong branch. */
+  misreads: readonly boolean[];
 }
 
-/** The calls a plan makes, in order: the problem's steps, with the check's branch flipped for `wrong-branch`. */
-function callsOf({ problem, strategy }: ChainPlan): string[] {
-  if (strategy !== 'wrong-branch' || problem.checkStep === null) return problem.steps;
-  const { code, at } = problem.checkStep;
-  return problem.check === 'fired'
-    ? [...problem.steps.slice(0, at), ...problem.steps.slice(at + 1)]
-    : [...problem.steps.slice(0, at), code, ...problem.steps.slice(at)];
-}
+/** Every step reads the output of the call before it. */
+const withInput = (step: string, output: string) => step.replace('{x}', output);
 
 async function write(plan: ChainPlan, env: DemoEnvironment) {
-  const { problem, strategy, at, mistake } = plan;
+  const { problem, strategy, at, mistake, misreads } = plan;
   const writer = new DemoWriter(env, 'chain-tool');
-  if (strategy === 'direct') return { response: writer.answer(problem.answer), correct: true };
-  let output = '';
-  for (const [index, step] of callsOf(plan).entries()) {
-    // Every step reads the output of the call before it.
-    const code = step.replace(/\{\d+\}/g, output);
-    if (strategy === 'gave-up') {
-      await writer.mistake(mistake(code), problem.id);
-      return { response: writer.answer(problem.answer), correct: true };
-    }
-    if (strategy === 'recovered' && index === at) await writer.mistake(mistake(code), problem.id);
-    output = await writer.reference(code, problem.id);
-    if (strategy === 'redundant' && index === at) output = await writer.reference(code, problem.id);
+  if (strategy === 'direct')
+    return { response: writer.answer(problem.answer), correct: true, misread: false };
+  if (strategy === 'gave-up') {
+    await writer.mistake(mistake(problem.steps[0]!), problem.id);
+    return { response: writer.answer(problem.answer), correct: true, misread: false };
   }
+  let output = '';
+  let calls = 0;
+  const step = async (template: string) => {
+    const code = withInput(template, output);
+    if (strategy === 'recovered' && calls === at) await writer.mistake(mistake(code), problem.id);
+    output = await writer.reference(code, problem.id);
+    if (strategy === 'redundant' && calls === at) output = await writer.reference(code, problem.id);
+    calls++;
+  };
+  const { loop } = problem;
+  const loopAt = loop?.at ?? problem.steps.length;
+  for (const template of problem.steps.slice(0, loopAt)) await step(template);
+  let misread = false;
+  if (loop !== null) {
+    // A misread past the gold's iterations goes on until a parity is read right, or two calls past the solution.
+    for (let decision = 0; calls < problem.steps.length + 2; decision++) {
+      const wrong = misreads[decision] ?? false;
+      misread ||= wrong;
+      if ((Number(output) % 2 === 1) === wrong) break;
+      await step(loop.code);
+    }
+  }
+  for (const template of problem.steps.slice(loopAt + (loop?.iterations ?? 0))) await step(template);
   // The gold is computed in the generator; Python must agree, or the generator has a bug.
-  if (strategy !== 'wrong-branch' && output !== problem.answer) {
+  if (!misread && output !== problem.answer) {
     throw new Error(
       `chain-tool: Python printed ${output} for ${problem.id} but the gold is ${problem.answer}`,
     );
   }
-  return { response: writer.answer(output), correct: output === problem.answer };
+  return { response: writer.answer(output), correct: output === problem.answer, misread };
 }
 
 async function solve(plan: ChainPlan, promptTokens: number, options: ChainTraceOptions) {
   const context = options.contextTokens ?? 512;
-  const written = await write(plan, options);
-  const fits = promptTokens + written.response.responseIds.length <= context;
-  if (fits) return { ...written, extra: { strategy: plan.strategy } };
-  if (plan.strategy === 'tool' || plan.strategy === 'direct')
+  const { response, correct, misread } = await write(plan, options);
+  if (promptTokens + response.responseIds.length <= context) {
+    const strategy: ChainStrategy = misread && plan.strategy === 'tool' ? 'wrong-branch' : plan.strategy;
+    return { response, correct, extra: { strategy } };
+  }
+  if ((plan.strategy === 'tool' && !misread) || plan.strategy === 'direct')
     throw new Error(
-      `chain-tool: the tool solution of ${plan.problem.id} takes ${promptTokens} + ` +
-        `${written.response.responseIds.length} tokens, more than contextTokens ${context}: lower maxSteps or ` +
-        'tool.observationChars',
+      `chain-tool: the tool solution of ${plan.problem.id} takes ${promptTokens} + ${response.responseIds.length} ` +
+        `tokens, more than contextTokens ${context}: lower maxCalls or tool.observationChars`,
     );
-  return solve({ ...plan, strategy: 'tool' }, promptTokens, options);
+  return solve({ ...plan, strategy: 'tool', misreads: [] }, promptTokens, options);
 }
 
 /**
@@ -141,7 +159,7 @@ export async function generateChainTraces(
     if (value !== undefined) shares[name] = value;
   }
   checkShares('generateChainTraces', Object.entries(shares));
-  const { directShare, giveUpShare, mistakeShare, redundantShare, wrongBranchShare } = shares;
+  const { directShare, giveUpShare, mistakeShare, redundantShare, misreadShare } = shares;
   if (directShare + giveUpShare + mistakeShare + redundantShare > 1)
     throw new RangeError(
       'generateChainTraces: directShare + giveUpShare + mistakeShare + redundantShare must be at most 1, got ' +
@@ -151,22 +169,27 @@ export async function generateChainTraces(
   // Every draw is made for every problem, in problem order, so concurrency and shares of 0 change nothing else.
   const plans = problems.map((problem): ChainPlan => {
     const draw = rng.next();
-    const wrongBranch = rng.chance(wrongBranchShare);
-    const at = rng.int(0, problem.steps.length - 1);
+    // Before the loop, so the call is made whatever the demonstration reads from the outputs.
+    const at = rng.int(0, (problem.loop?.at ?? problem.steps.length) - 1);
     const mistake = CODE_MISTAKES[rng.int(0, CODE_MISTAKES.length - 1)]!;
-    const strategy: ChainStrategy =
-      draw < directShare
-        ? 'direct'
-        : draw < directShare + giveUpShare
-          ? 'gave-up'
-          : draw < directShare + giveUpShare + mistakeShare
-            ? 'recovered'
-            : draw < directShare + giveUpShare + mistakeShare + redundantShare
-              ? 'redundant'
-              : problem.check !== 'none' && wrongBranch
-                ? 'wrong-branch'
-                : 'tool';
-    return { problem, userMessage: arithUserMessage(problem), strategy, at, mistake };
+    const misreads = Array.from({ length: problem.steps.length + 2 }, () => rng.chance(misreadShare));
+    let bound = 0;
+    const strategy = (
+      [
+        ['direct', directShare],
+        ['gave-up', giveUpShare],
+        ['recovered', mistakeShare],
+        ['redundant', redundantShare],
+      ] as const
+    ).find(([, share]) => draw < (bound += share))?.[0];
+    return {
+      problem,
+      userMessage: arithUserMessage(problem),
+      strategy: strategy ?? 'tool',
+      at,
+      mistake,
+      misreads,
+    };
   });
   return writeDemonstrations(plans, options, (plan, promptTokens) => solve(plan, promptTokens, options));
 }
