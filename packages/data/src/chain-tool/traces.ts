@@ -85,6 +85,21 @@ interface ChainPlan extends DemoPlan {
   misreads: readonly boolean[];
 }
 
+/** The strategy a uniform draw in [0, 1) falls on: the shares in table order, then `tool`. */
+function strategyOf(draw: number, shares: ChainTraceShares): BaseStrategy {
+  let bound = 0;
+  for (const [strategy, share] of [
+    ['direct', shares.directShare],
+    ['gave-up', shares.giveUpShare],
+    ['recovered', shares.mistakeShare],
+    ['redundant', shares.redundantShare],
+  ] as const) {
+    bound += share;
+    if (draw < bound) return strategy;
+  }
+  return 'tool';
+}
+
 /** Every step reads the output of the call before it. */
 const withInput = (step: string, output: string) => step.replace('{x}', output);
 
@@ -173,19 +188,10 @@ export async function generateChainTraces(
     const at = rng.int(0, (problem.loop?.at ?? problem.steps.length) - 1);
     const mistake = CODE_MISTAKES[rng.int(0, CODE_MISTAKES.length - 1)]!;
     const misreads = Array.from({ length: problem.steps.length + 2 }, () => rng.chance(misreadShare));
-    let bound = 0;
-    const strategy = (
-      [
-        ['direct', directShare],
-        ['gave-up', giveUpShare],
-        ['recovered', mistakeShare],
-        ['redundant', redundantShare],
-      ] as const
-    ).find(([, share]) => draw < (bound += share))?.[0];
     return {
       problem,
       userMessage: arithUserMessage(problem),
-      strategy: strategy ?? 'tool',
+      strategy: strategyOf(draw, shares),
       at,
       mistake,
       misreads,
