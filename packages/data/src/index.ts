@@ -28,6 +28,22 @@ export {
   type ArithTraceOptions,
   generateArithTraces,
 } from './arith-tool/traces';
+export {
+  type ChainKnobs,
+  type ChainProblem,
+  type ChainProblemOptions,
+  DEFAULT_CHAIN_KNOBS,
+  generateChainProblems,
+} from './chain-tool/problems';
+export {
+  CHAIN_STRATEGIES,
+  type ChainStrategy,
+  type ChainTrace,
+  type ChainTraceOptions,
+  type ChainTraceShares,
+  DEFAULT_CHAIN_TRACE_SHARES,
+  generateChainTraces,
+} from './chain-tool/traces';
 export { EMBEDDED_CHAT_TEMPLATE, EMBEDDED_STOP_STRINGS } from './chat/embedded-template';
 export { type SftExample, type SftOptions, toSftExample } from './chat/sft';
 export { ChatTemplate, type ChatTemplateOptions, type RenderOptions } from './chat/template';
@@ -50,6 +66,7 @@ export {
   type QaPair,
   type RlPrompt,
 } from './datasets/formats';
+export type { DemoEnvironment } from './demonstrations/demo-writer';
 export { DataError, type DataLocation } from './errors';
 export { ByteTokenizer, type ByteTokenizerOptions, EMBEDDED_SPECIAL_TOKENS } from './tokenizer/byte';
 export { HfTokenizer, type HfTokenizerConfig } from './tokenizer/hf';

@@ -37,6 +37,11 @@ async function heldOutEval(session: Session, policy: RolloutPolicy, io: CliIO): 
     `${result.problems} problems, K=${session.config.eval.samples}: accuracy ${percent(result.accuracy)}, ` +
       `pass@K ${percent(result.passAtK)}, tool calls ${result.toolCallsPerTrajectory.toFixed(2)}, ` +
       `tool success ${percent(result.toolSuccessRate)}\n` +
+      // What TAO-RL's mechanisms act on (docs/experiments/preconditions.md): lucky answers, the post-tool decision,
+      // wasted calls.
+      `right without a successful call ${percent(result.unexecutedCorrect ?? 0)}, entropy at the ` +
+      `${result.decisionPoints ?? 0} decision points ${result.decisionPointEntropy?.toFixed(3) ?? '-'} nats, wasted calls ` +
+      `${(result.wastedCallsPerTrajectory ?? 0).toFixed(2)} per answer\n` +
       `written to ${join(session.config.outDir, 'held-out.json')}\n`,
   );
 }

@@ -1,4 +1,5 @@
 import { availableParallelism } from 'node:os';
+import { DEFAULT_CHAIN_KNOBS } from '@taorl/data';
 import { infraRetryDefaults, remotePolicyDefaults } from '@taorl/rollout';
 import { z } from 'zod';
 import {
@@ -73,10 +74,11 @@ export const trainerSchema = z.strictObject({
   }),
   task: section('where prompts and golds come from', {
     name: oneOf(
-      'arith-tool (the embedded generator), file (verl prompts with gold answers) or code (programs judged by ' +
-        'their tests: the code-correctness reward)',
+      'arith-tool (the embedded generator), chain-tool (the embedded generator whose knobs, task.chain, set the ' +
+        "preconditions of TAO-RL's mechanisms; docs/explanation/chain-tool-task.md), file (verl prompts with gold " +
+        'answers) or code (programs judged by their tests: the code-correctness reward)',
       'arith-tool',
-      ['arith-tool', 'file', 'code'] as const,
+      ['arith-tool', 'chain-tool', 'file', 'code'] as const,
     ),
     file: optionalStr(
       'RL prompts when name is file (verl JSONL or parquet) or code (taorl code JSONL or LiveCodeBench JSONL; ' +
@@ -91,6 +93,27 @@ export const trainerSchema = z.strictObject({
       'classic',
       ['classic', 'strategy', 'pretrain'] as const,
     ),
+    chain: section('chain-tool problems (task.name chain-tool; docs/explanation/chain-tool-task.md)', {
+      luckyShare: num(
+        "share of problems whose answer is on the question's surface (a last max(x,c) step), answerable right " +
+          'without a valid execution: what C1 acts on',
+        DEFAULT_CHAIN_KNOBS.luckyShare,
+        { min: 0, max: 1 },
+      ),
+      loopShare: num(
+        'share of problems ending with a loop (while x is odd, one more call) whose every decision, call again or ' +
+          'answer, depends on the last output: the post-tool decisions the entropy bonus acts on',
+        DEFAULT_CHAIN_KNOBS.loopShare,
+        { min: 0, max: 1 },
+      ),
+      minSteps: int('fewest calls of a chain before its loop', DEFAULT_CHAIN_KNOBS.minSteps, { min: 2 }),
+      maxSteps: int('most calls of a chain before its loop', DEFAULT_CHAIN_KNOBS.maxSteps, { min: 2 }),
+      maxCalls: int(
+        'most calls a solution may need, the loop included (problems that need more are drawn again)',
+        DEFAULT_CHAIN_KNOBS.maxCalls,
+        { min: 2 },
+      ),
+    }),
   }),
   tool: section('tool calls', {
     format: plugin('tool-call format (@taorl/sandbox registry)', 'markdown'),
@@ -162,7 +185,11 @@ export const trainerSchema = z.strictObject({
     ),
   }),
   sft: section('supervised fine-tuning on end-to-end tool trajectories', {
-    source: oneOf('generated arith-tool traces or a file', 'generator', ['generator', 'file'] as const),
+    source: oneOf(
+      'generated traces of the embedded task (chain-tool with task.name chain-tool, arith-tool otherwise) or a file',
+      'generator',
+      ['generator', 'file'] as const,
+    ),
     file: optionalStr('SFT conversations (messages + tools JSONL) when source is file'),
     examples: int('generated traces', 4000, { min: 1 }),
     steps: int('optimizer steps', 300, { min: 0 }),

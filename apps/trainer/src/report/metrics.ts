@@ -38,6 +38,14 @@ export interface EvalMetrics {
   allFailedCorrect?: number;
   /** Right answers with at least one failed call, as a share of all (RolloutStats.correctWithToolError). */
   correctWithToolError?: number;
+  /** Right answers without a successful call, as a share of all (RolloutStats.unexecutedCorrect). */
+  unexecutedCorrect?: number;
+  /** Failed or repeated calls per trajectory (RolloutStats.wastedCallsPerTrajectory). */
+  wastedCallsPerTrajectory?: number;
+  /** Post-tool decision points (the first policy token after each successful call) in the answers. */
+  decisionPoints?: number;
+  /** Mean entropy at them; absent when there are none. */
+  decisionPointEntropy?: number;
   responseTokens: number;
   seconds: number;
   /** Greedy decoding (one sample per problem) instead of sampling at the rollout temperature. */

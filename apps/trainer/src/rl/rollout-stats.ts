@@ -28,11 +28,33 @@ export interface RolloutStats {
    * (rStar2-Agent's "tool errors in correct trajectories", what resample-on-correct trains away).
    */
   correctWithToolError: number;
+  /**
+   * Share of trajectories that answered right without a successful call (no call, or only failed ones): right
+   * without a valid execution, the lucky answers of the chain-tool task (C1 removes those that made calls).
+   */
+  unexecutedCorrect: number;
+  /**
+   * Calls per trajectory that did not advance the solution: calls that failed in the program, and successful
+   * calls repeating the code of an earlier successful call of the same trajectory.
+   */
+  wastedCallsPerTrajectory: number;
   responseTokens: number;
   truncatedRate: number;
   /** Mean rollout entropy over policy tokens. */
   entropy: number;
   policyTokens: number;
+}
+
+/** Failed calls (outages aside: not the program's) and successful calls repeating an earlier successful call. */
+function wastedCallsOf(calls: Trajectory['toolCalls']): number {
+  const done = new Set<string>();
+  let wasted = 0;
+  for (const call of calls) {
+    if (isInfraFailure(call)) continue;
+    if (call.status !== 'ok' || done.has(call.code)) wasted++;
+    else done.add(call.code);
+  }
+  return wasted;
 }
 
 export function rolloutStats(trajectories: readonly Trajectory[]): RolloutStats {
@@ -45,6 +67,8 @@ export function rolloutStats(trajectories: readonly Trajectory[]): RolloutStats 
   let validCalling = 0;
   let allFailedCorrect = 0;
   let correctWithToolError = 0;
+  let unexecutedCorrect = 0;
+  let wastedCalls = 0;
   let tokens = 0;
   let truncated = 0;
   let entropySum = 0;
@@ -61,6 +85,8 @@ export function rolloutStats(trajectories: readonly Trajectory[]): RolloutStats 
     infraFailures += outages;
     okCalls += ok;
     if (t.correct && toolFailures > outages) correctWithToolError++;
+    if (t.correct && ok === 0) unexecutedCorrect++;
+    wastedCalls += wastedCallsOf(t.toolCalls);
     if (toolCalls > outages) {
       calling++;
       if (ok > 0) validCalling++;
@@ -83,6 +109,8 @@ export function rolloutStats(trajectories: readonly Trajectory[]): RolloutStats 
     toolCallsPerTrajectory: calls / n,
     allFailedCorrect: allFailedCorrect / n,
     correctWithToolError: correctWithToolError / n,
+    unexecutedCorrect: unexecutedCorrect / n,
+    wastedCallsPerTrajectory: wastedCalls / n,
     responseTokens: tokens / n,
     truncatedRate: truncated / n,
     entropy: policyTokens === 0 ? 0 : entropySum / policyTokens,

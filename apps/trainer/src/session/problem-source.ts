@@ -1,8 +1,10 @@
 import {
   arithMix,
   arithUserMessage,
+  type ChainProblem,
   type ChatMessage,
   generateArithProblems,
+  generateChainProblems,
   type RlPrompt,
 } from '@taorl/data';
 import { loadDataset } from '@taorl/data/node';
@@ -67,6 +69,46 @@ export function arithProblems(session: Session, split: 'train' | 'test', count: 
     ...(kinds === null ? {} : { kinds }),
     ...(levels === null ? {} : { levels }),
   });
+}
+
+/**
+ * The embedded chain-tool task: fresh training problems every step, drawn with the knobs of task.chain (seeds
+ * derived as arith-tool's are). The level of a problem is the calls it needs.
+ */
+function chainToolProblems(session: Session, renderPrompt: RenderPrompt): ProblemSource {
+  const { config } = session;
+  const toProblem = (problem: ChainProblem): Problem => ({
+    id: problem.id,
+    ...renderPrompt([{ role: 'user', content: arithUserMessage(problem) }]),
+    gold: problem.answer,
+    level: problem.level,
+    requiredCalls: problem.steps.length,
+  });
+  return {
+    train: (step, batch, count) =>
+      chainProblems(session, 'train', count, deriveSeed(config.seed, 'rl-problems', step, batch)).map(
+        toProblem,
+      ),
+    test: () =>
+      chainProblems(session, 'test', config.task.testSize, deriveSeed(config.seed, 'test-problems')).map(
+        toProblem,
+      ),
+  };
+}
+
+/** Problems of the chain-tool task with the knobs of task.chain; knobs that cannot work are a config error. */
+export function chainProblems(
+  session: Pick<Session, 'config' | 'source'>,
+  split: 'train' | 'test',
+  count: number,
+  seed: number,
+) {
+  try {
+    return generateChainProblems({ seed, split, count, ...session.config.task.chain });
+  } catch (error) {
+    if (error instanceof RangeError) throw new ConfigError(session.source, 'task.chain', error.message);
+    throw error;
+  }
 }
 
 async function loadPrompts(
@@ -200,5 +242,6 @@ export async function problemSource(session: Session): Promise<ProblemSource> {
   };
   const { name } = session.config.task;
   if (name === 'arith-tool') return arithToolProblems(session, renderPrompt);
+  if (name === 'chain-tool') return chainToolProblems(session, renderPrompt);
   return name === 'code' ? codeProblems(session, renderPrompt) : fileProblems(session, renderPrompt);
 }

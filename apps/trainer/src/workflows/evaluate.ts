@@ -4,6 +4,7 @@ import { rolloutAndGrade, samplesOf } from '@taorl/rollout';
 import type { RolloutPolicy } from '../model/policy.js';
 import type { EvalMetrics } from '../report/metrics.js';
 import { ProgressBar } from '../report/progress.js';
+import { decisionPointStats } from '../rl/decision-points.js';
 import { rolloutStats } from '../rl/rollout-stats.js';
 import { rolloutOptionsOf } from '../session/rollout-options.js';
 import type { Session } from '../session/session.js';
@@ -88,6 +89,7 @@ export async function evaluate(
           options.label,
         );
   const stats = rolloutStats(graded);
+  const decisionPoints = decisionPointStats(graded, null);
   const breakdown = taskBreakdown(graded, new Map(problems.map((problem) => [problem.id, problem])));
   const result: EvalMetrics = {
     phase: 'eval',
@@ -100,6 +102,10 @@ export async function evaluate(
     toolSuccessRate: stats.toolSuccessRate,
     allFailedCorrect: stats.allFailedCorrect,
     correctWithToolError: stats.correctWithToolError,
+    unexecutedCorrect: stats.unexecutedCorrect,
+    wastedCallsPerTrajectory: stats.wastedCallsPerTrajectory,
+    decisionPoints: decisionPoints.count,
+    ...(decisionPoints.count === 0 ? {} : { decisionPointEntropy: decisionPoints.meanEntropy }),
     responseTokens: stats.responseTokens,
     seconds: (performance.now() - started) / 1000,
     greedy,

@@ -1,8 +1,11 @@
 import {
   type ArithTrace,
   arithMix,
+  type ChainTrace,
   generateArithTraces,
+  generateChainTraces,
   type SftExample,
+  type Trajectory,
   toSftExample,
   trainingSequence,
 } from '@taorl/data';
@@ -12,7 +15,7 @@ import { type CheckpointTarget, saveTrainCheckpoint } from '../checkpoint/train-
 import { ConfigError } from '../config/config-error.js';
 import type { MetricsWriter, SftStepMetrics } from '../report/metrics.js';
 import { ProgressBar } from '../report/progress.js';
-import { arithProblems } from '../session/problem-source.js';
+import { arithProblems, chainProblems } from '../session/problem-source.js';
 import type { Session } from '../session/session.js';
 import { SftTrainer } from '../sft/sft-trainer.js';
 import { epochStream, lengthGroupedBatches, streamBatches } from '../util/batching.js';
@@ -41,8 +44,30 @@ export async function arithSftTraces(session: Session, count: number, quiet = fa
   return traces;
 }
 
+/**
+ * Real end-to-end demonstrations of the chain-tool task (task.chain's knobs, @taorl/data's demonstration shares),
+ * executed by the session's sandbox; a demonstration must fit the model's context.
+ */
+export async function chainSftTraces(session: Session, count: number, quiet = false): Promise<ChainTrace[]> {
+  const { config } = session;
+  const problems = chainProblems(session, 'train', count, deriveSeed(config.seed, 'sft-problems'));
+  const bar = quiet ? null : new ProgressBar({ label: 'sft traces', total: 1 });
+  const traces = await generateChainTraces(problems, {
+    sandbox: session.sandbox,
+    format: markdownFormat,
+    tokenizer: session.tokenizer,
+    template: session.template,
+    seed: deriveSeed(config.seed, 'sft-traces'),
+    maxObservationChars: config.tool.observationChars,
+    contextTokens: session.contextLength,
+  });
+  bar?.tick(1, `${traces.length} traces`);
+  bar?.finish();
+  return traces;
+}
+
 /** A trajectory as an SFT example: exactly its prompt + response tokens, loss on its policy tokens. */
-export const sftExampleOf = (trajectory: ArithTrace): SftExample => {
+export const sftExampleOf = (trajectory: Trajectory): SftExample => {
   const { inputIds, lossMask } = trainingSequence(trajectory);
   return { inputIds, lossMask };
 };
@@ -50,7 +75,13 @@ export const sftExampleOf = (trajectory: ArithTrace): SftExample => {
 /** The configured SFT data: generated arith-tool traces, or a messages + tools JSONL/parquet file. */
 export async function sftExamples(session: Session): Promise<SftExample[]> {
   const { sft } = session.config;
-  if (sft.source === 'generator') return (await arithSftTraces(session, sft.examples)).map(sftExampleOf);
+  if (sft.source === 'generator') {
+    const traces =
+      session.config.task.name === 'chain-tool'
+        ? await chainSftTraces(session, sft.examples)
+        : await arithSftTraces(session, sft.examples);
+    return traces.map(sftExampleOf);
+  }
   if (sft.file === undefined)
     throw new ConfigError(session.source, 'sft.file', "required when sft.source is 'file'");
   const examples: SftExample[] = [];

@@ -1,7 +1,13 @@
-import { ChatTemplate } from '../chat/template';
-import type { Tokenizer } from '../tokenizer/types';
-import type { CodeResult, CodeRunner, ToolCallFormat } from '../tool-runner';
-import { ResponseBuilder } from '../trajectory/response-builder';
+import {
+  CODE_MISTAKES,
+  checkShares,
+  type DemoEnvironment,
+  type DemoPlan,
+  DemoWriter,
+  failAfterPrint,
+  fillOutputs,
+  writeDemonstrations,
+} from '../demonstrations/demo-writer';
 import type { Trajectory } from '../trajectory/types';
 import { type ArithShare, shareAt } from './mixes';
 import { type ArithProblem, arithUserMessage } from './problems';
@@ -21,14 +27,7 @@ export interface ArithTrace extends Trajectory {
   strategy: ArithStrategy;
 }
 
-export interface ArithTraceOptions {
-  /** Where the code runs: a @taorl/sandbox Sandbox, for example. */
-  sandbox: CodeRunner;
-  /** The tool format the traces are written in: @taorl/sandbox's markdownFormat (the calls are markdown). */
-  format: ToolCallFormat;
-  tokenizer: Tokenizer;
-  /** Renders the prompt; default the embedded template. */
-  template?: ChatTemplate;
+export interface ArithTraceOptions extends DemoEnvironment {
   seed: number;
   /** Share of demonstrations that answer without code (one number, or one per level). Default 0.2. */
   directShare?: ArithShare;
@@ -47,92 +46,27 @@ export interface ArithTraceOptions {
    * with its output. Default 0.
    */
   stopEarlyShare?: ArithShare;
-  /** Observation budget in characters (the sandbox format's default when absent). */
-  maxObservationChars?: number;
-  /** Problems solved at once (each problem's calls run in order). Default 8. */
-  concurrency?: number;
 }
 
-/** Ways a first attempt goes wrong; each produces a real Python exception. */
-const MISTAKES: ReadonlyArray<(code: string) => string> = [
-  // A typo in the function name: NameError.
-  (code) => code.replace('print(', 'prnt('),
-  // A missing closing parenthesis: SyntaxError.
-  (code) => code.slice(0, -1),
-  // Parsing the expression as a number instead of evaluating it: ValueError.
-  (code) => `print(int('${code.slice('print('.length, -1).replace(/'/g, '')}'))`,
-];
-
-/** A leftover line after the result is printed: NameError, with the result already in the output. */
-const failAfterPrint = (code: string) => `${code}\nprint(result)`;
-
-/** The markdown format's call: the code block, then the output opener at which generation stops. */
-function callText(code: string, format: ToolCallFormat): string {
-  return `\`\`\`python\n${code}\n\`\`\`\n${format.stopStrings[0]}`;
-}
-
-function answerText(answer: string): string {
-  return `A: \\boxed{${answer}}`;
-}
-
-function fillOutputs(step: string, outputs: readonly string[]): string {
-  return step.replace(/\{(\d+)\}/g, (_, index: string) => {
-    const output = outputs[Number(index)];
-    if (output === undefined)
-      throw new Error(`arith-tool: step refers to output {${index}} that does not exist yet`);
-    return output;
-  });
-}
-
-interface ArithPlan {
+interface ArithPlan extends DemoPlan {
   problem: ArithProblem;
   strategy: ArithStrategy;
-  /** How a failed first call breaks the step's code (a MISTAKES entry, or failAfterPrint). */
+  /** How a failed first call breaks the step's code (a CODE_MISTAKES entry, or failAfterPrint). */
   mistake: (code: string) => string;
 }
 
 async function solve({ problem, strategy, mistake }: ArithPlan, options: ArithTraceOptions) {
-  const { tokenizer, sandbox, format } = options;
-  const renderOptions =
-    options.maxObservationChars === undefined ? {} : { maxChars: options.maxObservationChars };
-  const builder = new ResponseBuilder();
-  const call = async (code: string): Promise<CodeResult> => {
-    const text = callText(code, format);
-    // The rollout engine will parse the same text with the same format; a trace it cannot parse is useless.
-    if (format.parse(text)?.code !== code)
-      throw new Error(`arith-tool: the markdown format does not parse ${JSON.stringify(text)}`);
-    builder.appendPolicy(tokenizer.encode(text));
-    const result = await sandbox.run({ code });
-    const observation = format.render(result, renderOptions);
-    builder.appendObservation(tokenizer.encodeUntrusted(observation), {
-      status: result.status,
-      code,
-      output: observation,
-    });
-    return result;
-  };
-
+  const writer = new DemoWriter(options, 'arith-tool');
   let answer = problem.answer;
   if (strategy !== 'direct') {
     const outputs: string[] = [];
     for (const [index, step] of problem.steps.entries()) {
-      const code = fillOutputs(step, outputs);
+      const code = fillOutputs(step, outputs, 'arith-tool');
       if (index === 0 && (strategy === 'recovered' || strategy === 'gave-up')) {
-        const failed = await call(mistake(code));
-        if (failed.status !== 'error') {
-          throw new Error(
-            `arith-tool: the deliberate mistake in ${problem.id} ended with status ${failed.status}, not error`,
-          );
-        }
+        await writer.mistake(mistake(code), problem.id);
         if (strategy === 'gave-up') break;
       }
-      const result = await call(code);
-      if (result.status !== 'ok') {
-        throw new Error(
-          `arith-tool: reference code of ${problem.id} failed (${result.status}): ${result.stderr.trim()}`,
-        );
-      }
-      outputs.push(result.stdout.trim());
+      outputs.push(await writer.reference(code, problem.id));
       if (strategy === 'stopped-early') break;
     }
     if (strategy === 'stopped-early') answer = outputs[0]!;
@@ -143,8 +77,7 @@ async function solve({ problem, strategy, mistake }: ArithPlan, options: ArithTr
       );
     }
   }
-  builder.appendPolicy([...tokenizer.encode(answerText(answer)), tokenizer.eosTokenId]);
-  return { response: builder.build(), correct: answer === problem.answer };
+  return { response: writer.answer(answer), correct: answer === problem.answer, extra: { strategy } };
 }
 
 /**
@@ -163,21 +96,13 @@ export async function generateArithTraces(
     failedAfterPrintShare = 0,
     stopEarlyShare = 0,
   } = options;
-  for (const [name, share] of [
+  checkShares('generateArithTraces', [
     ['directShare', directShare],
     ['mistakeShare', mistakeShare],
     ['giveUpShare', giveUpShare],
     ['failedAfterPrintShare', failedAfterPrintShare],
     ['stopEarlyShare', stopEarlyShare],
-  ] as const) {
-    for (const [where, value] of typeof share === 'number' ? [['', share] as const] : Object.entries(share)) {
-      if (!(typeof value === 'number' && value >= 0 && value <= 1))
-        throw new RangeError(
-          `generateArithTraces: ${name}${where === '' ? '' : `[${where}]`} must be in [0, 1], got ${value}`,
-        );
-    }
-  }
-  const template = options.template ?? ChatTemplate.embedded();
+  ]);
   const rng = new Rng(options.seed);
   // Draw every choice up front, in problem order, so concurrency cannot change them. A share of 0 draws nothing,
   // so the classic mix's traces stay what they were.
@@ -192,33 +117,14 @@ export async function generateArithTraces(
     if (strategy === 'recovered' && draw(at(giveUpShare))) strategy = 'gave-up';
     else if (strategy === 'tool' && problem.steps.length > 1 && draw(at(stopEarlyShare)))
       strategy = 'stopped-early';
-    const mistake = MISTAKES[rng.int(0, MISTAKES.length - 1)]!;
+    const mistake = CODE_MISTAKES[rng.int(0, CODE_MISTAKES.length - 1)]!;
     const afterPrint = strategy === 'gave-up' && draw(at(failedAfterPrintShare));
-    return { problem, strategy, mistake: afterPrint ? failAfterPrint : mistake };
+    return {
+      problem,
+      userMessage: arithUserMessage(problem),
+      strategy,
+      mistake: afterPrint ? failAfterPrint : mistake,
+    };
   });
-  const traces: ArithTrace[] = new Array(plans.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < plans.length) {
-      const index = next++;
-      const plan = plans[index] as ArithPlan;
-      const { problem, strategy } = plan;
-      const { response, correct } = await solve(plan, options);
-      const prompt = template.render([{ role: 'user', content: arithUserMessage(problem) }], {
-        addGenerationPrompt: true,
-      });
-      traces[index] = {
-        groupId: problem.id,
-        promptIds: options.tokenizer.encode(prompt),
-        ...response,
-        reward: correct ? 1 : 0,
-        correct,
-        truncated: false,
-        text: options.tokenizer.decode(response.responseIds),
-        strategy,
-      };
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? 8) }, worker));
-  return traces;
+  return writeDemonstrations(plans, options, (plan) => solve(plan, options));
 }
