@@ -57,21 +57,30 @@ function capMemory(wasmMemory) {
 
 /**
  * Bounds the in-memory file system: a file past `maxFileBytes` fails with EFBIG (as RLIMIT_FSIZE makes a write
- * fail), all files together past `totalBytes` with ENOSPC (they live in the process's memory).
+ * fail), all files together past `totalBytes` with ENOSPC (they live in the process's memory). Writes and
+ * truncations are where a file grows (MEMFS stores a first write without growing the file's storage); its files
+ * take their write from the operations table MEMFS made at start, a copy of its stream_ops.
  */
 function capFiles(py, maxFileBytes, totalBytes) {
   const memfs = py.FS.filesystems.MEMFS;
   let total = 0;
-  const guard = (original) =>
-    function (node, size) {
-      const before = node.contents?.length ?? 0;
-      if (size > maxFileBytes) throw new py.FS.ErrnoError(EFBIG);
-      if (total + size - before > totalBytes) throw new py.FS.ErrnoError(ENOSPC);
-      original.call(memfs, node, size);
-      total += (node.contents?.length ?? 0) - before;
-    };
-  memfs.expandFileStorage = guard(memfs.expandFileStorage);
-  memfs.resizeFileStorage = guard(memfs.resizeFileStorage);
+  const grow = (node, size) => {
+    if (size > maxFileBytes) throw new py.FS.ErrnoError(EFBIG);
+    const growth = Math.max(0, size - node.usedBytes);
+    if (total + growth > totalBytes) throw new py.FS.ErrnoError(ENOSPC);
+    total += growth;
+  };
+  const fileOps = memfs.ops_table.file.stream;
+  const { write } = fileOps;
+  fileOps.write = function (stream, buffer, offset, length, position, canOwn) {
+    grow(stream.node, position + length);
+    return write.call(this, stream, buffer, offset, length, position, canOwn);
+  };
+  const { resizeFileStorage } = memfs;
+  memfs.resizeFileStorage = function (node, size) {
+    grow(node, size);
+    return resizeFileStorage.call(this, node, size);
+  };
 }
 
 /**
@@ -85,7 +94,9 @@ function capFiles(py, maxFileBytes, totalBytes) {
 async function closeBridges(py) {
   py.unregisterJsModule('pyodide_js');
   py.unregisterJsModule('js');
-  py.runPython("for _name in ('js', 'pyodide_js'):\n    __import__('sys').modules.pop(_name, None)\ndel _name");
+  py.runPython(
+    "for _name in ('js', 'pyodide_js'):\n    __import__('sys').modules.pop(_name, None)\ndel _name",
+  );
   for (const name of Object.keys(py.FS.filesystems)) {
     if (name !== 'MEMFS') delete py.FS.filesystems[name];
   }
@@ -94,7 +105,11 @@ async function closeBridges(py) {
   };
   if (IS_NODE) {
     const { default: Module } = await import('node:module');
-    const refusedProcess = { status: 127, signal: null, error: new Error('no processes in the pyodide sandbox') };
+    const refusedProcess = {
+      status: 127,
+      signal: null,
+      error: new Error('no processes in the pyodide sandbox'),
+    };
     Module._load = (request) => {
       if (/^(node:)?child_process$/.test(request)) return { spawnSync: () => refusedProcess };
       throw new Error(`the pyodide sandbox loads no Node module (${request})`);
@@ -158,7 +173,10 @@ async function make({ files, preload, runner }) {
   const py = await loadPyodide({ _makeSnapshot: true, jsglobals: Object.create(null) });
   let site = null;
   if (files.length > 0) {
-    writeFiles(py, files.map(({ path, content }) => ({ path: `/tmp/taorl-site/${path}`, content })));
+    writeFiles(
+      py,
+      files.map(({ path, content }) => ({ path: `/tmp/taorl-site/${path}`, content })),
+    );
     // Compiled once here, so no run compiles the packages' sources again.
     py.runPython(
       `import shutil, sys, zipfile\nwith zipfile.PyZipFile(${JSON.stringify(SITE_ZIP)}, "w") as site:\n` +
@@ -187,8 +205,10 @@ async function start({ snapshot, site }) {
 
 function run({ code, stdin, files, fetchFiles, session, limits }) {
   const started = performance.now();
-  capFiles(py, limits.maxFileBytes, limits.memoryMb * 1024 * 1024);
   writeFiles(py, files);
+  capFiles(py, limits.maxFileBytes, limits.memoryMb * 1024 * 1024);
+  // The highest descriptor number, as RLIMIT_NOFILE bounds it.
+  py.FS.MAX_OPEN_FDS = limits.maxOpenFiles - 1;
   forwardOutput(py, limits.maxOutputBytes);
   feedStdin(py, stdin);
   memory.limitBytes = limits.memoryMb * 1024 * 1024;

@@ -87,7 +87,9 @@ export function checkSandboxOptions(options: { backend?: string; [option: string
  * for a SandboxFusion server). Unknown options reject.
  */
 export function createSandbox(options?: LocalSandboxOptions & { backend?: 'local' }): Promise<LocalSandbox>;
-export function createSandbox(options: PyodideSandboxOptions & { backend: 'pyodide' }): Promise<PyodideSandbox>;
+export function createSandbox(
+  options: PyodideSandboxOptions & { backend: 'pyodide' },
+): Promise<PyodideSandbox>;
 export function createSandbox(options: SandboxFusionOptions & { backend: 'sandboxfusion' }): Promise<Sandbox>;
 export function createSandbox(options: CustomSandboxOptions): Promise<Sandbox>;
 export async function createSandbox(options: { backend?: string } = {}): Promise<Sandbox> {

@@ -61,7 +61,10 @@ function positiveInteger(value: unknown, field: string): number {
 }
 
 function moduleNames(value: unknown, field: string): string[] {
-  if (!Array.isArray(value) || value.some((name) => typeof name !== 'string' || !/^[A-Za-z_]\w*$/.test(name))) {
+  if (
+    !Array.isArray(value) ||
+    value.some((name) => typeof name !== 'string' || !/^[A-Za-z_]\w*$/.test(name))
+  ) {
     fail(field, 'an array of top-level module names', value);
   }
   return [...value];

@@ -83,7 +83,9 @@ function execute(interpreter: InterpreterProcess, request: ResolvedRequest): Pro
       } else if (message.type === 'done') {
         settle(reply(message.exitCode, null, message.files));
       } else if (message.type === 'failed') {
-        settle(sandboxError(`the pyodide interpreter failed: ${message.message}`, performance.now() - started));
+        settle(
+          sandboxError(`the pyodide interpreter failed: ${message.message}`, performance.now() - started),
+        );
       }
     });
     void interpreter.whenExited().then(({ code, signal }) => {
@@ -134,9 +136,12 @@ class PyodidePool implements PyodideSandbox {
     this.live.add(interpreter);
     void interpreter.whenExited().then(() => this.live.delete(interpreter));
     interpreter.send({ type: 'start', ...this.snapshot });
-    const ready = expectMessage(interpreter, 'ready', this.options.startupTimeoutMs, 'a pyodide interpreter').then(
-      () => interpreter,
-    );
+    const ready = expectMessage(
+      interpreter,
+      'ready',
+      this.options.startupTimeoutMs,
+      'a pyodide interpreter',
+    ).then(() => interpreter);
     // Awaited when a run takes it; until then a failed start must not count as unhandled.
     ready.catch(() => {});
     return ready;
