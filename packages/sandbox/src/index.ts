@@ -22,7 +22,7 @@ export type { ParsedToolCall, RenderOptions, ToolFormat } from './formats/tool-f
 export { DEFAULT_OBSERVATION_CHARS } from './formats/tool-format';
 export { checkSandboxHealth } from './health';
 export { DEFAULT_LIMITS, type ExecLimits, MAX_PATH_BYTES, WRITABLE_ROOT_NAMES } from './limits';
-export type { LocalSandbox } from './local/local-sandbox';
+export { type LocalSandbox, localIsolationProblem } from './local/local-sandbox';
 export type { IsolationMode, LocalSandboxOptions } from './local/options';
 export type { PyodideSandboxOptions } from './pyodide/options';
 export type { PyodideSandbox } from './pyodide/pyodide-sandbox';
