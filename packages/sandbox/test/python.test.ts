@@ -33,6 +33,7 @@ describe('the Python programs', () => {
         'python/cell_runner.py',
         'python/worker.py',
         'python/sandboxfusion_program.py',
+        'python/pyodide_runner.py',
         'python/tests/test_cell_runner.py',
       ]),
     );
@@ -52,7 +53,11 @@ describe('the Python programs', () => {
   });
 
   it('assembles each program with the cell runner in place of its import', () => {
-    const programs = [pythonProgram('worker'), boundedProgram('print(1)', ['x = 1'], 4097)];
+    const programs = [
+      pythonProgram('worker'),
+      pythonProgram('pyodide_runner'),
+      boundedProgram('print(1)', ['x = 1'], 4097),
+    ];
     for (const program of programs) {
       expect(program).not.toMatch(/^from cell_runner import/m);
       expect(program).toMatch(/^def run_code_and_exit\(/m);
