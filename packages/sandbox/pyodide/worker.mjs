@@ -204,7 +204,6 @@ async function start({ snapshot, site }) {
 }
 
 function run({ code, stdin, files, fetchFiles, session, limits }) {
-  const started = performance.now();
   writeFiles(py, files);
   capFiles(py, limits.maxFileBytes, limits.memoryMb * 1024 * 1024);
   // The highest descriptor number, as RLIMIT_NOFILE bounds it.
@@ -224,8 +223,7 @@ function run({ code, stdin, files, fetchFiles, session, limits }) {
       exitCode = null;
     }
   }
-  memory.limitBytes = Number.POSITIVE_INFINITY;
-  send({ type: 'done', exitCode, files: readFiles(py, fetchFiles), durationMs: performance.now() - started });
+  send({ type: 'done', exitCode, files: readFiles(py, fetchFiles) });
 }
 
 onMessage(async (message) => {

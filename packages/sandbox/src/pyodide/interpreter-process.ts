@@ -10,7 +10,6 @@ export type FromInterpreter =
       type: 'done';
       exitCode: number | null;
       files: { path: string; content: Uint8Array }[];
-      durationMs: number;
     }
   | { type: 'failed'; message: string };
 
