@@ -273,7 +273,7 @@ for (const workload of ['arithmetic', 'sympy'] as Workload[]) {
     const versusBefore = createBefore === null ? '' : ` **${fmt(ratios('pool', 'before'), 2)}x** |`;
     rows.push(
       `| ${workload} | ${concurrency} | ${fmt(baseline.perSecond)} | ${fmt(baseline.p50)} / ${fmt(baseline.p95)} | ` +
-        `${fmt(pyodide.perSecond)} | ${fmt(pyodide.p50)} / ${fmt(pyodide.p95)} | ` +
+        `${fmt(pyodide.perSecond, 2)} | ${fmt(pyodide.p50)} / ${fmt(pyodide.p95)} | ` +
         `**${fmt(ratios('pyodide', 'baseline'), 2)}x** | ` +
         before +
         `${fmt(pool.perSecond)} | ${fmt(pool.p50)} / ${fmt(pool.p95)} | **${fmt(ratios('pool', 'baseline'))}x** |` +
