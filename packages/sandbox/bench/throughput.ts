@@ -1,7 +1,9 @@
 // Throughput and latency of the local sandbox: (a) the naive baseline, bubblewrap plus a fresh python3 per call
 // (mode 'spawn', same limits), against (b) the pre-forked pool (mode 'fork'), at concurrency 1, 2 and 8, for
-// arithmetic and sympy snippets; the ceiling is unisolated in-process exec() in persistent interpreters that
-// already imported sympy. Also: pool start time and memory per pool worker. Run from the repository root:
+// arithmetic and sympy snippets, and (c) the pyodide backend (a fresh WebAssembly interpreter per call, from a
+// snapshot with sympy imported, `workers` = the concurrency); the ceiling is unisolated in-process exec() in
+// persistent interpreters that already imported sympy. Also: pool start time and memory per pool worker. Run from
+// the repository root:
 //   pnpm bench packages/sandbox/bench/throughput.ts
 // Knobs: BENCH_CONCURRENCY (1,2,8), BENCH_ROUNDS (1: each cell's arms measured that many times, interleaved, in
 // alternating order; the table shows medians); SANDBOX_BEFORE=<another build's src/index.ts> adds that build's pool
@@ -23,8 +25,9 @@ const SNIPPETS = {
 type Workload = keyof typeof SNIPPETS;
 const CONCURRENCY = (process.env.BENCH_CONCURRENCY ?? '1,2,8').split(',').map(Number);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1);
-const CALLS: Record<'baseline' | 'pool' | 'ceiling', Record<Workload, number>> = {
+const CALLS: Record<'baseline' | 'pyodide' | 'pool' | 'ceiling', Record<Workload, number>> = {
   baseline: { arithmetic: 24, sympy: 12 },
+  pyodide: { arithmetic: 12, sympy: 12 },
   pool: { arithmetic: 200, sympy: 100 },
   ceiling: { arithmetic: 400, sympy: 200 },
 };
@@ -82,6 +85,26 @@ async function sandboxRun(
   } finally {
     await sandbox.close();
   }
+}
+
+// One pyodide sandbox per concurrency, kept for both snippets: making its snapshot (sympy imported) takes minutes
+// on a loaded machine, and no call sees another's state anyway (a fresh interpreter per call).
+const pyodideSandboxes = new Map<number, Promise<Sandbox>>();
+
+async function pyodideRun(workload: Workload, concurrency: number): Promise<Measurement> {
+  let started = pyodideSandboxes.get(concurrency);
+  if (started === undefined) {
+    started = createSandbox({ backend: 'pyodide', workers: concurrency, limits: { timeoutMs: 60_000 } });
+    pyodideSandboxes.set(concurrency, started);
+  }
+  const sandbox = await started;
+  const request: ExecRequest = { code: SNIPPETS[workload] };
+  const check = await sandbox.run(request);
+  if (check.status !== 'ok') throw new Error(`pyodide ${workload}: ${check.status} ${check.stderr}`);
+  return measure(CALLS.pyodide[workload], concurrency, async () => {
+    const result = await sandbox.run(request);
+    if (result.status !== 'ok') throw new Error(`pyodide ${workload}: ${result.status}`);
+  });
 }
 
 // The ceiling: persistent unisolated interpreters exec() each snippet in a fresh namespace, no fork, no limits.
@@ -192,10 +215,17 @@ const medianOf = (rounds: readonly Measurement[]): Measurement => ({
   p50: median(rounds.map((m) => m.p50)),
   p95: median(rounds.map((m) => m.p95)),
 });
-type Arm = 'baseline' | 'before' | 'pool' | 'ceiling';
-const arms: Arm[] = ['baseline', ...(createBefore === null ? [] : (['before'] as Arm[])), 'pool', 'ceiling'];
+type Arm = 'baseline' | 'pyodide' | 'before' | 'pool' | 'ceiling';
+const arms: Arm[] = [
+  'baseline',
+  'pyodide',
+  ...(createBefore === null ? [] : (['before'] as Arm[])),
+  'pool',
+  'ceiling',
+];
 const measureArm = (arm: Arm, workload: Workload, concurrency: number): Promise<Measurement> => {
   if (arm === 'baseline') return sandboxRun('spawn', workload, concurrency);
+  if (arm === 'pyodide') return pyodideRun(workload, concurrency);
   if (arm === 'ceiling') return ceilingRun(workload, concurrency);
   return sandboxRun(
     'fork',
@@ -224,7 +254,12 @@ for (const workload of ['arithmetic', 'sympy'] as Workload[]) {
     }
     const ratios = (arm: Arm, over: Arm) =>
       median(runs[arm].map((m, round) => m.perSecond / (runs[over][round] as Measurement).perSecond));
-    const [baseline, pool, ceiling] = [medianOf(runs.baseline), medianOf(runs.pool), medianOf(runs.ceiling)];
+    const [baseline, pyodide, pool, ceiling] = [
+      medianOf(runs.baseline),
+      medianOf(runs.pyodide),
+      medianOf(runs.pool),
+      medianOf(runs.ceiling),
+    ];
     const before =
       createBefore === null
         ? ''
@@ -238,6 +273,8 @@ for (const workload of ['arithmetic', 'sympy'] as Workload[]) {
     const versusBefore = createBefore === null ? '' : ` **${fmt(ratios('pool', 'before'), 2)}x** |`;
     rows.push(
       `| ${workload} | ${concurrency} | ${fmt(baseline.perSecond)} | ${fmt(baseline.p50)} / ${fmt(baseline.p95)} | ` +
+        `${fmt(pyodide.perSecond, 2)} | ${fmt(pyodide.p50)} / ${fmt(pyodide.p95)} | ` +
+        `**${fmt(ratios('pyodide', 'baseline'), 2)}x** | ` +
         before +
         `${fmt(pool.perSecond)} | ${fmt(pool.p50)} / ${fmt(pool.p95)} | **${fmt(ratios('pool', 'baseline'))}x** |` +
         versusBefore +
@@ -246,13 +283,14 @@ for (const workload of ['arithmetic', 'sympy'] as Workload[]) {
     console.error(rows.at(-1));
   }
 }
+for (const sandbox of pyodideSandboxes.values()) await (await sandbox).close();
 const footprint = await poolFootprint();
 console.log(
   [
     createBefore === null
-      ? '| snippet | concurrency | baseline exec/s | baseline p50 / p95 ms | pool exec/s | pool p50 / p95 ms | pool / baseline | ceiling exec/s | ceiling p50 / p95 ms |'
-      : '| snippet | concurrency | baseline exec/s | baseline p50 / p95 ms | before exec/s | before p50 / p95 ms | before / baseline | pool exec/s | pool p50 / p95 ms | pool / baseline | pool / before | ceiling exec/s | ceiling p50 / p95 ms |',
-    `|${'---|'.repeat(createBefore === null ? 9 : 13)}`,
+      ? '| snippet | concurrency | baseline exec/s | baseline p50 / p95 ms | pyodide exec/s | pyodide p50 / p95 ms | pyodide / baseline | pool exec/s | pool p50 / p95 ms | pool / baseline | ceiling exec/s | ceiling p50 / p95 ms |'
+      : '| snippet | concurrency | baseline exec/s | baseline p50 / p95 ms | pyodide exec/s | pyodide p50 / p95 ms | pyodide / baseline | before exec/s | before p50 / p95 ms | before / baseline | pool exec/s | pool p50 / p95 ms | pool / baseline | pool / before | ceiling exec/s | ceiling p50 / p95 ms |',
+    `|${'---|'.repeat(createBefore === null ? 12 : 16)}`,
     ...rows,
     '',
     `Medians over ${ROUNDS} round(s) per cell; the ratios are medians of the per-round ratios.`,

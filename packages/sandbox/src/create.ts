@@ -1,6 +1,9 @@
 import { createRegistry, type Registry } from '@taorl/plugin-registry';
 import { createLocalSandbox, type LocalSandbox } from './local/local-sandbox';
 import { type LocalSandboxOptions, resolveLocalOptions } from './local/options';
+import { type PyodideSandboxOptions, resolvePyodideOptions } from './pyodide/options';
+import { createPyodideSandbox, type PyodideSandbox } from './pyodide/pyodide-sandbox';
+import { packagePresent } from './pyodide/site-packages';
 import {
   createSandboxFusionSandbox,
   resolveSandboxFusionOptions,
@@ -54,6 +57,15 @@ backends.registerBuiltIn(
   },
 );
 
+backends.registerBuiltIn(
+  'pyodide',
+  (options: PyodideSandboxOptions) => createPyodideSandbox(options),
+  (options) => {
+    resolvePyodideOptions(options as PyodideSandboxOptions, packagePresent);
+    return options as PyodideSandboxOptions;
+  },
+);
+
 /** The options with `backend` filled in ('local' when left out). */
 function withBackend(options: { backend?: string }): CustomSandboxOptions {
   return { ...options, backend: options.backend ?? 'local' };
@@ -70,9 +82,14 @@ export function checkSandboxOptions(options: { backend?: string; [option: string
 
 /**
  * Creates a sandbox. `backend` names a registered backend: 'local' (default; bubblewrap-isolated pool of
- * pre-started Python workers) or 'sandboxfusion' (a client for a SandboxFusion server). Unknown options reject.
+ * pre-started Python workers), 'pyodide' (CPython in WebAssembly, a fresh interpreter per run: needs no python3,
+ * bubblewrap or root; see docs/explanation/sandbox.md for what its boundary holds) or 'sandboxfusion' (a client
+ * for a SandboxFusion server). Unknown options reject.
  */
 export function createSandbox(options?: LocalSandboxOptions & { backend?: 'local' }): Promise<LocalSandbox>;
+export function createSandbox(
+  options: PyodideSandboxOptions & { backend: 'pyodide' },
+): Promise<PyodideSandbox>;
 export function createSandbox(options: SandboxFusionOptions & { backend: 'sandboxfusion' }): Promise<Sandbox>;
 export function createSandbox(options: CustomSandboxOptions): Promise<Sandbox>;
 export async function createSandbox(options: { backend?: string } = {}): Promise<Sandbox> {

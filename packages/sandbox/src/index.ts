@@ -22,8 +22,10 @@ export type { ParsedToolCall, RenderOptions, ToolFormat } from './formats/tool-f
 export { DEFAULT_OBSERVATION_CHARS } from './formats/tool-format';
 export { checkSandboxHealth } from './health';
 export { DEFAULT_LIMITS, type ExecLimits, LIMIT_MAXIMA, MAX_PATH_BYTES, WRITABLE_ROOT_NAMES } from './limits';
-export type { LocalSandbox } from './local/local-sandbox';
+export { type LocalSandbox, localIsolationProblem } from './local/local-sandbox';
 export type { IsolationMode, LocalSandboxOptions } from './local/options';
+export type { PyodideSandboxOptions } from './pyodide/options';
+export type { PyodideSandbox } from './pyodide/pyodide-sandbox';
 export type { RunCodeRequest, RunCodeResponse, SandboxFusionOptions } from './remote/sandboxfusion';
 export { SandboxSession } from './session';
 export type { ExecRequest, ExecResult, ExecStatus, FetchedFile, Sandbox, SandboxFile } from './types';

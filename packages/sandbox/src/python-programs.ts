@@ -10,7 +10,7 @@ const PYTHON_DIR = new URL('../python/', import.meta.url);
 /** The line of a program that the cell runner's text takes the place of: one text for `python3 -c` or a server. */
 const CELL_RUNNER_IMPORT = /^from cell_runner import .*\n/m;
 
-export type PythonProgram = 'worker' | 'sandboxfusion_program';
+export type PythonProgram = 'worker' | 'sandboxfusion_program' | 'pyodide_runner';
 
 const assembled = new Map<PythonProgram, string>();
 

@@ -29,7 +29,7 @@ describe('sandbox backend registry', () => {
   it("checks a user backend's options with its zod schema, in checkSandboxOptions and createSandbox", async () => {
     const schema = z.strictObject({ backend: z.string(), reply: z.string().default('ok') });
     registerSandboxBackend('replying', async ({ reply }) => replyingSandbox('replying', reply), { schema });
-    expect(sandboxBackendNames()).toEqual(['local', 'sandboxfusion', 'replying']);
+    expect(sandboxBackendNames()).toEqual(['local', 'sandboxfusion', 'pyodide', 'replying']);
     const sandbox = await createSandbox({ backend: 'replying', reply: 'pong' });
     expect((await sandbox.run({ code: 'print(1)' })).stdout).toBe('pong');
     expect(() => checkSandboxOptions({ backend: 'replying', reply: 3 })).toThrow(

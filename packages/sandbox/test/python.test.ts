@@ -33,6 +33,7 @@ describe('the Python programs', () => {
         'python/cell_runner.py',
         'python/worker.py',
         'python/sandboxfusion_program.py',
+        'python/pyodide_runner.py',
         'python/tests/test_cell_runner.py',
       ]),
     );
@@ -54,6 +55,7 @@ describe('the Python programs', () => {
   it('assembles each program with the cell runner in place of its import', () => {
     const programs = [
       pythonProgram('worker'),
+      pythonProgram('pyodide_runner'),
       boundedProgram('print(1)', ['x = 1'], { pipeBytes: 4097, keepBytes: 8193, memoryBytes: 2 ** 30 }),
     ];
     for (const program of programs) {

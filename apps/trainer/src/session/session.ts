@@ -11,7 +11,7 @@ import { loadHfTokenizer } from '@taorl/data/node';
 import { type BackendChoice, initBackend } from '@taorl/grpo';
 import type { ToolEnvironment } from '@taorl/rollout';
 import { sandboxToolEnvironment, templateToolTurns } from '@taorl/rollout';
-import { checkSandboxHealth, createSandbox, type Sandbox } from '@taorl/sandbox';
+import { checkSandboxHealth, createSandbox, localIsolationProblem, type Sandbox } from '@taorl/sandbox';
 import { ConfigError } from '../config/config-error.js';
 import type { TrainerConfig } from '../config/trainer-config.js';
 import { parseHfConfig } from '../model/config.js';
@@ -113,6 +113,28 @@ function templateLayout(config: TrainerConfig): boolean {
   return config.model.source === 'hf' && !SINGLE_TURN_FORMATS.has(format.name);
 }
 
+/**
+ * The configured sandbox. The local one, where it cannot isolate (no bubblewrap, no python3, no user namespaces)
+ * and isolation is required, gives way to the pyodide backend (Python in WebAssembly: no python3, bubblewrap or
+ * root needed, a weaker boundary; docs/explanation/sandbox.md) with a one-line notice on stderr, keeping the
+ * configured `workers` and `limits`.
+ */
+async function openToolSandbox(spec: TrainerConfig['tool']['sandbox']): Promise<Sandbox> {
+  const { name, options } = spec;
+  if (name === 'local' && (options.isolation ?? 'required') === 'required') {
+    const problem = await localIsolationProblem(options);
+    if (problem !== null) {
+      process.stderr.write(
+        `taorl: the local sandbox cannot run here (${problem.split('\n')[0]}); tool calls run in the pyodide ` +
+          'backend (Python in WebAssembly, a weaker boundary than bubblewrap)\n',
+      );
+      const { workers, limits } = options as { workers?: number; limits?: object };
+      return createSandbox({ backend: 'pyodide', workers, limits });
+    }
+  }
+  return createSandbox({ ...options, backend: name });
+}
+
 /** Opens everything a command needs. Plug-in names are resolved first, so typos fail before anything starts. */
 export async function openSession(
   config: TrainerConfig,
@@ -168,11 +190,9 @@ export async function openSession(
     ? fromRegistry(source, 'tool.turns', () => templateToolTurns(template, tokenizer, components.format))
     : null;
   const { sandbox: sandboxSpec } = config.tool;
-  const sandbox = await createSandbox({ ...sandboxSpec.options, backend: sandboxSpec.name }).catch(
-    (error: Error) => {
-      throw new ConfigError(source, 'tool.sandbox', error.message);
-    },
-  );
+  const sandbox = await openToolSandbox(sandboxSpec).catch((error: Error) => {
+    throw new ConfigError(source, 'tool.sandbox', error.message);
+  });
   // Before anything relies on it: a sandbox that cannot run a trivial program would turn every tool call of the
   // run into an outage.
   await checkSandboxHealth(sandbox).catch(async (error: Error) => {

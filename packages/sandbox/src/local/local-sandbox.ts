@@ -16,7 +16,12 @@ import {
   SANDBOX_SHM,
 } from './bwrap';
 import { createMemoryCgroups, type MemoryCgroups } from './memory-cgroup';
-import { type IsolationMode, type LocalSandboxOptions, resolveLocalOptions } from './options';
+import {
+  checkPythonPath,
+  type IsolationMode,
+  type LocalSandboxOptions,
+  resolveLocalOptions,
+} from './options';
 import type { WorkerCommand } from './python-worker';
 import { Slot } from './slot';
 
@@ -194,6 +199,24 @@ async function chooseIsolation(
   );
 }
 
+/**
+ * Why the local backend cannot isolate code here with these options (no interpreter at `pythonPath`, bubblewrap
+ * missing or refused), or null when it can: what `createSandbox` with `isolation: 'required'` would refuse for.
+ * Probes as the start does (a bubblewrap run of the interpreter), and starts nothing else.
+ */
+export async function localIsolationProblem(options: LocalSandboxOptions = {}): Promise<string | null> {
+  let resolved: ReturnType<typeof resolveLocalOptions>;
+  try {
+    resolved = resolveLocalOptions(options);
+    checkPythonPath(resolved.pythonPath);
+  } catch (error) {
+    return (error as Error).message;
+  }
+  const { pythonPath, bwrapPath, readOnlyPaths, scratchMb } = resolved;
+  const asRoot = process.getuid?.() === 0;
+  return probeBwrap(bwrapPath, { pythonPath, readOnlyPaths, scratchBytes: scratchMb * 1024 * 1024, asRoot });
+}
+
 /** Starts the local backend: probes isolation, starts the pool, waits until every worker has its preloads. */
 export async function createLocalSandbox(options: LocalSandboxOptions = {}): Promise<LocalSandbox> {
   const {
@@ -211,6 +234,7 @@ export async function createLocalSandbox(options: LocalSandboxOptions = {}): Pro
     startupTimeoutMs,
     watchdogGraceMs,
   } = resolveLocalOptions(options);
+  checkPythonPath(pythonPath);
   const asRoot = process.getuid?.() === 0;
   const layout = { pythonPath, readOnlyPaths, scratchBytes: scratchMb * 1024 * 1024, asRoot };
 

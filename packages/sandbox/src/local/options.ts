@@ -87,6 +87,18 @@ function oneOf<T extends string>(value: unknown, field: string, allowed: readonl
   return value as T;
 }
 
+/**
+ * Checks that the interpreter exists, at start rather than in the options' check: a machine without python3 is
+ * not a wrong configuration (the trainer gives way to the pyodide backend there).
+ */
+export function checkPythonPath(pythonPath: string): void {
+  try {
+    accessSync(pythonPath, constants.X_OK);
+  } catch {
+    fail('pythonPath', 'an executable file', pythonPath);
+  }
+}
+
 /** Checks the local backend's options field by field and fills in the defaults. */
 const LOCAL_OPTIONS: readonly (keyof LocalSandboxOptions | 'backend')[] = [
   'backend',
@@ -109,11 +121,7 @@ export function resolveLocalOptions(options: LocalSandboxOptions): ResolvedLocal
   if (options === null || typeof options !== 'object') fail('its options', 'an object', options);
   rejectUnknownFields(options, LOCAL_OPTIONS, 'createSandbox');
   const pythonPath = options.pythonPath ?? '/usr/bin/python3';
-  try {
-    accessSync(pythonPath, constants.X_OK);
-  } catch {
-    fail('pythonPath', 'an executable file', pythonPath);
-  }
+  if (typeof pythonPath !== 'string') fail('pythonPath', 'a path', pythonPath);
   const mode = oneOf(options.mode ?? 'fork', 'mode', ['fork', 'spawn'] as const);
   const workers = positiveInteger(
     options.workers,

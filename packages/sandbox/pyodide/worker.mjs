@@ -1,0 +1,237 @@
+// The inside of the pyodide backend (src/pyodide/): one Pyodide interpreter, in its own process (Node: a child
+// process started by src/pyodide/node-host.ts) or web worker, that either makes the memory snapshot every run
+// starts from, or loads that snapshot, closes the bridges to its host, serves exactly one run and is discarded.
+// Plain JavaScript without Node built-ins at the top level, so that the same file runs in a browser's web worker.
+//
+// Messages in: {type: 'make', files, preload, runner} | {type: 'start', snapshot, site} | {type: 'run', request}.
+// Messages out: {type: 'snapshot', snapshot, site} | {type: 'ready'} | {type: 'output', stream, data} |
+// {type: 'done', exitCode, files} | {type: 'failed', message}.
+import { loadPyodide } from 'pyodide';
+
+const IS_NODE = typeof process === 'object' && typeof process.send === 'function';
+/** Where the snapshot's extra packages live: a zip of .pyc files on sys.path, rewritten into each new interpreter. */
+const SITE_ZIP = '/lib/taorl-site.zip';
+/** The run's working directory (Pyodide's home); `files` and `fetchFiles` are relative to it. */
+const SCRATCH = '/home/pyodide';
+const WASM_PAGE = 65536;
+// Emscripten's errno numbers (not Linux's).
+const EFBIG = 22;
+const ENOSPC = 51;
+const EPERM = 63;
+
+const send = IS_NODE ? (message) => process.send(message) : (message) => globalThis.postMessage(message);
+const onMessage = IS_NODE
+  ? (handle) => process.on('message', handle)
+  : (handle) => globalThis.addEventListener('message', (event) => handle(event.data));
+
+/**
+ * The interpreter's linear memory, caught as the runtime instantiates it: the snapshot may need more than the
+ * initial size (Pyodide's restore writes it without growing), and a cap on `grow` is the run's memory limit (the
+ * runtime's allocator then fails, and Python raises MemoryError).
+ */
+const memory = { instance: null, minimumBytes: 0, limitBytes: Number.POSITIVE_INFINITY };
+for (const name of ['instantiate', 'instantiateStreaming']) {
+  const original = WebAssembly[name];
+  WebAssembly[name] = async (...args) => {
+    const result = await original.apply(WebAssembly, args);
+    const exported = result.instance?.exports.memory;
+    if (exported instanceof WebAssembly.Memory && memory.instance === null) capMemory(exported);
+    return result;
+  };
+}
+
+function capMemory(wasmMemory) {
+  memory.instance = wasmMemory;
+  const grow = wasmMemory.grow.bind(wasmMemory);
+  const missing = Math.ceil((memory.minimumBytes - wasmMemory.buffer.byteLength) / WASM_PAGE);
+  if (missing > 0) grow(missing);
+  Object.defineProperty(wasmMemory, 'grow', {
+    value: (pages) => {
+      if (wasmMemory.buffer.byteLength + pages * WASM_PAGE > memory.limitBytes) {
+        throw new RangeError('the run reached its memory limit');
+      }
+      return grow(pages);
+    },
+  });
+}
+
+/**
+ * Bounds the in-memory file system: a file past `maxFileBytes` fails with EFBIG (as RLIMIT_FSIZE makes a write
+ * fail), all files together past `totalBytes` with ENOSPC (they live in the process's memory). Writes and
+ * truncations are where a file grows (MEMFS stores a first write without growing the file's storage); its files
+ * take their write from the operations table MEMFS made at start, a copy of its stream_ops.
+ */
+function capFiles(py, maxFileBytes, totalBytes) {
+  const memfs = py.FS.filesystems.MEMFS;
+  let total = 0;
+  const grow = (node, size) => {
+    if (size > maxFileBytes) throw new py.FS.ErrnoError(EFBIG);
+    const growth = Math.max(0, size - node.usedBytes);
+    if (total + growth > totalBytes) throw new py.FS.ErrnoError(ENOSPC);
+    total += growth;
+  };
+  const fileOps = memfs.ops_table.file.stream;
+  const { write } = fileOps;
+  fileOps.write = function (stream, buffer, offset, length, position, canOwn) {
+    grow(stream.node, position + length);
+    return write.call(this, stream, buffer, offset, length, position, canOwn);
+  };
+  const { resizeFileStorage } = memfs;
+  memfs.resizeFileStorage = function (node, size) {
+    grow(node, size);
+    return resizeFileStorage.call(this, node, size);
+  };
+}
+
+/**
+ * Closes every way found from Python to the host, before any code of the run: the `js` module is an empty object
+ * (jsglobals at load), `pyodide_js` (the Pyodide API, with its file system and loader) is gone, sockets fail at
+ * creation, no file system but the in-memory one can be mounted, and in Node the runtime's `system()` (os.system)
+ * finds no child_process: every Node module load is refused from here on. What JavaScript a Python object's proxy
+ * reaches (a function's constructor) cannot compile code: Node starts this process with
+ * --disallow-code-generation-from-strings (a browser: a worker whose CSP lacks 'unsafe-eval').
+ */
+async function closeBridges(py) {
+  py.unregisterJsModule('pyodide_js');
+  py.unregisterJsModule('js');
+  py.runPython(
+    "for _name in ('js', 'pyodide_js'):\n    __import__('sys').modules.pop(_name, None)\ndel _name",
+  );
+  for (const name of Object.keys(py.FS.filesystems)) {
+    if (name !== 'MEMFS') delete py.FS.filesystems[name];
+  }
+  py._module.SOCKFS.createSocket = () => {
+    throw new py.FS.ErrnoError(EPERM);
+  };
+  if (IS_NODE) {
+    const { default: Module } = await import('node:module');
+    const refusedProcess = {
+      status: 127,
+      signal: null,
+      error: new Error('no processes in the pyodide sandbox'),
+    };
+    Module._load = (request) => {
+      if (/^(node:)?child_process$/.test(request)) return { spawnSync: () => refusedProcess };
+      throw new Error(`the pyodide sandbox loads no Node module (${request})`);
+    };
+  }
+}
+
+function writeFiles(py, files) {
+  for (const { path, content } of files) {
+    const full = path.startsWith('/') ? path : `${SCRATCH}/${path}`;
+    py.FS.mkdirTree(full.slice(0, full.lastIndexOf('/')));
+    py.FS.writeFile(full, content);
+  }
+}
+
+function readFiles(py, paths) {
+  const found = [];
+  for (const path of paths) {
+    const full = path.startsWith('/') ? path : `${SCRATCH}/${path}`;
+    try {
+      if (py.FS.isFile(py.FS.lstat(full).mode)) found.push({ path, content: py.FS.readFile(full) });
+    } catch {
+      // missing, or under a file: left out, as the local backend does
+    }
+  }
+  return found;
+}
+
+function forwardOutput(py, maxOutputBytes) {
+  for (const stream of ['stdout', 'stderr']) {
+    let sent = 0;
+    const write = (buffer) => {
+      // One byte past the cap tells the host the code went over it; nothing more crosses.
+      const room = maxOutputBytes + 1 - sent;
+      if (room > 0) {
+        const data = buffer.slice(0, room);
+        sent += data.length;
+        send({ type: 'output', stream, data });
+      }
+      return buffer.length;
+    };
+    (stream === 'stdout' ? py.setStdout : py.setStderr).call(py, { write, isatty: false });
+  }
+}
+
+function feedStdin(py, text) {
+  const bytes = new TextEncoder().encode(text);
+  let offset = 0;
+  py.setStdin({
+    read(buffer) {
+      const length = Math.min(buffer.length, bytes.length - offset);
+      buffer.set(bytes.subarray(offset, offset + length));
+      offset += length;
+      return length;
+    },
+    isatty: false,
+  });
+}
+
+async function make({ files, preload, runner }) {
+  const py = await loadPyodide({ _makeSnapshot: true, jsglobals: Object.create(null) });
+  let site = null;
+  if (files.length > 0) {
+    writeFiles(
+      py,
+      files.map(({ path, content }) => ({ path: `/tmp/taorl-site/${path}`, content })),
+    );
+    // Compiled once here, so no run compiles the packages' sources again.
+    py.runPython(
+      `import shutil, sys, zipfile\nwith zipfile.PyZipFile(${JSON.stringify(SITE_ZIP)}, "w") as site:\n` +
+        '    for entry in sorted(__import__("os").listdir("/tmp/taorl-site")):\n' +
+        '        site.writepy("/tmp/taorl-site/" + entry)\n' +
+        `shutil.rmtree("/tmp/taorl-site")\nsys.path.append(${JSON.stringify(SITE_ZIP)})`,
+    );
+    site = py.FS.readFile(SITE_ZIP);
+  }
+  py.runPython(runner);
+  for (const name of preload) py.pyimport(name);
+  send({ type: 'snapshot', snapshot: py.makeMemorySnapshot(), site });
+}
+
+let py = null;
+
+async function start({ snapshot, site }) {
+  memory.minimumBytes = snapshot.length;
+  // Pyodide reads the snapshot's header as 32-bit words: a copy aligns what the channel delivered unaligned.
+  const aligned = snapshot.byteOffset % 4 === 0 ? snapshot : snapshot.slice();
+  py = await loadPyodide({ _loadSnapshot: aligned, jsglobals: Object.create(null) });
+  if (site) py.FS.writeFile(SITE_ZIP, site);
+  await closeBridges(py);
+  send({ type: 'ready' });
+}
+
+function run({ code, stdin, files, fetchFiles, session, limits }) {
+  writeFiles(py, files);
+  capFiles(py, limits.maxFileBytes, limits.memoryMb * 1024 * 1024);
+  // The highest descriptor number, as RLIMIT_NOFILE bounds it.
+  py.FS.MAX_OPEN_FDS = limits.maxOpenFiles - 1;
+  forwardOutput(py, limits.maxOutputBytes);
+  feedStdin(py, stdin);
+  memory.limitBytes = limits.memoryMb * 1024 * 1024;
+  let exitCode;
+  try {
+    const runCell = py.globals.get('taorl_run');
+    exitCode = runCell(code, py.toPy(session));
+  } catch (error) {
+    // os._exit() ends the runtime with its status; anything else is a fatal error of the runtime.
+    if (typeof error?.status === 'number') exitCode = error.status & 0xff;
+    else {
+      send({ type: 'output', stream: 'stderr', data: new TextEncoder().encode(`\n${String(error)}\n`) });
+      exitCode = null;
+    }
+  }
+  send({ type: 'done', exitCode, files: readFiles(py, fetchFiles) });
+}
+
+onMessage(async (message) => {
+  try {
+    if (message.type === 'make') await make(message);
+    else if (message.type === 'start') await start(message);
+    else if (message.type === 'run') run(message.request);
+  } catch (error) {
+    send({ type: 'failed', message: String(error?.stack ?? error) });
+  }
+});

@@ -1,0 +1,202 @@
+import { Semaphore } from '../concurrency';
+import { type ExecLimits, type ResolvedRequest, resolveBatch, resolveRequest } from '../limits';
+import { toExecResult, type WorkerReply } from '../local/classify';
+import { pythonProgram } from '../python-programs';
+import { sandboxError } from '../sandbox-error';
+import type { ExecRequest, ExecResult, Sandbox } from '../types';
+import { expectMessage, InterpreterProcess } from './interpreter-process';
+import { type PyodideSandboxOptions, type ResolvedPyodideOptions, resolvePyodideOptions } from './options';
+import { packagePresent, readPackages } from './site-packages';
+
+/** The pyodide backend's sandbox: the common interface plus the packages its interpreters have. */
+export interface PyodideSandbox extends Sandbox {
+  /** The pure-Python packages copied into every interpreter. */
+  readonly packages: readonly string[];
+}
+
+interface Snapshot {
+  snapshot: Uint8Array;
+  site: Uint8Array | null;
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * Runs one request in a started interpreter and ends it. The wall clock (the smaller of timeoutMs and cpuTimeMs:
+ * a run is one thread) and the output cap are kept here, by killing the interpreter's process.
+ */
+function execute(interpreter: InterpreterProcess, request: ResolvedRequest): Promise<ExecResult> {
+  const { limits } = request;
+  const chunks = { stdout: [] as Uint8Array[], stderr: [] as Uint8Array[] };
+  const sizes = { stdout: 0, stderr: 0 };
+  let timedOut = false;
+  let outputExceeded = false;
+  const started = performance.now();
+  return new Promise((resolve) => {
+    let settled = false;
+    const settle = (result: ExecResult): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      interpreter.kill();
+      resolve(result);
+    };
+    const reply = (
+      exitCode: number | null,
+      signal: string | null,
+      files: { path: string; content: Uint8Array }[],
+    ): ExecResult => {
+      const text = (stream: 'stdout' | 'stderr') =>
+        new TextDecoder().decode(Buffer.concat(chunks[stream]).subarray(0, limits.maxOutputBytes));
+      const facts: WorkerReply = {
+        exitCode,
+        signal,
+        stdout: text('stdout'),
+        stderr: text('stderr'),
+        stdoutTruncated: sizes.stdout > limits.maxOutputBytes,
+        stderrTruncated: sizes.stderr > limits.maxOutputBytes,
+        timedOut,
+        outputExceeded,
+        oomKilled: false,
+        setupFailed: false,
+        durationMs: performance.now() - started,
+        clean: true,
+        files: files.map((file) => ({ path: file.path, data: Buffer.from(file.content).toString('base64') })),
+      };
+      return toExecResult(facts, request.fetchFiles.length > 0);
+    };
+    const timer = setTimeout(
+      () => {
+        timedOut = true;
+        interpreter.kill();
+      },
+      Math.min(limits.timeoutMs, limits.cpuTimeMs),
+    );
+    interpreter.listen((message) => {
+      if (message.type === 'output') {
+        chunks[message.stream].push(message.data);
+        sizes[message.stream] += message.data.length;
+        if (sizes[message.stream] > limits.maxOutputBytes) {
+          outputExceeded = true;
+          interpreter.kill();
+        }
+      } else if (message.type === 'done') {
+        settle(reply(message.exitCode, null, message.files));
+      } else if (message.type === 'failed') {
+        settle(
+          sandboxError(`the pyodide interpreter failed: ${message.message}`, performance.now() - started),
+        );
+      }
+    });
+    void interpreter.whenExited().then(({ code, signal }) => {
+      // Killed here for the wall clock or the output cap, or died on its own (its signal, or Node's exit code).
+      settle(reply(signal === null ? code : null, signal, []));
+    });
+    const sent = interpreter.send({
+      type: 'run',
+      request: {
+        code: request.code,
+        stdin: request.stdin,
+        files: request.files.map((file) => ({
+          path: file.path,
+          content: typeof file.content === 'string' ? encoder.encode(file.content) : file.content,
+        })),
+        fetchFiles: request.fetchFiles,
+        session: request.session,
+        limits,
+      },
+    });
+    if (!sent) settle(sandboxError('the pyodide interpreter exited before its run'));
+  });
+}
+
+class PyodidePool implements PyodideSandbox {
+  readonly backend = 'pyodide';
+  private readonly lanes: Semaphore;
+  /** Interpreters started ahead of their runs, one per lane: a run never waits for a start it could avoid. */
+  private readonly prepared: Promise<InterpreterProcess>[] = [];
+  private readonly live = new Set<InterpreterProcess>();
+  private closed = false;
+
+  constructor(
+    private readonly snapshot: Snapshot,
+    private readonly limits: ExecLimits,
+    private readonly options: ResolvedPyodideOptions,
+  ) {
+    this.lanes = new Semaphore(options.workers);
+    for (let lane = 0; lane < options.workers; lane++) this.prepared.push(this.prepare());
+  }
+
+  get packages(): readonly string[] {
+    return this.options.packages;
+  }
+
+  private prepare(): Promise<InterpreterProcess> {
+    const interpreter = new InterpreterProcess();
+    this.live.add(interpreter);
+    void interpreter.whenExited().then(() => this.live.delete(interpreter));
+    interpreter.send({ type: 'start', ...this.snapshot });
+    const ready = expectMessage(
+      interpreter,
+      'ready',
+      this.options.startupTimeoutMs,
+      'a pyodide interpreter',
+    ).then(() => interpreter);
+    // Awaited when a run takes it; until then a failed start must not count as unhandled.
+    ready.catch(() => {});
+    return ready;
+  }
+
+  async run(request: ExecRequest): Promise<ExecResult> {
+    if (this.closed) throw new Error('@taorl/sandbox: run() after close()');
+    const resolved = resolveRequest(request, this.limits);
+    return this.lanes.use(async () => {
+      const next = this.prepared.shift() as Promise<InterpreterProcess>;
+      if (!this.closed) this.prepared.push(this.prepare());
+      let interpreter: InterpreterProcess;
+      try {
+        interpreter = await next;
+      } catch (error) {
+        return sandboxError(`@taorl/sandbox: ${(error as Error).message}`);
+      }
+      return execute(interpreter, resolved);
+    });
+  }
+
+  async runMany(requests: readonly ExecRequest[]): Promise<ExecResult[]> {
+    // Every request is checked before any runs, so a bad one fails the batch without side effects.
+    resolveBatch(requests, this.limits);
+    return Promise.all(requests.map((request) => this.run(request)));
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    const exits = [...this.live].map((interpreter) => {
+      interpreter.kill();
+      return interpreter.whenExited();
+    });
+    await Promise.all(exits);
+  }
+}
+
+/**
+ * Starts the pyodide backend: one interpreter imports the packages and the preloads and gives the memory snapshot
+ * every run's interpreter starts from; then `workers` interpreters start from it, ahead of their runs.
+ */
+export async function createPyodideSandbox(options: PyodideSandboxOptions = {}): Promise<PyodideSandbox> {
+  const resolved = resolvePyodideOptions(options, packagePresent);
+  const files = readPackages(resolved.sitePackages, resolved.packages);
+  const maker = new InterpreterProcess();
+  let snapshot: Snapshot;
+  try {
+    maker.send({ type: 'make', files, preload: resolved.preload, runner: pythonProgram('pyodide_runner') });
+    const made = await expectMessage(maker, 'snapshot', resolved.startupTimeoutMs, 'the pyodide snapshot');
+    snapshot = { snapshot: made.snapshot, site: made.site };
+  } catch (error) {
+    throw new Error(`@taorl/sandbox: ${(error as Error).message}`);
+  } finally {
+    maker.kill();
+  }
+  return new PyodidePool(snapshot, resolved.limits, resolved);
+}
