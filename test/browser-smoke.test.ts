@@ -38,8 +38,10 @@ async function bundleForBrowser(contents: string): Promise<string> {
     format: 'iife',
     target: 'es2022',
     conditions: ['@taorl/source'],
-    // The packages' `sideEffects` fields apply: a file that registers a built-in plug-in must be listed there, or
-    // esbuild drops it from a bundle that does not import it by name (the drivers find plug-ins by name).
+    // The packages' `sideEffects` fields name their published builds only (sources are never published), so a
+    // bundle of the sources keeps every module: the files that register built-in plug-ins are found by name.
+    // The packaging check bundles the installed builds with `sideEffects` applied.
+    ignoreAnnotations: true,
     logLevel: 'silent',
   });
   return result.outputFiles[0]?.text ?? '';
