@@ -1,4 +1,10 @@
-import { createRegistry, type Registry } from '@taorl/plugin-registry';
+import {
+  createRegistry,
+  type RawOptions,
+  type RegisterOptions,
+  type RegisterWithSchema,
+  type Registry,
+} from '@taorl/plugin-registry';
 import { createLocalSandbox, type LocalSandbox } from './local/local-sandbox';
 import { type LocalSandboxOptions, resolveLocalOptions } from './local/options';
 import { type PyodideSandboxOptions, resolvePyodideOptions } from './pyodide/options';
@@ -33,7 +39,23 @@ const backends: Registry<Promise<Sandbox>> = createRegistry<Promise<Sandbox>>('s
  * one) that checks the options first, also for `checkSandboxOptions`. The options include `backend`. A second
  * registration of a name, a built-in one too, is an error unless `{ replace: true }` is given.
  */
-export const registerSandboxBackend: Registry<Promise<Sandbox>>['register'] = backends.register;
+export function registerSandboxBackend(
+  name: string,
+  factory: (options: RawOptions) => Promise<Sandbox>,
+  options?: RegisterOptions,
+): void;
+export function registerSandboxBackend<O>(
+  name: string,
+  factory: (options: O) => Promise<Sandbox>,
+  options: RegisterWithSchema<O>,
+): void;
+export function registerSandboxBackend(
+  name: string,
+  factory: (options: never) => Promise<Sandbox>,
+  options?: RegisterOptions | RegisterWithSchema<unknown>,
+): void {
+  backends.register(name, factory as (options: RawOptions) => Promise<Sandbox>, options);
+}
 
 /** Names of the registered backends. */
 export function sandboxBackendNames(): string[] {
