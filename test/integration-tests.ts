@@ -5,10 +5,12 @@
  * (the sandbox does) and is missing here fails there, naming this list.
  */
 export const integrationTests: readonly string[] = [
+  'test/api-report.test.ts',
   'test/browser-smoke.test.ts',
   'test/doc-examples.test.ts',
   'test/no-outside-paths.test.ts',
   'test/self-registering-plug-ins.test.ts',
+  'test/workspace-plugins.test.ts',
   'packages/data/test/arith-tool.test.ts',
   'packages/eval/test/benchmark-formats.test.ts',
   'packages/eval/test/code-judge.test.ts',
