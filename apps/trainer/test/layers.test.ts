@@ -105,7 +105,7 @@ describe('the trainer source layout', () => {
       .filter(([file]) => folderOf(file) === 'config')
       .flatMap(([, targets]) => targets.filter((target) => !isSource(target)));
     expect(packages.filter((name) => name.startsWith('@taorl/'))).toEqual(
-      packages.filter((name) => ['@taorl/plugin-registry', '@taorl/rollout'].includes(name)),
+      packages.filter((name) => ['@taorl/data', '@taorl/plugin-registry', '@taorl/rollout'].includes(name)),
     );
     expect(packages).not.toContain('@taorl/rollout/node');
   });
