@@ -1,5 +1,6 @@
+import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSandbox, DEFAULT_LIMITS, type LocalSandbox, SandboxSession } from '../src/index';
+import { createSandbox, DEFAULT_LIMITS, LIMIT_MAXIMA, type LocalSandbox, SandboxSession } from '../src/index';
 
 let sandbox: LocalSandbox;
 
@@ -137,18 +138,23 @@ describe('local backend: outcomes', () => {
 });
 
 describe('sandbox failures', () => {
-  it("a child that cannot apply its limits is a sandbox_error, not the code's error", async () => {
-    // Raising RLIMIT_NOFILE past the hard limit needs a capability the child no longer has.
-    const strict = await createSandbox({ workers: 1, limits: { maxOpenFiles: 1 << 30 } });
-    try {
-      const result = await strict.run({ code: 'print("never runs")' });
-      expect(result.status).toBe('sandbox_error');
-      expect(result.stdout).toBe('');
-      expect(result.sandboxMessage).toMatch(/setup failed.*ValueError/s);
-    } finally {
-      await strict.close();
-    }
-  });
+  // Raising RLIMIT_NOFILE past the hard limit needs a capability the child no longer has; the options accept up to
+  // LIMIT_MAXIMA.maxOpenFiles, so this needs a machine whose hard limit is below that (20,000 here).
+  const hardOpenFiles = Number(execFileSync('sh', ['-c', 'ulimit -Hn'], { encoding: 'utf8' }).trim());
+  it.skipIf(!(hardOpenFiles < LIMIT_MAXIMA.maxOpenFiles))(
+    "a child that cannot apply its limits is a sandbox_error, not the code's error",
+    async () => {
+      const strict = await createSandbox({ workers: 1, limits: { maxOpenFiles: hardOpenFiles + 1 } });
+      try {
+        const result = await strict.run({ code: 'print("never runs")' });
+        expect(result.status).toBe('sandbox_error');
+        expect(result.stdout).toBe('');
+        expect(result.sandboxMessage).toMatch(/setup failed.*ValueError/s);
+      } finally {
+        await strict.close();
+      }
+    },
+  );
 });
 
 describe('close', () => {
