@@ -82,7 +82,9 @@ describe('taorl serve (CLI)', () => {
     const first = completion(400);
     await new Promise((resolve) => setTimeout(resolve, 300));
     const others = Array.from({ length: 5 }, () => completion(8));
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Long enough for the requests to have been sent on a loaded machine (CI saw one still unsent after 300 ms):
+    // the guarantee covers requests sent before the signal, not those sent after it.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
     server.child.kill('SIGTERM');
     // A second signal does not cut the shutdown short.
     await new Promise((resolve) => setTimeout(resolve, 100));
