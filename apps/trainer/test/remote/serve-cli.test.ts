@@ -82,12 +82,16 @@ describe('taorl serve (CLI)', () => {
     const first = completion(400);
     await new Promise((resolve) => setTimeout(resolve, 300));
     const others = Array.from({ length: 5 }, () => completion(8));
-    // Long enough for the requests to have been sent on a loaded machine (CI saw one still unsent after 300 ms):
-    // the guarantee covers requests sent before the signal, not those sent after it.
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const stopping = new Promise<void>((resolve) =>
+      server.child.stdout!.on('data', (chunk: Buffer) => {
+        if (chunk.toString().includes('answering the requests received, then stopping')) resolve();
+      }),
+    );
     server.child.kill('SIGTERM');
-    // A second signal does not cut the shutdown short.
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // A second signal while it drains does not cut the shutdown short. (One that came after the drain, while the
+    // process exits, would end it by the signal: no handler runs then.)
+    await stopping;
     server.child.kill('SIGTERM');
     expect(await Promise.all([first, ...others])).toEqual([200, 200, 200, 200, 200, 200]);
     expect(await server.exited).toBe(0);
