@@ -53,17 +53,20 @@ const packageDirs = readdirSync('packages')
 /**
  * The data files a package ships: each benchmark's test.jsonl and READMEs under data/benchmarks (only
  * @taorl/eval has that folder; the verl parquet copies stay in the repository, docs/explanation/grading.md), and the
- * Python programs under python/ that the code reads at run time (only @taorl/sandbox; not their tests).
+ * Python programs under python/ that the code reads at run time (only @taorl/sandbox; not their tests), and the
+ * pyodide backend's process script, pyodide/worker.mjs (only @taorl/sandbox).
  */
 function shippedData(dir) {
-  const python = existsSync(join(dir, 'python'))
+  const runtimeFiles = existsSync(join(dir, 'python'))
     ? readdirSync(join(dir, 'python'))
         .filter((name) => name.endsWith('.py'))
         .map((name) => `python/${name}`)
     : [];
+  // The pyodide backend's interpreter process (only @taorl/sandbox): plain JavaScript started as a child process.
+  if (existsSync(join(dir, 'pyodide', 'worker.mjs'))) runtimeFiles.push('pyodide/worker.mjs');
   const root = join(dir, 'data', 'benchmarks');
-  if (!existsSync(root)) return python;
-  const files = [...python, 'data/benchmarks/README.md'];
+  if (!existsSync(root)) return runtimeFiles;
+  const files = [...runtimeFiles, 'data/benchmarks/README.md'];
   for (const name of readdirSync(root, { withFileTypes: true }).filter((entry) => entry.isDirectory())) {
     for (const file of ['test.jsonl', 'README.md', 'UPSTREAM_README.md']) {
       if (existsSync(join(root, name.name, file))) files.push(`data/benchmarks/${name.name}/${file}`);
