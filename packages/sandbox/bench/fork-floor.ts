@@ -19,7 +19,7 @@ const SNIPPETS = {
   sympy: 'import sympy as sp\nx = sp.Symbol("x")\nprint(sp.factor(x**6 - 1), sp.integrate(sp.sin(x)**2, x))',
 };
 
-const FLOOR = String.raw`
+const FLOOR = `
 import ctypes, gc, json, os, statistics, sys, time
 config = json.loads(sys.argv[1])
 for name in ("sympy", "numpy"):
