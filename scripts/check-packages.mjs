@@ -1,7 +1,8 @@
 // Packaging checks on the built workspace: every publishable package passes publint (strict, packed with pnpm so
 // publishConfig applies) and are-the-types-wrong, and its ESM and CJS builds load in Node with the same exports.
 // pnpm pack shows each tarball holds only what users need. Then every package is released to a throwaway local
-// registry as docs/CONTRIBUTING.md releases (the dry run, then changeset publish), installed from it into a project
+// registry as docs/CONTRIBUTING.md releases (the plan, then changeset publish; with --as-workflow, the release
+// workflow's publish command), installed from it into a project
 // outside the workspace and exercised by the oldest Node the `engines` fields allow (scripts/packaging/). The
 // trainer's built CLI answers an unknown command with usage and exit code 2, on this Node and on the oldest.
 // Beyond those tools (scripts/packaging/tarball-rules.mjs): no build in a tarball that no export or bin names, a
@@ -38,7 +39,9 @@ import {
   readmeExample,
   readmeLinkProblems,
 } from './packaging/tarball-rules.mjs';
+import { releaseWorkflowSteps } from './packaging/workflow-steps.mjs';
 
+const asWorkflow = process.argv.includes('--as-workflow');
 const failures = [];
 const check = (ok, label) => {
   console.log(`${ok ? 'ok  ' : 'FAIL'} ${label}`);
@@ -156,7 +159,7 @@ const oldestBinaries = oldestVersions.map((version) =>
   installNode(version, resolve('node_modules', '.cache', 'oldest-node')),
 );
 
-// The release of docs/CONTRIBUTING.md through a throwaway local registry: the dry run must name that registry,
+// The release of docs/CONTRIBUTING.md through a throwaway local registry: the plan must name that registry,
 // `changeset publish` (no git tags) publishes every package to it, and a project outside the workspace installs
 // them from it as a user would: the @taorl scope from the local registry, third-party dependencies from the usual
 // one (pnpm's store first).
@@ -173,14 +176,16 @@ try {
       plan.stdout.includes(
         `${packageDirs.length} of ${packageDirs.length} packages would be published to ${registry.url}`,
       ),
-    `the release dry run names the local registry and lists every package's files`,
+    `the release plan names the local registry and lists every package's files`,
   );
   if (plan.status !== 0) console.log(plan.stdout + plan.stderr);
-  const publish = spawnSync('pnpm', ['exec', 'changeset', 'publish', '--no-git-tag'], {
-    encoding: 'utf8',
-    env: registry.releaseEnv,
-  });
-  check(publish.status === 0, 'changeset publish --no-git-tag publishes to the local registry');
+  // `--as-workflow` (the release dry run, scripts/release-dry-run.mjs, in a scratch clone): publish with the release
+  // workflow's own publish command, which builds, runs the plan and tags the commit as a release does.
+  const [command, ...args] = asWorkflow
+    ? releaseWorkflowSteps('.github/workflows/release.yml').publish
+    : ['pnpm', 'exec', 'changeset', 'publish', '--no-git-tag'];
+  const publish = spawnSync(command, args, { encoding: 'utf8', env: registry.releaseEnv });
+  check(publish.status === 0, `${[command, ...args].join(' ')} publishes to the local registry`);
   if (publish.status !== 0) console.log(publish.stdout + publish.stderr);
 
   const published = Object.fromEntries(
@@ -218,6 +223,21 @@ try {
     check(
       named.length === 0,
       `${name}: the published manifest names no private workspace package ${named.join(', ')}`,
+    );
+    // Workspace ranges (`workspace:^`) are published as `^<the version published>`, so a user gets the fixes of
+    // the sibling packages, never their next minor (a breaking change in 0.x); the engines field goes along.
+    const ranges = Object.entries(installed.dependencies ?? {}).filter(
+      ([dependency]) => dependency in published,
+    );
+    const wrongRanges = ranges.filter(([dependency, range]) => range !== `^${published[dependency]}`);
+    check(
+      wrongRanges.length === 0,
+      `${name}@${installed.version}: its dependencies on the other packages are ^<published version> (${ranges.map(([dependency, range]) => `${dependency} ${range}`).join(', ') || 'none'})`,
+    );
+    const engines = readManifest(packageDirs.find((dir) => readManifest(dir).name === name)).engines;
+    check(
+      installed.engines?.node === engines.node,
+      `${name}: the published manifest's engines.node is ${engines.node} (${installed.engines?.node})`,
     );
     const license = readFileSync(join(project, 'node_modules', name, 'LICENSE'), 'utf8');
     check(
