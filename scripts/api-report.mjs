@@ -7,6 +7,7 @@
 //                                         changeset of the matching level
 //   node scripts/api-report.mjs --update  write the reports from the build
 //   ... --package filter                  only that package (repeatable)
+//   ... --root DIR                        the repository to check (default: this one; test/api-report-level.test.ts)
 //
 // The level rule for 0.x (docs/CONTRIBUTING.md): an API that only gained lines needs a changeset of any level for
 // that package; one that lost or changed a line needs minor (or major).
@@ -17,8 +18,9 @@ import { join, resolve } from 'node:path';
 import { Extractor, ExtractorConfig } from '@microsoft/api-extractor';
 
 const update = process.argv.includes('--update');
-const only = process.argv.flatMap((arg, i) => (process.argv[i - 1] === '--package' ? [arg] : []));
-const root = resolve(import.meta.dirname, '..');
+const valuesOf = (flag) => process.argv.flatMap((arg, i) => (process.argv[i - 1] === flag ? [arg] : []));
+const only = valuesOf('--package');
+const root = resolve(valuesOf('--root')[0] ?? join(import.meta.dirname, '..'));
 const failures = [];
 
 const publicPackages = readdirSync(join(root, 'packages'))
