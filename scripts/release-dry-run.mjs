@@ -2,6 +2,7 @@
 // this machine, through a throwaway local registry instead of npm, in a scratch clone of HEAD (uncommitted changes
 // are not in it; the checkout here is left as it is):
 //
+//   0. the workflow's install step in the checkout;
 //   1. the workflow's version command (`pnpm version-packages`: changesets applied, CHANGELOG.md written), committed
 //      as "Version packages", as changesets' action commits it;
 //   2. what .ci/run checks on that commit before the publish step: the build and `pnpm api:check`;
@@ -34,9 +35,10 @@ try {
   step(`a scratch clone of ${commit} at ${clone}`);
   run('git', ['clone', '--quiet', '--no-checkout', root, clone], { cwd: scratch });
   run('git', ['checkout', '--quiet', '-B', 'main', commit]);
-  run('pnpm', ['install', '--frozen-lockfile', '--prefer-offline', '--reporter=silent']);
 
   const workflow = releaseWorkflowSteps(join(clone, '.github/workflows/release.yml'));
+  step(`the workflow's install step: ${workflow.install.join(' ')} (from pnpm's store first)`);
+  run(workflow.install[0], [...workflow.install.slice(1), '--prefer-offline', '--reporter=silent']);
   step(`the workflow's version command: ${workflow.version.join(' ')}`);
   run(workflow.version[0], workflow.version.slice(1));
   run('git', ['add', '-A']);

@@ -1,6 +1,6 @@
 // What `pnpm release` would publish, and where (docs/CONTRIBUTING.md, Release): for every public package under
 // packages/, its version, the registry it would go to, whether that version is there already, and the files of
-// its tarball. `pnpm release:dry-run` is this after a build; `pnpm release` runs it before `changeset publish` and
+// its tarball. `pnpm release:plan` is this after a build; `pnpm release` runs it before `changeset publish` and
 // stops when it fails.
 //
 // Two tools choose the registry: changesets looks versions up with `npm info` against `npm_config_registry` (or

@@ -12,7 +12,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // 0.1.0 by `changeset version`, committed as "Version packages", as the release does; then its API changes.
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const changesetsBin = join(dirname(createRequire(import.meta.url).resolve('@changesets/cli/package.json')), 'bin.js');
+const changesetsBin = join(
+  dirname(createRequire(import.meta.url).resolve('@changesets/cli/package.json')),
+  'bin.js',
+);
 const gitIdentity = {
   GIT_AUTHOR_NAME: 'test',
   GIT_AUTHOR_EMAIL: 'test@localhost',
