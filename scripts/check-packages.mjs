@@ -239,6 +239,15 @@ try {
       installed.engines?.node === engines.node,
       `${name}: the published manifest's engines.node is ${engines.node} (${installed.engines?.node})`,
     );
+    // A cut version (`pnpm version-packages`) ships its CHANGELOG.md, the newest entry first (0.0.0 has none).
+    if (installed.version !== '0.0.0') {
+      const changelog = join(project, 'node_modules', name, 'CHANGELOG.md');
+      const newest = existsSync(changelog) ? /^## (\S+)$/m.exec(readFileSync(changelog, 'utf8'))?.[1] : null;
+      check(
+        newest === installed.version,
+        `${name}@${installed.version}: the tarball's CHANGELOG.md opens with that version (${newest ?? 'no CHANGELOG.md'})`,
+      );
+    }
     const license = readFileSync(join(project, 'node_modules', name, 'LICENSE'), 'utf8');
     check(
       isFullApacheLicense(license),
