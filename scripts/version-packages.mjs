@@ -17,7 +17,8 @@ import { join, resolve } from 'node:path';
 
 const root = resolve(import.meta.dirname, '..');
 const readManifest = (dir) => JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
-const run = (command, args) => execFileSync(command, args, { cwd: root, stdio: 'inherit' });
+const run = (command, args, stdout = 'inherit') =>
+  execFileSync(command, args, { cwd: root, stdio: ['ignore', stdout, 'inherit'] });
 
 const publicDirs = () =>
   readdirSync(join(root, 'packages'))
@@ -28,7 +29,7 @@ const before = new Map(publicDirs().map((dir) => [dir, readManifest(dir).version
 run('pnpm', ['exec', 'changeset', 'version']);
 // Workspace dependencies are `workspace:` ranges, so the lockfile rarely changes; --prefer-offline keeps a cut
 // without network working when the store has every package.
-run('pnpm', ['install', '--lockfile-only', '--prefer-offline', '--reporter=silent']);
+run('pnpm', ['install', '--lockfile-only', '--prefer-offline', '--reporter=silent'], 'ignore');
 
 const workspaceNames = new Set(
   ['packages', 'apps'].flatMap((folder) =>
@@ -52,7 +53,7 @@ for (const dir of publicDirs()) {
   if (typeof manifest.engines?.node !== 'string') problems.push(`${where}: engines.node is missing`);
   const changelog = join(dir, 'CHANGELOG.md');
   const heading = existsSync(changelog) ? /^## (\S+)$/m.exec(readFileSync(changelog, 'utf8'))?.[1] : null;
-  if (heading !== version)
+  if (version !== '0.0.0' && heading !== version)
     problems.push(
       `${name}: CHANGELOG.md's newest version is ${heading ?? 'missing'}, package.json says ${version}`,
     );
@@ -64,7 +65,9 @@ for (const dir of publicDirs()) {
         );
     }
   }
-  console.log(`${name}: ${before.get(dir)} -> ${version}`);
+  console.log(
+    `${name}: ${before.get(dir) === version ? `${version} (unchanged)` : `${before.get(dir)} -> ${version}`}`,
+  );
 }
 if (problems.length > 0) {
   for (const problem of problems) console.error(`version-packages: ${problem}`);
