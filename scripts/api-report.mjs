@@ -109,7 +109,7 @@ function pendingBumps() {
   const folder = join(root, '.changeset');
   for (const file of readdirSync(folder).filter((f) => f.endsWith('.md') && f !== 'README.md')) {
     const front = readFileSync(join(folder, file), 'utf8').split('---')[1] ?? '';
-    for (const match of front.matchAll(/^\s*"([^"]+)":\s*(patch|minor|major)\s*$/gm)) {
+    for (const match of front.matchAll(/^\s*["']([^"']+)["']:\s*(patch|minor|major)\s*$/gm)) {
       if ((order[match[2]] ?? 0) > (order[bumps.get(match[1])] ?? 0)) bumps.set(match[1], match[2]);
     }
   }

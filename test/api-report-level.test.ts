@@ -35,8 +35,9 @@ const apiReport = (...args: string[]) =>
     cwd: repo,
     encoding: 'utf8',
   });
-const changeset = (name: string, bump: 'patch' | 'minor') =>
-  write(`.changeset/${name}.md`, `---\n"@taorl/demo": ${bump}\n---\n\n${name}\n`);
+/** A changeset for the package; changesets reads its front matter as YAML, so either quote names it. */
+const changeset = (name: string, bump: 'patch' | 'minor', quote: '"' | "'" = '"') =>
+  write(`.changeset/${name}.md`, `---\n${quote}@taorl/demo${quote}: ${bump}\n---\n\n${name}\n`);
 const declarations = (text: string) => write('packages/demo/dist/index.d.ts', text);
 /** `--update` rewrites the report from the declarations (and applies the same level rule, not asserted here). */
 const updateReport = () => {
@@ -101,7 +102,7 @@ describe('api:check after a cut', () => {
     expect(withPatch.stderr).toContain(
       'FAIL @taorl/demo: its API lost or changed lines since its release; add a minor changeset',
     );
-    changeset('scratch-change', 'minor');
+    changeset('scratch-change', 'minor', "'");
     const withMinor = apiReport();
     expect(withMinor.status, withMinor.stderr).toBe(0);
   }, 300_000);
