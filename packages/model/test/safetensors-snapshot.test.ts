@@ -57,7 +57,7 @@ describe('readSafetensors: one version or the other, never a mix', () => {
     const file = join(root, 'saved.safetensors');
     writeFileSync(file, encodeSafetensorsFile(tensors(4), { format: 'pt' }));
     const { metadata } = await readSafetensors(file);
-    expect(Object.keys(metadata).sort()).toEqual([DATA_SHA256, 'format']);
+    expect(Object.keys(metadata).sort()).toEqual(['format', DATA_SHA256]);
     expect(metadata[DATA_SHA256]).toMatch(/^[0-9a-f]{64}$/);
   });
 });
