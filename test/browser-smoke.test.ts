@@ -6,13 +6,14 @@ import * as advantageDriver from './browser-smoke/advantage';
 import * as dataDriver from './browser-smoke/data';
 import * as evalDriver from './browser-smoke/eval';
 import * as filterDriver from './browser-smoke/filter';
+import * as modelDriver from './browser-smoke/model';
 import * as rolloutDriver from './browser-smoke/rollout';
 import { CHROMIUM_ARGS, findChromium, NO_CHROMIUM } from './support/chromium';
 
 // The packages whose main entry claims to run in any JavaScript runtime, each bundled for the browser from the
 // code vitest tests (the "@taorl/source" condition) and run in headless Chromium, where it must compute what it
-// computes in Node. @taorl/sandbox's main entry is Node's (it starts processes) and @taorl/grpo needs
-// TensorFlow.js, so neither is here. scripts/check-packages.mjs checks the built entries the same way.
+// computes in Node. @taorl/sandbox's main entry is Node's (it starts processes), so it is not here; @taorl/model's
+// brings TensorFlow.js (and @taorl/grpo) along, on tfjs's plain JavaScript backend. scripts/check-packages.mjs checks the built entries the same way.
 
 const drivers = {
   eval: evalDriver,
@@ -20,6 +21,7 @@ const drivers = {
   advantage: advantageDriver,
   data: dataDriver,
   rollout: rolloutDriver,
+  model: modelDriver,
 } as const;
 type DriverName = keyof typeof drivers;
 type DriverResult<Name extends DriverName> = Awaited<ReturnType<(typeof drivers)[Name]['run']>>;
@@ -155,6 +157,14 @@ describe.skipIf(executablePath === null)(
       expect(result.inputIds.length).toBeGreaterThan(result.promptIds.length);
       expect(result.inputIds.slice(0, result.promptIds.length)).toEqual(result.promptIds);
       expect(result.lossMask).toContain(0);
+    });
+
+    it('@taorl/model: the tiny model samples and computes its logits as in Node; save says what it needs', async () => {
+      const result = await inBrowser('model');
+      expect(result.backend).toBe('cpu');
+      expect(result.greedy.map((s) => s.tokens.length)).toEqual([6, 6]);
+      expect(result.sampled.every((s) => s.logProbs.every((p) => p <= 0))).toBe(true);
+      expect(result.saveError).toMatch(/no checkpoint store; in Node build it with '@taorl\/model\/node'/);
     });
 
     it('@taorl/rollout: a two-turn tool rollout over a vLLM-style answer, token integrity checked', async () => {

@@ -18,6 +18,7 @@ export const PORTABLE_MAIN = new Set([
   '@taorl/data',
   '@taorl/eval',
   '@taorl/filter',
+  '@taorl/model',
   '@taorl/rollout',
 ]);
 

@@ -8,8 +8,9 @@
 import { loadavg } from 'node:os';
 import { ByteTokenizer } from '@taorl/data';
 import { type BackendChoice, initBackend } from '@taorl/grpo';
+import type { TransformerPolicy } from '@taorl/model';
+import { createTinyPolicy } from '@taorl/model/node';
 import * as tf from '@tensorflow/tfjs';
-import { createTinyPolicy, type TransformerPolicy } from '../src/model/transformer-policy.js';
 
 interface Sizes {
   ceilingSide: number;

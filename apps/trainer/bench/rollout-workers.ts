@@ -32,9 +32,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { TransformerPolicy } from '@taorl/model';
+import type { RolloutPolicy, SamplingParams } from '@taorl/rollout';
 import { loadConfig } from '../src/config/load-config.js';
-import type { RolloutPolicy, SamplingParams } from '../src/model/policy.js';
-import { TransformerPolicy } from '../src/model/transformer-policy.js';
 import { rlStep } from '../src/rl/rl-step.js';
 import type { RlStepMetrics } from '../src/rl/step-metrics.js';
 import { problemSource } from '../src/session/problem-source.js';

@@ -9,7 +9,7 @@
  *   pnpm bench apps/trainer/bench/serve-overhead.ts apps/trainer/src/serve-baseline/server.ts
  */
 import { resolve } from 'node:path';
-import type { GeneratedSequence, RolloutPolicy, SamplingParams } from '../src/model/policy.js';
+import type { GeneratedSequence, RolloutPolicy, SamplingParams } from '@taorl/rollout';
 import { startServer } from '../src/serve/server.js';
 
 const baselinePath = process.argv[2];

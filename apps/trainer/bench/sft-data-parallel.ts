@@ -18,8 +18,8 @@
  *   pnpm bench apps/trainer/bench/sft-data-parallel.ts [rounds=12] [random|grouped]
  */
 import { readdirSync, readFileSync } from 'node:fs';
+import { TransformerPolicy } from '@taorl/model';
 import { parseConfig } from '../src/index.js';
-import { TransformerPolicy } from '../src/model/transformer-policy.js';
 import { openSession } from '../src/session/session.js';
 import { balancedShards } from '../src/sft/batch-shards.js';
 import { epochStream, lengthGroupedBatches, streamBatches } from '../src/util/batching.js';

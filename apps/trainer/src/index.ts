@@ -1,6 +1,20 @@
 // The trainer's public surface: what README.md's API table documents (the model parts: docs/models.md), with the
 // option and result types of those functions. Everything else is internal; import it from its module in tests.
 
+export type { Policy } from '@taorl/model';
+export {
+  type Checkpoint,
+  type ModelConfig,
+  parseHfConfig,
+  type SaveOptions,
+  type TinyModelOptions,
+  TransformerPolicy,
+  tinyQwen3Config,
+  toHfConfig,
+  type WeightSpec,
+  weightSpecs,
+} from '@taorl/model';
+export { createTinyPolicy, initPolicy, loadCheckpoint, loadPolicy, saveCheckpoint } from '@taorl/model/node';
 export { type BenchmarkReportPaths, writeBenchmarkReports } from './bench-eval/benchmark-reports.js';
 export {
   type BenchmarkEvalOptions,
@@ -16,23 +30,6 @@ export { type TrainerConfig, trainerSchema } from './config/trainer-config.js';
 export { type MeanWithInterval, meanWithInterval } from './experiments/ablate/confidence.js';
 export { type AblationOptions, type AblationResult, runAblation } from './experiments/ablate/run-ablation.js';
 export { type AblationVariant, ablationVariants } from './experiments/ablate/variants.js';
-export {
-  type Checkpoint,
-  loadCheckpoint,
-  type SaveOptions,
-  saveCheckpoint,
-  type WeightSpec,
-  weightSpecs,
-} from './model/checkpoint.js';
-export {
-  type ModelConfig,
-  parseHfConfig,
-  type TinyModelOptions,
-  tinyQwen3Config,
-  toHfConfig,
-} from './model/config.js';
-export type { Policy } from './model/policy.js';
-export { createTinyPolicy, initPolicy, loadPolicy, TransformerPolicy } from './model/transformer-policy.js';
 export {
   loadedPluginModules,
   loadPluginModules,

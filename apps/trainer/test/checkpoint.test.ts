@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { copyFileSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { readSafetensors } from '@taorl/model/node';
 import * as tf from '@tensorflow/tfjs';
 import { describe, expect, it } from 'vitest';
 import {
@@ -11,7 +12,6 @@ import {
   saveTrainCheckpoint,
 } from '../src/checkpoint/train-checkpoint.js';
 import { createTinyPolicy } from '../src/index.js';
-import { readSafetensors } from '../src/model/safetensors.js';
 
 const fixture = new URL('./fixtures/checkpoint-writer.ts', import.meta.url).pathname;
 

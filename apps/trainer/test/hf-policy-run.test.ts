@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChatMessage } from '@taorl/data';
 import { afterAll, describe, expect, it } from 'vitest';
+import { qwen3Folder } from '../../../packages/model/test/support/qwen3-folder.js';
 import { loadConfig, runCli } from '../src/index.js';
 import { openSession } from '../src/session/session.js';
-import { qwen3Folder } from './model/support/qwen3-folder.js';
 import { capture } from './support/capture-io.js';
 
 // `taorl sft` from a Hugging Face folder (model.source: hf) saves <outDir>/policy as a folder that is itself a

@@ -1,9 +1,9 @@
 import type { SftExample, Tokenizer, Trajectory } from '@taorl/data';
 import { initBackend } from '@taorl/grpo';
+import { type TransformerPolicy, tinyQwen3Config } from '@taorl/model';
+import { initPolicy } from '@taorl/model/node';
 import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { tinyQwen3Config } from '../src/model/config.js';
-import { initPolicy, type TransformerPolicy } from '../src/model/transformer-policy.js';
 import { grpoUpdate } from '../src/rl/grpo-update.js';
 import { SftTrainer } from '../src/sft/sft-trainer.js';
 

@@ -1,7 +1,7 @@
 import { GrpoUpdater, initBackend, type UpdateBatch, type UpdateReport } from '@taorl/grpo';
+import { TransformerPolicy, tinyQwen3Config } from '@taorl/model';
+import { initPolicy } from '@taorl/model/node';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { tinyQwen3Config } from '../src/model/config.js';
-import { initPolicy, TransformerPolicy } from '../src/model/transformer-policy.js';
 import { PolicyWorkers } from '../src/workers/policy-workers.js';
 
 // The RL update's micro-batch gradients on the rollout workers (GrpoUpdater's microBatchGradients): the same

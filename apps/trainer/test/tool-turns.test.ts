@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChatMessage } from '@taorl/data';
 import { afterAll, describe, expect, it } from 'vitest';
+import { qwen3Folder } from '../../../packages/model/test/support/qwen3-folder.js';
 import { benchmarkPromptIds, benchmarkSystemPrompt } from '../src/bench-eval/benchmark-prompt.js';
 import { loadConfig } from '../src/config/load-config.js';
 import { openSession } from '../src/session/session.js';
-import { qwen3Folder } from './model/support/qwen3-folder.js';
 
 // tool.turns on a Qwen3-shaped folder with the real Qwen3 tokenizer and template: the template layout's prompts
 // (RL and `taorl eval`) equal Jinja2's rendering of the template with the tools (packages/rollout/test/

@@ -2,8 +2,8 @@ import { existsSync, lstatSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } fr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { initBackend } from '@taorl/grpo';
+import { createTinyPolicy } from '@taorl/model/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTinyPolicy } from '../src/model/transformer-policy.js';
 import { MetricsWriter, readMetrics } from '../src/report/metrics.js';
 import { writeFileAtomic } from '../src/util/atomic-write.js';
 

@@ -7,9 +7,8 @@ import {
   scoreBenchmark,
   toolUseOf,
 } from '@taorl/eval';
-import type { ToolEnvironment } from '@taorl/rollout';
+import type { RolloutPolicy, ToolEnvironment } from '@taorl/rollout';
 import { type Grader, inThreadGrader, type RolloutParts, rolloutAndGrade } from '@taorl/rollout';
-import type { RolloutPolicy } from '../model/policy.js';
 import { ProgressBar } from '../report/progress.js';
 import { deriveSeed } from '../util/seeds.js';
 import { type AnsweredItem, benchmarkGrader } from './benchmark-grader.js';

@@ -2,10 +2,11 @@ import { createHash } from 'node:crypto';
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AdamWState } from '@taorl/grpo';
+import type { Policy } from '@taorl/model';
+import { encodeSafetensors } from '@taorl/model';
+import { readSafetensors } from '@taorl/model/node';
 import * as tf from '@tensorflow/tfjs';
 import type { TrainingPhase } from '../config/run-record.js';
-import type { Policy } from '../model/policy.js';
-import { encodeSafetensors, readSafetensors } from '../model/safetensors.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 
 /** What a run must know to continue: with counter-based seeds (util/seeds.ts) the step is the whole RNG state. */

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { BenchmarkFormatError, CODE_JUDGE_MODES, type CodeJudgeMode } from '@taorl/eval';
 import { createGraderPool, defaultBenchmarkDir } from '@taorl/eval/node';
+import type { RolloutPolicy } from '@taorl/rollout';
 import { JudgeUnavailableError } from '@taorl/rollout';
 import { RemotePolicy } from '@taorl/rollout/node';
 import { benchmarkTable, writeBenchmarkReports } from '../bench-eval/benchmark-reports.js';
@@ -9,7 +10,6 @@ import { evalBenchmarkNames, resolveBenchmarkNames } from '../bench-eval/benchma
 import { evaluateBenchmarks } from '../bench-eval/evaluate-benchmarks.js';
 import { BenchmarkResultsError } from '../bench-eval/results-file.js';
 import { isHttpUrl } from '../config/http-url.js';
-import type { RolloutPolicy } from '../model/policy.js';
 import { apiKeyFromEnv } from '../remote/api-key.js';
 import { problemSource } from '../session/problem-source.js';
 import { rolloutOptionsOf } from '../session/rollout-options.js';

@@ -1,6 +1,7 @@
+import type { Policy } from '@taorl/model';
+import type { GeneratedSequence, RolloutPolicy, SamplingParams } from '@taorl/rollout';
 import type { RemoteServerStats } from '@taorl/rollout/node';
 import { RemotePolicy, type RemotePolicyOptions } from '@taorl/rollout/node';
-import type { GeneratedSequence, Policy, RolloutPolicy, SamplingParams } from '../model/policy.js';
 import type { PolicySync, PolicySyncReport, RolloutVersion } from '../rl/policy-sync.js';
 import type { ServerStepStats } from '../rl/step-metrics.js';
 import { reloadWeights, WeightFolders, WeightReloadError } from './weight-sync.js';

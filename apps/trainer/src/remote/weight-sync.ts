@@ -1,6 +1,6 @@
 import { readdirSync, renameSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { Policy } from '../model/policy.js';
+import type { Policy } from '@taorl/model';
 
 /** A server that answered a weight reload with a failure, or with something that leaves its weights unknown. */
 export class WeightReloadError extends Error {

@@ -5,7 +5,7 @@ import {
   type PolicyLossConfig,
   type RolloutCorrectionOptions,
 } from '@taorl/grpo';
-import type { Policy } from '../model/policy.js';
+import type { Policy } from '@taorl/model';
 import type { PolicyUpdate } from './rl-step.js';
 import { paddedBatch } from './update-batch.js';
 import type { UpdateStats } from './update-stats.js';

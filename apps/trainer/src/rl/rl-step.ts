@@ -8,7 +8,7 @@ import {
 import { groupTrajectories, type Tokenizer, type Trajectory } from '@taorl/data';
 import type { CodeRunner } from '@taorl/eval';
 import { type Filter, isInfraFailure, toolOutage } from '@taorl/filter';
-import type { RolloutOptions, ToolEnvironment } from '@taorl/rollout';
+import type { RolloutOptions, RolloutPolicy, ToolEnvironment } from '@taorl/rollout';
 import {
   countEndings,
   policyTokenCount,
@@ -16,7 +16,6 @@ import {
   rolloutAndGrade,
   samplesOf,
 } from '@taorl/rollout';
-import type { RolloutPolicy } from '../model/policy.js';
 import type { Problem } from '../task/problem.js';
 import { taskBreakdown } from '../task/task-breakdown.js';
 import { deriveSeed } from '../util/seeds.js';

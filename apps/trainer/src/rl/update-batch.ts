@@ -1,5 +1,5 @@
 import { type Trajectory, trainingSequence } from '@taorl/data';
-import { padRows } from '../util/padded-rows.js';
+import { padRows } from '@taorl/model';
 
 /** A padded [rows, columns] batch in the shape @taorl/grpo's GrpoUpdater takes. */
 export interface PaddedBatch {

@@ -1,5 +1,5 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import type { GeneratedSequence, RolloutPolicy } from '../model/policy.js';
+import type { GeneratedSequence, RolloutPolicy } from '@taorl/rollout';
 
 /** The tokenizer's decode (`Tokenizer.decode` fits). */
 export type TextDecode = (ids: Int32Array, options: { skipSpecialTokens: boolean }) => string;

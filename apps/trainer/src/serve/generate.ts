@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { GeneratedSequence } from '../model/policy.js';
+import type { GeneratedSequence } from '@taorl/rollout';
 import type { ServeContext } from './context.js';
 import { RequestFields } from './fields.js';
 import { MAX_TOP_LOGPROBS, readBatchSettings, readPrompt } from './sampling.js';

@@ -2,8 +2,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ByteTokenizer, type Tokenizer } from '@taorl/data';
 import { loadHfTokenizer } from '@taorl/data/node';
-import type { ModelConfig } from '../model/config.js';
-import { createTinyPolicy, loadPolicy, type TransformerPolicy } from '../model/transformer-policy.js';
+import type { ModelConfig, TransformerPolicy } from '@taorl/model';
+import { createTinyPolicy, loadPolicy } from '@taorl/model/node';
 
 /** The policy `taorl serve` serves, its tokenizer, and how to load new weights of the same architecture. */
 export interface ServedModel {

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import type { RolloutPolicy } from '@taorl/rollout';
 import {
   CONNECTIONS_CAP,
   defaultMaxConnections,
@@ -7,7 +8,6 @@ import {
   Refused,
   RequestGuard,
 } from '@taorl/sandbox/node';
-import type { RolloutPolicy } from '../model/policy.js';
 import { afterPollingIo, GenerationBatcher, type TextDecode } from './batcher.js';
 import { completions } from './completions.js';
 import type { ServeContext } from './context.js';

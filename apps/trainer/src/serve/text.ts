@@ -1,4 +1,4 @@
-import type { GeneratedSequence } from '../model/policy.js';
+import type { GeneratedSequence } from '@taorl/rollout';
 import type { TextDecode } from './batcher.js';
 
 export interface StopTextOptions {

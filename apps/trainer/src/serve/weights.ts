@@ -1,4 +1,4 @@
-import type { RolloutPolicy } from '../model/policy.js';
+import type { RolloutPolicy } from '@taorl/rollout';
 import type { GenerationBatcher } from './batcher.js';
 import { RequestFields } from './fields.js';
 import { reloadFolder } from './reload-folder.js';

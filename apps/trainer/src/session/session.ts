@@ -9,15 +9,13 @@ import {
 } from '@taorl/data';
 import { loadHfTokenizer } from '@taorl/data/node';
 import { type BackendChoice, initBackend } from '@taorl/grpo';
-import type { ToolEnvironment } from '@taorl/rollout';
+import { paddedVocabTokenizer, parseHfConfig, type TransformerPolicy } from '@taorl/model';
+import { createTinyPolicy, loadPolicy } from '@taorl/model/node';
+import type { RolloutPolicy, ToolEnvironment } from '@taorl/rollout';
 import { sandboxToolEnvironment, templateToolTurns } from '@taorl/rollout';
 import { checkSandboxHealth, createSandbox, localIsolationProblem, type Sandbox } from '@taorl/sandbox';
 import { ConfigError } from '../config/config-error.js';
 import type { TrainerConfig } from '../config/trainer-config.js';
-import { parseHfConfig } from '../model/config.js';
-import { paddedVocabTokenizer } from '../model/padded-vocab-tokenizer.js';
-import type { RolloutPolicy } from '../model/policy.js';
-import { createTinyPolicy, loadPolicy, type TransformerPolicy } from '../model/transformer-policy.js';
 import { basePolicyPath } from '../util/shipped.js';
 import { PolicyWorkers } from '../workers/policy-workers.js';
 import type { TokenizerSource } from '../workers/tokenizer-source.js';

@@ -8,9 +8,9 @@ import {
   type LearningRateSchedule,
   learningRateAt,
 } from '@taorl/grpo';
+import type { Policy } from '@taorl/model';
+import { shardGradient, type WeightedTokenBatch } from '@taorl/model';
 import * as tf from '@tensorflow/tfjs';
-import type { Policy } from '../model/policy.js';
-import { shardGradient, type WeightedTokenBatch } from '../model/shard-gradient.js';
 import type { ShardReply } from '../workers/worker-job.js';
 import { balancedShards } from './batch-shards.js';
 import { lossTokenCount, weightedTokenBatch } from './token-batch.js';

@@ -1,6 +1,6 @@
 import type { SftExample } from '@taorl/data';
-import type { WeightedTokenBatch } from '../model/shard-gradient.js';
-import { padRows } from '../util/padded-rows.js';
+import type { WeightedTokenBatch } from '@taorl/model';
+import { padRows } from '@taorl/model';
 
 /** Tokens with lossMask 1 that the model predicts (every position but the first). */
 export function lossTokenCount(examples: readonly SftExample[]): number {

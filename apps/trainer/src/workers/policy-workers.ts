@@ -1,7 +1,6 @@
 import type { GradientSettings, MicroBatch, MicroBatchGradient } from '@taorl/grpo';
-import type { GeneratedSequence, RolloutPolicy, SamplingParams } from '../model/policy.js';
-import type { WeightedTokenBatch } from '../model/shard-gradient.js';
-import type { TransformerPolicy } from '../model/transformer-policy.js';
+import type { TransformerPolicy, WeightedTokenBatch } from '@taorl/model';
+import type { GeneratedSequence, RolloutPolicy, SamplingParams } from '@taorl/rollout';
 import type { FaultMode } from './replica-protocol.js';
 import { ReplicaWorkers } from './replica-workers.js';
 import type { TokenizerSource } from './tokenizer-source.js';

@@ -1,7 +1,7 @@
 import { type MessagePort, parentPort } from 'node:worker_threads';
 import { initBackend } from '@taorl/grpo';
+import { TransformerPolicy } from '@taorl/model';
 import * as tf from '@tensorflow/tfjs';
-import { TransformerPolicy } from '../model/transformer-policy.js';
 import { importPluginFiles } from '../plugins/plugin-modules.js';
 import {
   type FaultMode,

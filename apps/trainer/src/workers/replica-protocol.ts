@@ -1,5 +1,5 @@
 import type { BackendChoice } from '@taorl/grpo';
-import type { ModelConfig } from '../model/config.js';
+import type { ModelConfig } from '@taorl/model';
 import type { LoadedPlugin } from '../plugins/plugin-modules.js';
 
 // The messages between a `ReplicaWorkers` pool (replica-workers.ts) and its threads (replica-host.ts): start a

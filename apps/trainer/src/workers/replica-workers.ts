@@ -3,8 +3,8 @@ import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { BackendChoice } from '@taorl/grpo';
+import type { TransformerPolicy } from '@taorl/model';
 import * as tf from '@tensorflow/tfjs';
-import type { TransformerPolicy } from '../model/transformer-policy.js';
 import { pluginsForWorkers } from '../plugins/plugin-modules.js';
 import type { FaultMode, ReplicaReply, ReplicaRequest } from './replica-protocol.js';
 

@@ -1,7 +1,7 @@
 import { microBatchGradient } from '@taorl/grpo';
+import { shardGradient } from '@taorl/model';
+import type { GeneratedSequence } from '@taorl/rollout';
 import type * as tf from '@tensorflow/tfjs';
-import type { GeneratedSequence } from '../model/policy.js';
-import { shardGradient } from '../model/shard-gradient.js';
 import { gradientArrays } from './gradient-arrays.js';
 import { type JobOutput, serveReplica } from './replica-host.js';
 import { loadTokenizer, type TokenizerSource } from './tokenizer-source.js';

@@ -1,6 +1,6 @@
 import type { GradientSettings, MicroBatch, MicroBatchGradient } from '@taorl/grpo';
-import type { GeneratedSequence, SamplingParams } from '../model/policy.js';
-import type { WeightedTokenBatch } from '../model/shard-gradient.js';
+import type { WeightedTokenBatch } from '@taorl/model';
+import type { GeneratedSequence, SamplingParams } from '@taorl/rollout';
 
 /**
  * One `generate` call for a policy worker (policy-workers.ts). The sampling parameters travel without `decode`

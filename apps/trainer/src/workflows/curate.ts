@@ -7,8 +7,8 @@ import {
   type PassRate,
   passRates,
 } from '@taorl/data';
+import type { RolloutPolicy } from '@taorl/rollout';
 import { rolloutAndGrade, samplesOf } from '@taorl/rollout';
-import type { RolloutPolicy } from '../model/policy.js';
 import { problemSource } from '../session/problem-source.js';
 import { rolloutOptionsOf } from '../session/rollout-options.js';
 import type { Session } from '../session/session.js';

@@ -1,7 +1,7 @@
 import type { Trajectory } from '@taorl/data';
 import { scoreBenchmark } from '@taorl/eval';
+import type { RolloutPolicy } from '@taorl/rollout';
 import { rolloutAndGrade, samplesOf } from '@taorl/rollout';
-import type { RolloutPolicy } from '../model/policy.js';
 import type { EvalMetrics } from '../report/metrics.js';
 import { ProgressBar } from '../report/progress.js';
 import { decisionPointStats } from '../rl/decision-points.js';

@@ -1,7 +1,7 @@
 import { initBackend } from '@taorl/grpo';
+import type { TransformerPolicy } from '@taorl/model';
+import type { RolloutPolicy } from '@taorl/rollout';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RolloutPolicy } from '../../src/model/policy.js';
-import type { TransformerPolicy } from '../../src/model/transformer-policy.js';
 import type { CompletionResponse } from '../../src/serve/completions.js';
 import type { ErrorBody } from '../../src/serve/errors.js';
 import type { GenerateResponse } from '../../src/serve/generate.js';

@@ -1,6 +1,6 @@
 import { initBackend } from '@taorl/grpo';
+import type { TransformerPolicy } from '@taorl/model';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TransformerPolicy } from '../../src/model/transformer-policy.js';
 import type { CompletionResponse } from '../../src/serve/completions.js';
 import type { GenerateResponse } from '../../src/serve/generate.js';
 import { startServer } from '../../src/serve/server.js';

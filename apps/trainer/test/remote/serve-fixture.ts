@@ -1,7 +1,8 @@
 import { ByteTokenizer } from '@taorl/data';
+import type { TransformerPolicy } from '@taorl/model';
+import { createTinyPolicy } from '@taorl/model/node';
+import type { GeneratedSequence, RolloutPolicy, SamplingParams } from '@taorl/rollout';
 import * as tf from '@tensorflow/tfjs';
-import type { GeneratedSequence, RolloutPolicy, SamplingParams } from '../../src/model/policy.js';
-import { createTinyPolicy, type TransformerPolicy } from '../../src/model/transformer-policy.js';
 
 /** The embedded model's tokenizer, decoding as `taorl serve` does (special tokens skipped). */
 export const tokenizer = new ByteTokenizer();

@@ -1,10 +1,10 @@
 import { connect } from 'node:net';
 import { Worker } from 'node:worker_threads';
 import { initBackend } from '@taorl/grpo';
+import type { TransformerPolicy } from '@taorl/model';
+import type { RolloutPolicy } from '@taorl/rollout';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/index.js';
-import type { RolloutPolicy } from '../../src/model/policy.js';
-import type { TransformerPolicy } from '../../src/model/transformer-policy.js';
 import { type InferenceServer, startServer } from '../../src/serve/server.js';
 import { capture } from '../support/capture-io.js';
 import { decode, sharpPolicy } from './serve-fixture.js';

@@ -1,12 +1,13 @@
+import { createHash } from 'node:crypto';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { initBackend } from '@taorl/grpo';
+import type { TransformerPolicy } from '@taorl/model';
+import { DATA_SHA256, loadCheckpoint } from '@taorl/model/node';
 import * as tf from '@tensorflow/tfjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadCheckpoint } from '../../src/model/checkpoint.js';
-import type { TransformerPolicy } from '../../src/model/transformer-policy.js';
 import type { CompletionResponse } from '../../src/serve/completions.js';
 import { openServedModel } from '../../src/serve/model.js';
 import { type InferenceServer, startServer } from '../../src/serve/server.js';
@@ -51,7 +52,8 @@ async function poisoned(name: string, value: number): Promise<void> {
 
 /**
  * Copies folder a to `name` with every value of the tensor `tensor` set to +-`magnitude` in turn: finite weights
- * that overflow float32 inside the layer.
+ * that overflow float32 inside the layer. The data's recorded SHA-256 is updated, as a save of such weights records
+ * it, so the file is whole and it is the values that must be refused.
  */
 function withOverflowingTensor(name: string, tensor: string, magnitude: number): void {
   cpSync(dir('a'), dir(name), { recursive: true });
@@ -62,6 +64,11 @@ function withOverflowingTensor(name: string, tensor: string, magnitude: number):
   for (let at = 8 + length + start, i = 0; at < 8 + length + end; at += 4, i++) {
     bytes.writeFloatLE(i % 2 === 0 ? magnitude : -magnitude, at);
   }
+  const metadata = (header as unknown as { __metadata__: Record<string, string> }).__metadata__;
+  metadata[DATA_SHA256] = createHash('sha256')
+    .update(bytes.subarray(8 + length))
+    .digest('hex');
+  bytes.write(JSON.stringify(header).padEnd(length), 8, 'utf8');
   writeFileSync(weightsFile(name), bytes);
 }
 

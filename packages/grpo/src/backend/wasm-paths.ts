@@ -6,9 +6,12 @@
  */
 export async function locateWasmFiles(): Promise<string | undefined> {
   if (typeof process === 'undefined' || process.versions?.node === undefined) return undefined;
+  // Named through variables, so that a bundler for the browser, where this line never runs, leaves them unresolved
+  // instead of refusing the bundle (@taorl/model's portable entry brings this module into pages).
+  const [nodeModule, nodePath] = ['node:module', 'node:path'];
   const [{ createRequire }, { dirname, sep }] = await Promise.all([
-    import('node:module'),
-    import('node:path'),
+    import(/* @vite-ignore */ nodeModule) as Promise<typeof import('node:module')>,
+    import(/* @vite-ignore */ nodePath) as Promise<typeof import('node:path')>,
   ]);
   const require = createRequire(import.meta.url);
   return dirname(require.resolve('@tensorflow/tfjs-backend-wasm')) + sep;

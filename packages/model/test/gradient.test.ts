@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import { initBackend } from '@taorl/grpo';
 import * as tf from '@tensorflow/tfjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadCheckpoint } from '../../src/model/checkpoint.js';
-import type { DecoderWeights } from '../../src/model/decoder.js';
-import { batchMatMul, channelProduct } from '../../src/model/products.js';
-import { loadPolicy } from '../../src/model/transformer-policy.js';
-import { tensorsFromWeights } from '../../src/model/weights.js';
+import type { DecoderWeights } from '../src/decoder.js';
+import { loadCheckpoint } from '../src/files/checkpoint.js';
+import { loadPolicy } from '../src/files/folder-policy.js';
+import { batchMatMul, channelProduct } from '../src/products.js';
+import { tensorsFromWeights } from '../src/weights.js';
 import {
   hfConfigJson,
   QWEN2_TEST,

@@ -1,7 +1,7 @@
 import { initBackend } from '@taorl/grpo';
 import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { permute } from '../../src/model/permute.js';
+import { permute } from '../src/permute.js';
 
 beforeAll(async () => {
   await initBackend({ prefer: 'wasm' });

@@ -1,9 +1,9 @@
+import { seededRandom } from '@taorl/eval';
+import type { FinishReason, GeneratedSequence, SamplingParams } from '@taorl/rollout';
 import * as tf from '@tensorflow/tfjs';
-import { padRows } from '../util/padded-rows.js';
-import { seededRandom } from '../util/seeds.js';
 import type { ModelConfig } from './config.js';
 import { type DecoderWeights, decoderHidden, headMatrix, type LayerCache, MASKED } from './decoder.js';
-import type { FinishReason, GeneratedSequence, SamplingParams } from './policy.js';
+import { padRows } from './padded-rows.js';
 import { ropeTables } from './rope.js';
 import { chooseToken, type SamplerSettings } from './sampler.js';
 

@@ -1,6 +1,6 @@
+import { seededRandom } from '@taorl/eval';
 import { describe, expect, it } from 'vitest';
-import { chooseToken } from '../../src/model/sampler.js';
-import { seededRandom } from '../../src/util/seeds.js';
+import { chooseToken } from '../src/sampler.js';
 
 const logits = Float32Array.from([0.5, 2.0, -1.0, 1.5, 0.0, 1.0]);
 

@@ -1,8 +1,8 @@
+import { seededRandom } from '@taorl/eval';
 import * as tf from '@tensorflow/tfjs';
-import { seededRandom } from '../util/seeds.js';
-import { weightSpecs } from './checkpoint.js';
 import type { ModelConfig } from './config.js';
 import type { DecoderWeights, LayerWeights } from './decoder.js';
+import { weightSpecs } from './weight-specs.js';
 
 /** One layer variable and the Hugging Face tensor it holds; linear weights are transposed on the way in. */
 interface Binding {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { weightSpecs } from '../../src/model/checkpoint.js';
-import { parseHfConfig, tinyQwen3Config, toHfConfig } from '../../src/model/config.js';
+import { parseHfConfig, tinyQwen3Config, toHfConfig } from '../src/config.js';
+import { weightSpecs } from '../src/weight-specs.js';
 
 // Shaped like the config.json files of Qwen3-0.6B and Qwen2.5-0.5B (fields abridged; extra fields such as
 // sliding_window or max_window_layers are ignored by the parser, as by transformers when sliding is off).

@@ -159,7 +159,7 @@ function readTokenShift(c: Json, tokenShiftType: boolean, source: string): boole
  * transformers 5, vLLM and SGLang read too. A token-shift decoder gets its own model_type and architecture, so those
  * loaders refuse it instead of computing a different model.
  */
-export function toHfConfig(config: ModelConfig): Json {
+export function toHfConfig(config: ModelConfig): Record<string, unknown> {
   const standard = config.family === 'qwen2' ? 'Qwen2ForCausalLM' : 'Qwen3ForCausalLM';
   const common: Json = {
     architectures: [config.tokenShift ? TOKEN_SHIFT_ARCHITECTURES[config.family] : standard],

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { initBackend } from '@taorl/grpo';
 import * as tf from '@tensorflow/tfjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTinyPolicy, loadPolicy, type TransformerPolicy } from '../../src/model/transformer-policy.js';
+import { createTinyPolicy, loadPolicy } from '../src/files/folder-policy.js';
+import type { TransformerPolicy } from '../src/transformer-policy.js';
 import {
   hfConfigJson,
   QWEN2_TEST,

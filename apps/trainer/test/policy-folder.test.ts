@@ -13,11 +13,11 @@ import { join } from 'node:path';
 import { ByteTokenizer, type ChatMessage, ChatTemplate, type ToolSchema } from '@taorl/data';
 import { loadHfTokenizer } from '@taorl/data/node';
 import { initBackend } from '@taorl/grpo';
+import { createTinyPolicy, loadPolicy } from '@taorl/model/node';
 import * as tf from '@tensorflow/tfjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTinyPolicy, loadPolicy } from '../../src/model/transformer-policy.js';
-import { openServedModel } from '../../src/serve/model.js';
-import { QWEN3_TOKENIZER, qwen3Folder } from './support/qwen3-folder.js';
+import { QWEN3_TOKENIZER, qwen3Folder } from '../../../packages/model/test/support/qwen3-folder.js';
+import { openServedModel } from '../src/serve/model.js';
 
 // A saved policy is a folder that loads as the model it came from: the tokenizer, chat template and generation
 // files of the folder it was loaded from are written beside the weights, byte for byte. Real Qwen3 tokenizer files

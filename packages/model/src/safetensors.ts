@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
-import { open, stat } from 'node:fs/promises';
-import { setTimeout as sleep } from 'node:timers/promises';
+// The safetensors format (https://github.com/huggingface/safetensors): a u64 little-endian header length, a JSON
+// object {name: {dtype, shape, data_offsets}} plus an optional "__metadata__" (string to string), then the raw
+// little-endian data. Bytes in, bytes out: reading a file is the './node' entry's (files/safetensors-file.ts).
 
 const BYTES_PER_ELEMENT: Record<string, number> = {
   F64: 8,
@@ -28,77 +28,33 @@ export interface TensorLocation {
   end: number;
 }
 
-/** A safetensors file read whole, at one instant: its tensors' locations and their values. */
-export interface SafetensorsFile {
+/** A safetensors file's bytes, parsed: its tensors' locations and their values. */
+export interface ParsedSafetensors {
+  /** The name errors give (a path, a URL). */
   file: string;
   tensors: TensorLocation[];
   /** The header's `__metadata__` (string to string), empty when it has none. */
   metadata: Record<string, string>;
-  /** One tensor as float32 (F16 and BF16 widened exactly), from the bytes read. */
+  /** Where the data section starts (after the length and the header). */
+  dataStart: number;
+  /** One tensor as float32 (F16 and BF16 widened exactly), from the bytes parsed. */
   read(location: TensorLocation): Float32Array;
-  /** The SHA-256 of the bytes read (hex), computed on demand: the file as it was parsed, not as it is now. */
-  sha256(): string;
 }
 
 /**
- * A file changed less than this long before a read started may have changed during it unseen: file times come from
- * the kernel's coarse clock (one tick, at most 10 ms), so a write in the same tick as the read leaves them equal.
+ * Parses safetensors bytes; `file` names them in errors. Every data_offsets pair must lie in the data section, no
+ * two overlapping.
  */
-const QUIET_MS = 50;
-/** How long a reader waits for a file being written to stay unchanged before it gives up. */
-const SETTLE_MS = 10_000;
-
-/**
- * Reads a safetensors file (format: u64 little-endian header length, a JSON object
- * {name: {dtype, shape, data_offsets}} plus optional "__metadata__", then the raw little-endian data;
- * https://github.com/huggingface/safetensors) whole, as one consistent snapshot: the read starts only once the file
- * has been unchanged for `QUIET_MS`, and is repeated when the file changed while it was read (its change time, its
- * size, or which file the path names). A file that keeps changing for `SETTLE_MS` is refused, so a reader never
- * sees half of one version and half of another. Every data_offsets pair must lie in the data section, no two
- * overlapping.
- */
-export async function readSafetensors(file: string): Promise<SafetensorsFile> {
-  const handle = await open(file, 'r');
-  try {
-    const deadline = performance.now() + SETTLE_MS;
-    while (performance.now() < deadline) {
-      const before = await handle.stat();
-      const quietFor = Date.now() - before.ctimeMs;
-      if (quietFor < QUIET_MS) {
-        await sleep(QUIET_MS - quietFor);
-        continue;
-      }
-      const bytes = Buffer.alloc(before.size);
-      const { bytesRead } = await handle.read(bytes, 0, bytes.length, 0);
-      const after = await handle.stat();
-      const named = await stat(file).catch(() => null);
-      const unchanged =
-        bytesRead === before.size &&
-        after.size === before.size &&
-        after.ctimeMs === before.ctimeMs &&
-        named?.ino === after.ino &&
-        named.dev === after.dev;
-      if (unchanged) return parseSafetensors(file, bytes);
-    }
-  } finally {
-    await handle.close();
-  }
-  throw new Error(
-    `${file}: kept changing while it was read for ${SETTLE_MS / 1000} s (a writer rewriting it in place?); ` +
-      'write new weights to a new file and rename it into place, then reload',
-  );
-}
-
-function parseSafetensors(file: string, bytes: Buffer): SafetensorsFile {
+export function parseSafetensors(file: string, bytes: Uint8Array): ParsedSafetensors {
   const size = bytes.length;
   if (size < 8) throw new Error(`${file}: too short to be a safetensors file`);
-  const headerLength = Number(bytes.readBigUInt64LE(0));
+  const headerLength = Number(new DataView(bytes.buffer, bytes.byteOffset, 8).getBigUint64(0, true));
   // The length is not quoted: for a file that is not safetensors it is the file's first 8 bytes.
   if (headerLength > size - 8)
     throw new Error(`${file}: the header length exceeds the file size (${size} bytes)`);
   let header: unknown;
   try {
-    header = JSON.parse(bytes.toString('utf8', 8, 8 + headerLength));
+    header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + headerLength)));
   } catch {
     // Not the parser's message, which quotes the bytes.
     throw new Error(`${file}: header is not valid JSON`);
@@ -115,8 +71,8 @@ function parseSafetensors(file: string, bytes: Buffer): SafetensorsFile {
     file,
     tensors,
     metadata: metadataOf((header as Record<string, unknown>).__metadata__),
+    dataStart,
     read: (location) => toFloat32(location, bytes),
-    sha256: () => createHash('sha256').update(bytes).digest('hex'),
   };
 }
 
@@ -177,7 +133,7 @@ function checkNoOverlap(file: string, tensors: readonly TensorLocation[], dataSt
 
 // Safetensors data is little-endian, as are the hosts tfjs runs on (x86-64, arm64), so typed-array views read it
 // directly. Each tensor's bytes are copied out: aligned, and not keeping the whole file alive.
-function toFloat32(location: TensorLocation, file: Buffer): Float32Array {
+function toFloat32(location: TensorLocation, file: Uint8Array): Float32Array {
   const { file: path, name, dtype, begin, end } = location;
   if (dtype !== 'F32' && dtype !== 'F16' && dtype !== 'BF16') {
     throw new Error(`${path}: tensor "${name}" has dtype ${dtype}; supported dtypes are F32, F16 and BF16`);
@@ -217,7 +173,7 @@ export interface NamedTensor {
 export function encodeSafetensors(
   tensors: readonly NamedTensor[],
   metadata: Record<string, string> = {},
-): Buffer {
+): Uint8Array {
   const header: Record<string, unknown> = { __metadata__: metadata };
   let offset = 0;
   for (const t of tensors) {
@@ -231,14 +187,15 @@ export function encodeSafetensors(
     offset += 4 * elements;
   }
   let json = JSON.stringify(header);
-  json += ' '.repeat((8 - ((8 + Buffer.byteLength(json)) % 8)) % 8);
-  const headerBytes = Buffer.from(json, 'utf8');
-  const out = Buffer.alloc(8 + headerBytes.length + offset);
-  out.writeBigUInt64LE(BigInt(headerBytes.length), 0);
-  headerBytes.copy(out, 8);
+  const encoder = new TextEncoder();
+  json += ' '.repeat((8 - ((8 + encoder.encode(json).length) % 8)) % 8);
+  const headerBytes = encoder.encode(json);
+  const out = new Uint8Array(8 + headerBytes.length + offset);
+  new DataView(out.buffer).setBigUint64(0, BigInt(headerBytes.length), true);
+  out.set(headerBytes, 8);
   let at = 8 + headerBytes.length;
   for (const t of tensors) {
-    Buffer.from(t.data.buffer, t.data.byteOffset, t.data.byteLength).copy(out, at);
+    out.set(new Uint8Array(t.data.buffer, t.data.byteOffset, t.data.byteLength), at);
     at += t.data.byteLength;
   }
   return out;

@@ -1,85 +1,18 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, rm, writeFile as writeFileUnnamed } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { namingFile } from '../util/write-errors.js';
-import { COMPANION_FILES, readCompanionFiles } from './companion-files.js';
-import { type ModelConfig, parseHfConfig, toHfConfig } from './config.js';
 import {
-  encodeSafetensors,
+  type Checkpoint,
   type NamedTensor,
-  readSafetensors,
-  type SafetensorsFile,
+  parseHfConfig,
+  type SaveOptions,
   type TensorLocation,
-} from './safetensors.js';
-
-/** A tensor the decoder needs, by its Hugging Face name and shape (linear weights are [out, in]). */
-export interface WeightSpec {
-  name: string;
-  shape: number[];
-}
-
-/** The tensors of decoder layer `i`. */
-function layerSpecs(config: ModelConfig, i: number): WeightSpec[] {
-  const { hiddenSize: d, headDim, numHeads, numKvHeads, intermediateSize } = config;
-  const q = numHeads * headDim;
-  const kv = numKvHeads * headDim;
-  const p = `model.layers.${i}`;
-  const specs: WeightSpec[] = [
-    { name: `${p}.input_layernorm.weight`, shape: [d] },
-    { name: `${p}.self_attn.q_proj.weight`, shape: [q, d] },
-    { name: `${p}.self_attn.k_proj.weight`, shape: [kv, d] },
-    { name: `${p}.self_attn.v_proj.weight`, shape: [kv, d] },
-  ];
-  if (config.attentionBias) {
-    specs.push({ name: `${p}.self_attn.q_proj.bias`, shape: [q] });
-    specs.push({ name: `${p}.self_attn.k_proj.bias`, shape: [kv] });
-    specs.push({ name: `${p}.self_attn.v_proj.bias`, shape: [kv] });
-  }
-  specs.push({ name: `${p}.self_attn.o_proj.weight`, shape: [d, q] });
-  if (config.qkNorm) {
-    specs.push({ name: `${p}.self_attn.q_norm.weight`, shape: [headDim] });
-    specs.push({ name: `${p}.self_attn.k_norm.weight`, shape: [headDim] });
-  }
-  specs.push({ name: `${p}.post_attention_layernorm.weight`, shape: [d] });
-  specs.push({ name: `${p}.mlp.gate_proj.weight`, shape: [intermediateSize, d] });
-  specs.push({ name: `${p}.mlp.up_proj.weight`, shape: [intermediateSize, d] });
-  specs.push({ name: `${p}.mlp.down_proj.weight`, shape: [d, intermediateSize] });
-  return specs;
-}
-
-/** The tensors outside the layers: embeddings first, then the final norm and the head. */
-function outerSpecs(config: ModelConfig): { first: WeightSpec[]; last: WeightSpec[] } {
-  const { hiddenSize: d, vocabSize } = config;
-  const first: WeightSpec[] = [{ name: 'model.embed_tokens.weight', shape: [vocabSize, d] }];
-  if (config.tokenShift) first.push({ name: 'model.prev_embed_tokens.weight', shape: [vocabSize, d] });
-  const last: WeightSpec[] = [{ name: 'model.norm.weight', shape: [d] }];
-  if (!config.tieWordEmbeddings) last.push({ name: 'lm_head.weight', shape: [vocabSize, d] });
-  return { first, last };
-}
-
-/** Every tensor of a Qwen2 / Qwen3 causal LM with this config, in the order transformers lists them. */
-export function weightSpecs(config: ModelConfig): WeightSpec[] {
-  const { first, last } = outerSpecs(config);
-  const layers = Array.from({ length: config.numLayers }, (_, i) => layerSpecs(config, i));
-  return [...first, ...layers.flat(), ...last];
-}
-
-/** How many tensors `weightSpecs(config)` lists, computed without listing them (a config may claim millions). */
-export function weightCount(config: ModelConfig): number {
-  const { first, last } = outerSpecs(config);
-  return first.length + config.numLayers * layerSpecs(config, 0).length + last.length;
-}
-
-/** A checkpoint in memory: its config and every tensor of `weightSpecs(config)` as float32, HF layout. */
-export interface Checkpoint {
-  config: ModelConfig;
-  tensors: Map<string, Float32Array>;
-  /**
-   * The folder's tokenizer, chat template and generation files (`COMPANION_FILES`) as loaded, byte for byte, so that
-   * a save writes what loading the saved folder needs; absent or empty for a model without them (the tiny model).
-   */
-  files?: ReadonlyMap<string, Uint8Array>;
-}
+  toHfConfig,
+  weightCount,
+  weightSpecs,
+} from '@taorl/model';
+import { COMPANION_FILES, readCompanionFiles } from './companion-files.js';
+import { encodeSafetensorsFile, readSafetensors, type SafetensorsFile } from './safetensors-file.js';
 
 const SINGLE_FILE = 'model.safetensors';
 const INDEX_FILE = 'model.safetensors.index.json';
@@ -93,10 +26,15 @@ const MISSING_NAMED = 20;
 /** Buffers derived from the config that some exporters store; they carry no weights. */
 const DERIVED_BUFFER = /\.rotary_emb\.inv_freq$/;
 
-/** A failure names the file (`namingFile`): a full disk at the end of a run must say what it was writing. */
+/**
+ * A failed write names the file: Node's errors for a write to an open descriptor (ENOSPC, EDQUOT, EIO) name only the
+ * system call, and a full disk at the end of a run must say what it was writing. The code and errno stay.
+ */
 const writeFile = (path: string, data: string | Uint8Array) =>
   writeFileUnnamed(path, data).catch((error: unknown) => {
-    throw namingFile(path, error);
+    if (!(error instanceof Error) || error.message.includes(path)) throw error;
+    const { code, errno, syscall } = error as NodeJS.ErrnoException;
+    throw Object.assign(new Error(`${path}: ${error.message}`), { code, errno, syscall, path });
   });
 
 async function readJson(file: string): Promise<unknown> {
@@ -214,14 +152,8 @@ export async function loadCheckpoint(dir: string): Promise<Checkpoint> {
   return { config, tensors, files: await readCompanionFiles(dir) };
 }
 
-/** Options of `saveCheckpoint`. */
-export interface SaveOptions {
-  /** Split into model-0000i-of-0000n.safetensors + index above this many bytes. Default 4 GiB. */
-  maxShardBytes?: number;
-}
-
 /**
- * Writes config.json, F32 safetensors (one file, or shards with an index) in the Hugging Face layout, and the
+ * Writes config.json, F32 safetensors (each recording its data's SHA-256, so a reader tells a torn read) (one file, or shards with an index) in the Hugging Face layout, and the
  * checkpoint's companion files (tokenizer, chat template, generation settings) as they were loaded; a companion file
  * the checkpoint has none of is removed, so a folder saved over never pairs these weights with another model's
  * tokenizer.
@@ -251,7 +183,7 @@ export async function saveCheckpoint(
   await writeCompanionFiles(dir, checkpoint.files ?? new Map());
   if (shards.length === 1) {
     await removeWeightFiles(dir, new Set([SINGLE_FILE]));
-    await writeFile(join(dir, SINGLE_FILE), encodeSafetensors(shards[0]!, metadata));
+    await writeFile(join(dir, SINGLE_FILE), encodeSafetensorsFile(shards[0]!, metadata));
     return;
   }
   const pad = (i: number) => String(i).padStart(5, '0');
@@ -261,7 +193,7 @@ export async function saveCheckpoint(
   let totalSize = 0;
   for (const [i, shard] of shards.entries()) {
     const file = shardFile(i);
-    await writeFile(join(dir, file), encodeSafetensors(shard, metadata));
+    await writeFile(join(dir, file), encodeSafetensorsFile(shard, metadata));
     for (const t of shard) {
       weightMap[t.name] = file;
       totalSize += t.data.byteLength;

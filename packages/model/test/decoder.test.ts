@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import { type BackendChoice, initBackend } from '@taorl/grpo';
 import * as tf from '@tensorflow/tfjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadCheckpoint } from '../../src/model/checkpoint.js';
-import { causalMask, decoderHidden, headMatrix, type LayerCache } from '../../src/model/decoder.js';
-import { ropeTables } from '../../src/model/rope.js';
-import { loadPolicy } from '../../src/model/transformer-policy.js';
-import { weightsFromTensors, weightVariables } from '../../src/model/weights.js';
+import { causalMask, decoderHidden, headMatrix, type LayerCache } from '../src/decoder.js';
+import { loadCheckpoint } from '../src/files/checkpoint.js';
+import { loadPolicy } from '../src/files/folder-policy.js';
+import { ropeTables } from '../src/rope.js';
+import { weightsFromTensors, weightVariables } from '../src/weights.js';
 import {
   hfConfigJson,
   QWEN2_TEST,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { weightCount, weightSpecs } from '../../src/model/checkpoint.js';
-import { type ModelConfig, tinyQwen3Config } from '../../src/model/config.js';
+import { type ModelConfig, tinyQwen3Config } from '../src/config.js';
+import { weightCount, weightSpecs } from '../src/weight-specs.js';
 
 describe('weightCount', () => {
   it('counts exactly the tensors weightSpecs lists, for every switch of the architecture', () => {

@@ -1,9 +1,7 @@
 import type { RolloutPolicy } from '@taorl/rollout';
 import type * as tf from '@tensorflow/tfjs';
 
-// The sampling contract (how a rollout samples, what it gets back) is @taorl/rollout's; the trainer's modules
-// take it from here with the training side below.
-export type { FinishReason, GeneratedSequence, RolloutPolicy, SamplingParams } from '@taorl/rollout';
+// The sampling contract (how a rollout samples, what it gets back) is @taorl/rollout's; this is the training side.
 
 /**
  * A language-model policy as the rollout engine and the SFT / RL loops use it.
@@ -23,7 +21,8 @@ export interface Policy extends RolloutPolicy {
   trainableVariables(): tf.Variable[];
   /**
    * Writes a Hugging Face folder (config.json + model.safetensors, and the tokenizer files of the folder the model
-   * was loaded from) that `loadPolicy`, `model.source: hf`, vLLM or SGLang can load.
+   * was loaded from) that `loadPolicy`, `model.source: hf`, vLLM or SGLang can load (`TransformerPolicy`: through
+   * its `CheckpointStore`).
    */
   save(dir: string): Promise<void>;
   /** Frees the weights. */

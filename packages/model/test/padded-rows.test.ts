@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { padRows } from '../src/util/padded-rows.js';
+import { padRows } from '../src/padded-rows.js';
 
 describe('padRows', () => {
   it('lays rows out right-padded, or from each row start, keeping the fill elsewhere', () => {

@@ -1,11 +1,11 @@
 // The wasm slow paths the model avoids, each against its replacement in the same run (docs/models.md, "Speed").
-// Run: pnpm bench apps/trainer/bench/model-kernels.ts
+// Run: pnpm bench packages/model/bench/model-kernels.ts
 import { loadavg } from 'node:os';
 import { initBackend, transpose2d } from '@taorl/grpo';
 import * as tf from '@tensorflow/tfjs';
-import { permute } from '../src/model/permute.js';
-import { channelProduct } from '../src/model/products.js';
-import { applyRope, ropeTables } from '../src/model/rope.js';
+import { permute } from '../src/permute.js';
+import { channelProduct } from '../src/products.js';
+import { applyRope, ropeTables } from '../src/rope.js';
 
 await initBackend({ prefer: 'wasm' });
 

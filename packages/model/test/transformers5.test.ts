@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { initBackend } from '@taorl/grpo';
 import * as tf from '@tensorflow/tfjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadCheckpoint } from '../../src/model/checkpoint.js';
-import { createTinyPolicy, loadPolicy } from '../../src/model/transformer-policy.js';
+import { loadCheckpoint } from '../src/files/checkpoint.js';
+import { createTinyPolicy, loadPolicy } from '../src/files/folder-policy.js';
 import {
   hfConfigJson,
   QWEN3_TEST,

@@ -1,8 +1,8 @@
 import { initBackend } from '@taorl/grpo';
 import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { tinyQwen3Config } from '../../src/model/config.js';
-import { createTinyPolicy } from '../../src/model/transformer-policy.js';
+import { tinyQwen3Config } from '../src/config.js';
+import { createTinyPolicy } from '../src/files/folder-policy.js';
 
 beforeAll(async () => {
   await initBackend({ prefer: 'wasm' });
