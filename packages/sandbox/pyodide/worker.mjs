@@ -196,17 +196,18 @@ function feedStdin(py, text) {
 
 /**
  * Loads Pyodide: Node's from the package, a browser's from `indexURL`. When a browser's load fails, the error
- * names the first of Pyodide's files that the page does not serve (a failed import or fetch inside Pyodide does
- * not say which).
+ * names the file of Pyodide that the page does not serve: a fetch that fails rejects at once (Pyodide itself would
+ * wait forever for a WebAssembly module that never comes), and for a failed import each file is fetched to find it.
  */
 async function load(indexURL, options) {
   if (IS_NODE) {
     const { loadPyodide } = await import('pyodide');
     return loadPyodide(options);
   }
+  const watched = watchFetches();
   try {
     const { loadPyodide } = await import(new URL('pyodide.mjs', indexURL).href);
-    return await loadPyodide({ ...options, indexURL });
+    return await Promise.race([loadPyodide({ ...options, indexURL }), watched.failed]);
   } catch (error) {
     for (const name of PYODIDE_ASSETS) {
       const url = new URL(name, indexURL).href;
@@ -214,13 +215,41 @@ async function load(indexURL, options) {
         (response) => (response.ok ? null : `HTTP ${response.status}`),
         (fetchError) => String(fetchError),
       );
-      if (problem !== null)
-        throw new Error(
-          `Pyodide's file ${url} did not load (${problem}): serve the npm package pyodide's files at indexURL`,
-        );
+      if (problem !== null) throw assetError(url, problem);
     }
     throw error;
+  } finally {
+    watched.stop();
   }
+}
+
+function assetError(url, problem) {
+  return new Error(
+    `Pyodide's file ${url} did not load (${problem}): serve the npm package pyodide's files at indexURL`,
+  );
+}
+
+/** `failed` rejects, naming the file, when a fetch fails or answers with an error status until `stop`. */
+function watchFetches() {
+  const original = globalThis.fetch;
+  let fail = () => {};
+  const failed = new Promise((_, reject) => {
+    fail = reject;
+  });
+  failed.catch(() => {});
+  globalThis.fetch = async (resource, init) => {
+    const url = String(resource instanceof Request ? resource.url : resource);
+    let response;
+    try {
+      response = await original.call(globalThis, resource, init);
+    } catch (error) {
+      fail(assetError(url, String(error)));
+      throw error;
+    }
+    if (!response.ok) fail(assetError(response.url || url, `HTTP ${response.status}`));
+    return response;
+  };
+  return { failed, stop: () => (globalThis.fetch = original) };
 }
 
 async function make({ files, preload, runner, indexURL }) {

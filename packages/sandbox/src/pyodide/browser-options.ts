@@ -45,7 +45,10 @@ function positiveInteger(value: unknown, field: string): number {
  * Checks the options field by field and fills in the defaults; `indexURL` becomes absolute (against `base`, the
  * page's address) and ends with '/', as Pyodide needs in a worker whose own address is not the page's.
  */
-export function resolveBrowserPyodideOptions(options: BrowserPyodideSandboxOptions, base: string): PoolOptions {
+export function resolveBrowserPyodideOptions(
+  options: BrowserPyodideSandboxOptions,
+  base: string,
+): PoolOptions {
   if (options === null || typeof options !== 'object') fail('its options', 'an object', options);
   rejectUnknownFields(options, OPTIONS, 'createSandbox (pyodide, browser)');
   if (options.backend !== 'pyodide') {
@@ -56,11 +59,18 @@ export function resolveBrowserPyodideOptions(options: BrowserPyodideSandboxOptio
     );
   }
   if (typeof options.indexURL !== 'string' || options.indexURL === '') {
-    fail('indexURL', "the URL of the folder where the page serves the npm package pyodide's files", options.indexURL);
+    fail(
+      'indexURL',
+      "the URL of the folder where the page serves the npm package pyodide's files",
+      options.indexURL,
+    );
   }
   const index = new URL(options.indexURL, base).href;
   const preload = options.preload ?? [];
-  if (!Array.isArray(preload) || preload.some((name) => typeof name !== 'string' || !/^[A-Za-z_][\w.]*$/.test(name))) {
+  if (
+    !Array.isArray(preload) ||
+    preload.some((name) => typeof name !== 'string' || !/^[A-Za-z_][\w.]*$/.test(name))
+  ) {
     fail('preload', 'an array of module names', preload);
   }
   return {

@@ -7,7 +7,8 @@ import { WebWorkerInterpreter } from './web-worker';
 /** What the page's browser lacks of what the backend needs, in words that say so; null when it has it all. */
 function missingFeature(): string | null {
   if (typeof WebAssembly !== 'object') return 'WebAssembly, which runs the Python interpreter';
-  if (typeof Worker !== 'function') return 'Web Workers (Worker), in which each run is kept apart from the page';
+  if (typeof Worker !== 'function')
+    return 'Web Workers (Worker), in which each run is kept apart from the page';
   if (typeof Blob !== 'function' || typeof URL.createObjectURL !== 'function') {
     return 'blob: URLs (Blob, URL.createObjectURL), from which the worker script starts';
   }
@@ -23,11 +24,18 @@ function missingFeature(): string | null {
 export async function createSandbox(options: BrowserPyodideSandboxOptions): Promise<PyodideSandbox> {
   const missing = missingFeature();
   if (missing !== null) {
-    throw new Error(`@taorl/sandbox (pyodide, browser): this browser lacks ${missing}; use a current browser`);
+    throw new Error(
+      `@taorl/sandbox (pyodide, browser): this browser lacks ${missing}; use a current browser`,
+    );
   }
   const resolved = resolveBrowserPyodideOptions(options, typeof location === 'object' ? location.href : '');
   const scriptURL = URL.createObjectURL(new Blob([WORKER_SCRIPT], { type: 'text/javascript' }));
-  const sandbox = await startPyodidePool(resolved, [], PYODIDE_RUNNER, () => new WebWorkerInterpreter(scriptURL));
+  const sandbox = await startPyodidePool(
+    resolved,
+    [],
+    PYODIDE_RUNNER,
+    () => new WebWorkerInterpreter(scriptURL),
+  );
   // The script's URL lives as long as the sandbox: every run starts a worker from it.
   const close = sandbox.close.bind(sandbox);
   sandbox.close = async () => {

@@ -1,9 +1,10 @@
 // The texts a browser's interpreters run, put in the build by the bundler (tsup's text loader for .py and .mjs
 // files in the browser entry's build; the browser test's esbuild bundle does the same), so that a page serves no
 // file of this package.
+
+import workerScript from '../../pyodide/worker.mjs';
 import cellRunner from '../../python/cell_runner.py';
 import pyodideRunner from '../../python/pyodide_runner.py';
-import workerScript from '../../pyodide/worker.mjs';
 import { withCellRunner } from '../program-assembly';
 
 /** python/pyodide_runner.py with the cell runner in place, as src/python-programs.ts assembles it in Node. */
