@@ -6,8 +6,8 @@
 // Messages in: {type: 'make', files, preload, runner, indexURL?} | {type: 'start', snapshot, site, indexURL?} |
 // {type: 'run', request}. Messages out: {type: 'snapshot', snapshot, site} | {type: 'ready'} |
 // {type: 'output', stream, data} | {type: 'done', exitCode, files} | {type: 'failed', message}.
-// In a browser, `indexURL` is where the page serves the npm package pyodide's files; this file imports nothing
-// else, so that a page serves it as it is.
+// In a browser, `indexURL` is where the page serves the npm package pyodide's files; the browser entry's build
+// carries this file as text and starts it from a blob: URL (src/pyodide/browser-sources.ts), so it imports nothing.
 
 const IS_NODE = typeof process === 'object' && typeof process.send === 'function';
 /** The files of the npm package pyodide that an interpreter loads (a browser: each fetched from `indexURL`). */

@@ -4,6 +4,7 @@ import type { PoolOptions } from './pyodide-sandbox';
 
 /** The pyodide backend in a browser: `createSandbox` of '@taorl/sandbox/browser'. */
 export interface BrowserPyodideSandboxOptions {
+  /** The one backend that runs in a browser. */
   backend: 'pyodide';
   /**
    * Where the page serves the files of the npm package pyodide (pyodide.mjs, pyodide.asm.mjs, pyodide.asm.wasm,
