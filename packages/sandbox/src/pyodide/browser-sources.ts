@@ -1,3 +1,4 @@
+/// <reference path="../text-modules.d.ts" />
 // The texts a browser's interpreters run, put in the build by the bundler (tsup's text loader for .py and .mjs
 // files in the browser entry's build; the browser test's esbuild bundle does the same), so that a page serves no
 // file of this package.
