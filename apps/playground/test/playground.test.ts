@@ -40,6 +40,9 @@ describe.skipIf(executablePath === null)(
       page.on('console', (message) => {
         if (message.type() === 'error') problems.push(message.text());
       });
+      page.on('response', (response) => {
+        if (response.status() >= 400) problems.push(`${response.status()} ${response.url()}`);
+      });
       page.on('request', (request) => {
         if (!request.url().startsWith(origin) && !request.url().startsWith('blob:')) {
           problems.push(`requested ${request.url()}`);
