@@ -209,6 +209,16 @@ describe.skipIf(executablePath === null)(
       expect(lastLine(subprocess?.stderr ?? '')).toMatch(/OSError: .*does not support processes/);
     }, 300_000);
 
+    it("fetches nothing through Pyodide's HTTP helpers and sees only its own in-memory files", async () => {
+      const [openUrl, files] = await runMany([
+        { code: `from pyodide.http import open_url\nprint(open_url("${served.origin}/").read())` },
+        { code: 'import os\nprint(sorted(os.listdir("/")))' },
+      ]);
+      expect(openUrl?.status).toBe('error');
+      expect(openUrl?.stdout).toBe('');
+      expect(files).toMatchObject({ status: 'ok', stdout: "['dev', 'home', 'lib', 'proc', 'tmp']\n" });
+    }, 300_000);
+
     it("names the file when one of Pyodide's files fails to load", async () => {
       const message = await page.evaluate(async () => {
         const globals = globalThis as unknown as BrowserGlobals;
