@@ -30,12 +30,13 @@ export async function createSandbox(options: BrowserPyodideSandboxOptions): Prom
   }
   const resolved = resolveBrowserPyodideOptions(options, typeof location === 'object' ? location.href : '');
   const scriptURL = URL.createObjectURL(new Blob([WORKER_SCRIPT], { type: 'text/javascript' }));
-  const sandbox = await startPyodidePool(
-    resolved,
-    [],
-    PYODIDE_RUNNER,
-    () => new WebWorkerInterpreter(scriptURL),
-  );
+  let sandbox: PyodideSandbox;
+  try {
+    sandbox = await startPyodidePool(resolved, [], PYODIDE_RUNNER, () => new WebWorkerInterpreter(scriptURL));
+  } catch (error) {
+    URL.revokeObjectURL(scriptURL);
+    throw error;
+  }
   // The script's URL lives as long as the sandbox: every run starts a worker from it.
   const close = sandbox.close.bind(sandbox);
   sandbox.close = async () => {
