@@ -66,7 +66,12 @@ export function resolveBrowserPyodideOptions(
       options.indexURL,
     );
   }
-  const index = new URL(options.indexURL, base).href;
+  let index: string;
+  try {
+    index = new URL(options.indexURL, base || undefined).href;
+  } catch {
+    fail('indexURL', 'a URL, absolute where the code runs outside a page', options.indexURL);
+  }
   const preload = options.preload ?? [];
   if (
     !Array.isArray(preload) ||
