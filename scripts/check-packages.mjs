@@ -134,7 +134,10 @@ for (const dir of packageDirs) {
   const browserEntry = manifest.publishConfig.exports['./browser'];
   if (browserEntry !== undefined) {
     const problem = await browserBundleProblem(join(dir, browserEntry.import.default));
-    check(problem === null, `${name}/browser: the browser's entry bundles for the browser (no Node built-in)`);
+    check(
+      problem === null,
+      `${name}/browser: the browser's entry bundles for the browser (no Node built-in)`,
+    );
     if (problem !== null) console.log(problem);
   }
 
