@@ -28,15 +28,15 @@ const publicPackages = readdirSync(join(root, 'packages'))
   .filter(({ dir }) => JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).private !== true)
   .filter(({ name }) => only.length === 0 || only.includes(name));
 
-/** The package's entries with declarations: `.` as index, `./node` as node. */
+/** The package's entries with declarations: `.` as index, `./node` as node, `./browser` as browser. */
 function entries(dir) {
   const { exports } = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
   return Object.keys(exports)
-    .filter((subpath) => subpath === '.' || subpath === './node')
-    .map((subpath) => (subpath === '.' ? 'index' : 'node'));
+    .filter((subpath) => subpath !== './package.json')
+    .map((subpath) => (subpath === '.' ? 'index' : subpath.slice(2)));
 }
 
-const reportName = (name, entry) => (entry === 'index' ? name : `${name}-node`);
+const reportName = (name, entry) => (entry === 'index' ? name : `${name}-${entry}`);
 
 /** Runs API Extractor on one entry; true when the committed report equals the build's. */
 function extract(name, dir, entry, scratch) {

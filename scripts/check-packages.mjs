@@ -134,6 +134,15 @@ for (const dir of packageDirs) {
     check(problem === null, `${name}: the main entry bundles for the browser (no Node built-in)`);
     if (problem !== null) console.log(problem);
   }
+  const browserEntry = manifest.publishConfig.exports['./browser'];
+  if (browserEntry !== undefined) {
+    const problem = await browserBundleProblem(join(dir, browserEntry.import.default));
+    check(
+      problem === null,
+      `${name}/browser: the browser's entry bundles for the browser (no Node built-in)`,
+    );
+    if (problem !== null) console.log(problem);
+  }
 
   const repository = manifest.repository ?? {};
   check(

@@ -3,12 +3,21 @@
 // starts from, or loads that snapshot, closes the bridges to its host, serves exactly one run and is discarded.
 // Plain JavaScript without Node built-ins at the top level, so that the same file runs in a browser's web worker.
 //
-// Messages in: {type: 'make', files, preload, runner} | {type: 'start', snapshot, site} | {type: 'run', request}.
-// Messages out: {type: 'snapshot', snapshot, site} | {type: 'ready'} | {type: 'output', stream, data} |
-// {type: 'done', exitCode, files} | {type: 'failed', message}.
-import { loadPyodide } from 'pyodide';
+// Messages in: {type: 'make', files, preload, runner, indexURL?} | {type: 'start', snapshot, site, indexURL?} |
+// {type: 'run', request}. Messages out: {type: 'snapshot', snapshot, site} | {type: 'ready'} |
+// {type: 'output', stream, data} | {type: 'done', exitCode, files} | {type: 'failed', message}.
+// In a browser, `indexURL` is where the page serves the npm package pyodide's files; the browser entry's build
+// carries this file as text and starts it from a blob: URL (src/pyodide/browser-sources.ts), so it imports nothing.
 
 const IS_NODE = typeof process === 'object' && typeof process.send === 'function';
+/** The files of the npm package pyodide that an interpreter loads (a browser: each fetched from `indexURL`). */
+const PYODIDE_ASSETS = [
+  'pyodide.mjs',
+  'pyodide.asm.mjs',
+  'pyodide.asm.wasm',
+  'python_stdlib.zip',
+  'pyodide-lock.json',
+];
 /** Where the snapshot's extra packages live: a zip of .pyc files on sys.path, rewritten into each new interpreter. */
 const SITE_ZIP = '/lib/taorl-site.zip';
 /** The run's working directory (Pyodide's home); `files` and `fetchFiles` are relative to it. */
@@ -89,7 +98,7 @@ function capFiles(py, maxFileBytes, totalBytes) {
  * creation, no file system but the in-memory one can be mounted, and in Node the runtime's `system()` (os.system)
  * finds no child_process: every Node module load is refused from here on. What JavaScript a Python object's proxy
  * reaches (a function's constructor) cannot compile code: Node starts this process with
- * --disallow-code-generation-from-strings (a browser: a worker whose CSP lacks 'unsafe-eval').
+ * --disallow-code-generation-from-strings; in a browser, the function constructors are replaced.
  */
 async function closeBridges(py) {
   py.unregisterJsModule('pyodide_js');
@@ -114,6 +123,22 @@ async function closeBridges(py) {
       if (/^(node:)?child_process$/.test(request)) return { spawnSync: () => refusedProcess };
       throw new Error(`the pyodide sandbox loads no Node module (${request})`);
     };
+  } else {
+    refuseCodeGeneration();
+  }
+}
+
+/**
+ * A browser's worker runs with the CSP its script was served with, which may allow eval: the constructor of each
+ * kind of function (what a Python proxy's `constructor.constructor` reaches) is replaced by one that refuses, so
+ * that no JavaScript reached from Python compiles code, whatever the page's server sends.
+ */
+function refuseCodeGeneration() {
+  const refuse = () => {
+    throw new EvalError('Code generation from strings disallowed in the pyodide sandbox');
+  };
+  for (const kind of [() => {}, async () => {}, function* () {}, async function* () {}]) {
+    Object.defineProperty(Object.getPrototypeOf(kind), 'constructor', { value: refuse });
   }
 }
 
@@ -169,8 +194,66 @@ function feedStdin(py, text) {
   });
 }
 
-async function make({ files, preload, runner }) {
-  const py = await loadPyodide({ _makeSnapshot: true, jsglobals: Object.create(null) });
+/**
+ * Loads Pyodide: Node's from the package, a browser's from `indexURL`. When a browser's load fails, the error
+ * names the file of Pyodide that the page does not serve: a fetch that fails rejects at once (Pyodide itself would
+ * wait forever for a WebAssembly module that never comes), and for a failed import each file is fetched to find it.
+ */
+async function load(indexURL, options) {
+  if (IS_NODE) {
+    const { loadPyodide } = await import('pyodide');
+    return loadPyodide(options);
+  }
+  const watched = watchFetches();
+  try {
+    const { loadPyodide } = await import(new URL('pyodide.mjs', indexURL).href);
+    return await Promise.race([loadPyodide({ ...options, indexURL }), watched.failed]);
+  } catch (error) {
+    for (const name of PYODIDE_ASSETS) {
+      const url = new URL(name, indexURL).href;
+      const problem = await fetch(url).then(
+        (response) => (response.ok ? null : `HTTP ${response.status}`),
+        (fetchError) => String(fetchError),
+      );
+      if (problem !== null) throw assetError(url, problem);
+    }
+    throw error;
+  } finally {
+    watched.stop();
+  }
+}
+
+function assetError(url, problem) {
+  return new Error(
+    `Pyodide's file ${url} did not load (${problem}): serve the npm package pyodide's files at indexURL`,
+  );
+}
+
+/** `failed` rejects, naming the file, when a fetch fails or answers with an error status until `stop`. */
+function watchFetches() {
+  const original = globalThis.fetch;
+  let fail = () => {};
+  const failed = new Promise((_, reject) => {
+    fail = reject;
+  });
+  failed.catch(() => {});
+  globalThis.fetch = async (resource, init) => {
+    const url = String(resource instanceof Request ? resource.url : resource);
+    let response;
+    try {
+      response = await original.call(globalThis, resource, init);
+    } catch (error) {
+      fail(assetError(url, String(error)));
+      throw error;
+    }
+    if (!response.ok) fail(assetError(response.url || url, `HTTP ${response.status}`));
+    return response;
+  };
+  return { failed, stop: () => (globalThis.fetch = original) };
+}
+
+async function make({ files, preload, runner, indexURL }) {
+  const py = await load(indexURL, { _makeSnapshot: true, jsglobals: Object.create(null) });
   let site = null;
   if (files.length > 0) {
     writeFiles(
@@ -193,11 +276,11 @@ async function make({ files, preload, runner }) {
 
 let py = null;
 
-async function start({ snapshot, site }) {
+async function start({ snapshot, site, indexURL }) {
   memory.minimumBytes = snapshot.length;
   // Pyodide reads the snapshot's header as 32-bit words: a copy aligns what the channel delivered unaligned.
   const aligned = snapshot.byteOffset % 4 === 0 ? snapshot : snapshot.slice();
-  py = await loadPyodide({ _loadSnapshot: aligned, jsglobals: Object.create(null) });
+  py = await load(indexURL, { _loadSnapshot: aligned, jsglobals: Object.create(null) });
   if (site) py.FS.writeFile(SITE_ZIP, site);
   await closeBridges(py);
   send({ type: 'ready' });

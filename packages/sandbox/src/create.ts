@@ -7,8 +7,9 @@ import {
 } from '@taorl/plugin-registry';
 import { createLocalSandbox, type LocalSandbox } from './local/local-sandbox';
 import { type LocalSandboxOptions, resolveLocalOptions } from './local/options';
+import { createPyodideSandbox } from './pyodide/node-sandbox';
 import { type PyodideSandboxOptions, resolvePyodideOptions } from './pyodide/options';
-import { createPyodideSandbox, type PyodideSandbox } from './pyodide/pyodide-sandbox';
+import type { PyodideSandbox } from './pyodide/pyodide-sandbox';
 import { packagePresent } from './pyodide/site-packages';
 import {
   createSandboxFusionSandbox,

@@ -1,14 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { withCellRunner } from './program-assembly';
 
 // The Python programs live as .py files in the package's python/ folder, linted and tested as Python
 // (test/python.test.ts). This module sits directly in src/, as the one-module builds sit directly in dist/, so
 // '../python/' names that folder from the sources (tests, tsx) and from the ESM and CJS builds alike (tsup's shims
 // give the CJS build its import.meta.url).
 const PYTHON_DIR = new URL('../python/', import.meta.url);
-
-/** The line of a program that the cell runner's text takes the place of: one text for `python3 -c` or a server. */
-const CELL_RUNNER_IMPORT = /^from cell_runner import .*\n/m;
 
 export type PythonProgram = 'worker' | 'sandboxfusion_program' | 'pyodide_runner';
 
@@ -28,14 +26,7 @@ export function pythonProgram(name: PythonProgram): string {
   let program = assembled.get(name);
   if (program === undefined) {
     const file = `${name}.py`;
-    const source = readPython(file);
-    if (!CELL_RUNNER_IMPORT.test(source)) {
-      throw new Error(
-        `@taorl/sandbox: python/${file} has no 'from cell_runner import' line to put the cell runner in`,
-      );
-    }
-    const cellRunner = readPython('cell_runner.py');
-    program = source.replace(CELL_RUNNER_IMPORT, () => cellRunner);
+    program = withCellRunner(file, readPython(file), readPython('cell_runner.py'));
     assembled.set(name, program);
   }
   return program;

@@ -1,17 +1,6 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { PYODIDE_WORKER_PATH } from '../pyodide-worker-path';
-
-/** The messages pyodide/worker.mjs sends (its header describes the protocol). */
-export type FromInterpreter =
-  | { type: 'snapshot'; snapshot: Uint8Array; site: Uint8Array | null }
-  | { type: 'ready' }
-  | { type: 'output'; stream: 'stdout' | 'stderr'; data: Uint8Array }
-  | {
-      type: 'done';
-      exitCode: number | null;
-      files: { path: string; content: Uint8Array }[];
-    }
-  | { type: 'failed'; message: string };
+import type { FromInterpreter, Interpreter, InterpreterExit } from './interpreter';
 
 const STDERR_KEPT = 4000;
 
@@ -20,11 +9,11 @@ const STDERR_KEPT = 4000;
  * --disallow-code-generation-from-strings, which a worker thread cannot be given, so that no JavaScript reached
  * from Python compiles code; it has its own heap and an empty environment, and SIGKILL stops it whatever it runs.
  */
-export class InterpreterProcess {
+export class InterpreterProcess implements Interpreter {
   private readonly child: ChildProcess;
   private stderrTail = '';
   private listener: ((message: FromInterpreter) => void) | null = null;
-  private readonly exited: Promise<{ code: number | null; signal: string | null }>;
+  private readonly exited: Promise<InterpreterExit>;
 
   constructor() {
     this.child = fork(PYODIDE_WORKER_PATH, [], {
@@ -57,7 +46,7 @@ export class InterpreterProcess {
   }
 
   /** Resolves when the process has exited: its exit code, or the signal that ended it. */
-  whenExited(): Promise<{ code: number | null; signal: string | null }> {
+  whenExited(): Promise<InterpreterExit> {
     return this.exited;
   }
 
@@ -69,33 +58,4 @@ export class InterpreterProcess {
   kill(): void {
     this.child.kill('SIGKILL');
   }
-}
-
-/** Waits for the first message of `type`; rejects when the process fails, exits or takes `timeoutMs`. */
-export function expectMessage<T extends FromInterpreter['type']>(
-  process: InterpreterProcess,
-  type: T,
-  timeoutMs: number,
-  what: string,
-): Promise<Extract<FromInterpreter, { type: T }>> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      process.kill();
-      reject(new Error(`${what} took longer than ${timeoutMs} ms (startupTimeoutMs)`));
-    }, timeoutMs);
-    process.listen((message) => {
-      if (message.type === type) {
-        clearTimeout(timer);
-        resolve(message as Extract<FromInterpreter, { type: T }>);
-      } else if (message.type === 'failed') {
-        clearTimeout(timer);
-        process.kill();
-        reject(new Error(`${what} failed: ${message.message}`));
-      }
-    });
-    void process.whenExited().then(({ code, signal }) => {
-      clearTimeout(timer);
-      reject(new Error(`${what}: the process exited (${signal ?? code}): ${process.stderr.slice(-500)}`));
-    });
-  });
 }

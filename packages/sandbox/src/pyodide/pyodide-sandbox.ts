@@ -1,12 +1,9 @@
 import { Semaphore } from '../concurrency';
 import { type ExecLimits, type ResolvedRequest, resolveBatch, resolveRequest } from '../limits';
 import { toExecResult, type WorkerReply } from '../local/classify';
-import { pythonProgram } from '../python-programs';
 import { sandboxError } from '../sandbox-error';
-import type { ExecRequest, ExecResult, Sandbox } from '../types';
-import { expectMessage, InterpreterProcess } from './interpreter-process';
-import { type PyodideSandboxOptions, type ResolvedPyodideOptions, resolvePyodideOptions } from './options';
-import { packagePresent, readPackages } from './site-packages';
+import type { ExecRequest, ExecResult, Sandbox, SandboxFile } from '../types';
+import { expectMessage, type Interpreter } from './interpreter';
 
 /** The pyodide backend's sandbox: the common interface plus the packages its interpreters have. */
 export interface PyodideSandbox extends Sandbox {
@@ -14,9 +11,22 @@ export interface PyodideSandbox extends Sandbox {
   readonly packages: readonly string[];
 }
 
+/** What each interpreter starts from: the snapshot's memory and packages, and (a browser) where Pyodide's files are. */
 interface Snapshot {
   snapshot: Uint8Array;
   site: Uint8Array | null;
+  indexURL?: string;
+}
+
+/** How the pool runs: the resolved options of the Node and the browser backend have these in common. */
+export interface PoolOptions {
+  workers: number;
+  limits: ExecLimits;
+  packages: readonly string[];
+  preload: readonly string[];
+  startupTimeoutMs: number;
+  /** Where a browser's interpreters load Pyodide's files from; Node's load the npm package's. */
+  indexURL?: string;
 }
 
 const encoder = new TextEncoder();
@@ -25,7 +35,7 @@ const encoder = new TextEncoder();
  * Runs one request in a started interpreter and ends it. The wall clock (the smaller of timeoutMs and cpuTimeMs:
  * a run is one thread) and the output cap are kept here, by killing the interpreter's process.
  */
-function execute(interpreter: InterpreterProcess, request: ResolvedRequest): Promise<ExecResult> {
+function execute(interpreter: Interpreter, request: ResolvedRequest): Promise<ExecResult> {
   const { limits } = request;
   const chunks = { stdout: [] as Uint8Array[], stderr: [] as Uint8Array[] };
   const sizes = { stdout: 0, stderr: 0 };
@@ -47,7 +57,7 @@ function execute(interpreter: InterpreterProcess, request: ResolvedRequest): Pro
       files: { path: string; content: Uint8Array }[],
     ): ExecResult => {
       const text = (stream: 'stdout' | 'stderr') =>
-        new TextDecoder().decode(Buffer.concat(chunks[stream]).subarray(0, limits.maxOutputBytes));
+        new TextDecoder().decode(concat(chunks[stream]).subarray(0, limits.maxOutputBytes));
       const facts: WorkerReply = {
         exitCode,
         signal,
@@ -61,9 +71,11 @@ function execute(interpreter: InterpreterProcess, request: ResolvedRequest): Pro
         setupFailed: false,
         durationMs: performance.now() - started,
         clean: true,
-        files: files.map((file) => ({ path: file.path, data: Buffer.from(file.content).toString('base64') })),
+        files: [],
       };
-      return toExecResult(facts, request.fetchFiles.length > 0);
+      const result = toExecResult(facts, false);
+      if (request.fetchFiles.length > 0) result.files = files;
+      return result;
     };
     const timer = setTimeout(
       () => {
@@ -114,14 +126,14 @@ class PyodidePool implements PyodideSandbox {
   readonly backend = 'pyodide';
   private readonly lanes: Semaphore;
   /** Interpreters started ahead of their runs, one per lane: a run never waits for a start it could avoid. */
-  private readonly prepared: Promise<InterpreterProcess>[] = [];
-  private readonly live = new Set<InterpreterProcess>();
+  private readonly prepared: Promise<Interpreter>[] = [];
+  private readonly live = new Set<Interpreter>();
   private closed = false;
 
   constructor(
     private readonly snapshot: Snapshot,
-    private readonly limits: ExecLimits,
-    private readonly options: ResolvedPyodideOptions,
+    private readonly options: PoolOptions,
+    private readonly startInterpreter: () => Interpreter,
   ) {
     this.lanes = new Semaphore(options.workers);
     for (let lane = 0; lane < options.workers; lane++) this.prepared.push(this.prepare());
@@ -131,8 +143,8 @@ class PyodidePool implements PyodideSandbox {
     return this.options.packages;
   }
 
-  private prepare(): Promise<InterpreterProcess> {
-    const interpreter = new InterpreterProcess();
+  private prepare(): Promise<Interpreter> {
+    const interpreter = this.startInterpreter();
     this.live.add(interpreter);
     void interpreter.whenExited().then(() => this.live.delete(interpreter));
     interpreter.send({ type: 'start', ...this.snapshot });
@@ -149,11 +161,11 @@ class PyodidePool implements PyodideSandbox {
 
   async run(request: ExecRequest): Promise<ExecResult> {
     if (this.closed) throw new Error('@taorl/sandbox: run() after close()');
-    const resolved = resolveRequest(request, this.limits);
+    const resolved = resolveRequest(request, this.options.limits);
     return this.lanes.use(async () => {
-      const next = this.prepared.shift() as Promise<InterpreterProcess>;
+      const next = this.prepared.shift() as Promise<Interpreter>;
       if (!this.closed) this.prepared.push(this.prepare());
-      let interpreter: InterpreterProcess;
+      let interpreter: Interpreter;
       try {
         interpreter = await next;
       } catch (error) {
@@ -165,7 +177,7 @@ class PyodidePool implements PyodideSandbox {
 
   async runMany(requests: readonly ExecRequest[]): Promise<ExecResult[]> {
     // Every request is checked before any runs, so a bad one fails the batch without side effects.
-    resolveBatch(requests, this.limits);
+    resolveBatch(requests, this.options.limits);
     return Promise.all(requests.map((request) => this.run(request)));
   }
 
@@ -181,22 +193,37 @@ class PyodidePool implements PyodideSandbox {
 }
 
 /**
- * Starts the pyodide backend: one interpreter imports the packages and the preloads and gives the memory snapshot
- * every run's interpreter starts from; then `workers` interpreters start from it, ahead of their runs.
+ * Starts the pyodide backend on interpreters from `startInterpreter`: one imports `files` (the packages' sources)
+ * and the preloads and gives the memory snapshot every run's interpreter starts from; then `workers` interpreters
+ * start from it, ahead of their runs.
  */
-export async function createPyodideSandbox(options: PyodideSandboxOptions = {}): Promise<PyodideSandbox> {
-  const resolved = resolvePyodideOptions(options, packagePresent);
-  const files = readPackages(resolved.sitePackages, resolved.packages);
-  const maker = new InterpreterProcess();
+export async function startPyodidePool(
+  options: PoolOptions,
+  files: readonly SandboxFile[],
+  runner: string,
+  startInterpreter: () => Interpreter,
+): Promise<PyodideSandbox> {
+  const maker = startInterpreter();
   let snapshot: Snapshot;
   try {
-    maker.send({ type: 'make', files, preload: resolved.preload, runner: pythonProgram('pyodide_runner') });
-    const made = await expectMessage(maker, 'snapshot', resolved.startupTimeoutMs, 'the pyodide snapshot');
-    snapshot = { snapshot: made.snapshot, site: made.site };
+    const { indexURL, preload, startupTimeoutMs } = options;
+    maker.send({ type: 'make', files, preload, runner, indexURL });
+    const made = await expectMessage(maker, 'snapshot', startupTimeoutMs, 'the pyodide snapshot');
+    snapshot = { snapshot: made.snapshot, site: made.site, indexURL };
   } catch (error) {
     throw new Error(`@taorl/sandbox: ${(error as Error).message}`);
   } finally {
     maker.kill();
   }
-  return new PyodidePool(snapshot, resolved.limits, resolved);
+  return new PyodidePool(snapshot, options, startInterpreter);
+}
+
+function concat(chunks: readonly Uint8Array[]): Uint8Array {
+  const joined = new Uint8Array(chunks.reduce((total, chunk) => total + chunk.length, 0));
+  let offset = 0;
+  for (const chunk of chunks) {
+    joined.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return joined;
 }

@@ -1,0 +1,58 @@
+import { grade } from '@taorl/eval';
+import { createSandbox, type ExecResult } from '@taorl/sandbox/browser';
+
+// The seed of the RL playground (issue 50): Python in a web worker, graded in the page, nothing from a CDN.
+
+const PROBLEM = {
+  question: 'What is the sum of the squares of the integers from 1 to 10?',
+  answer: '385',
+  code: 'total = sum(k * k for k in range(1, 11))\nprint(f"\\\\boxed{{{total}}}")',
+};
+
+const element = <T extends HTMLElement>(id: string): T => document.getElementById(id) as T;
+const [question, code, run, state, output, verdict] = [
+  element('question'),
+  element<HTMLTextAreaElement>('code'),
+  element<HTMLButtonElement>('run'),
+  element('state'),
+  element('output'),
+  element('verdict'),
+];
+question.textContent = `${PROBLEM.question} (reference: ${PROBLEM.answer})`;
+code.value = PROBLEM.code;
+
+/** The answer of a run: its last printed line, boxed if the code did not box it (extractAnswer finds either). */
+function answerText(result: ExecResult): string {
+  const last = result.stdout.trimEnd().split('\n').at(-1) ?? '';
+  return last.includes('\\boxed') ? last : `\\boxed{${last}}`;
+}
+
+async function main(): Promise<void> {
+  const sandbox = await createSandbox({
+    backend: 'pyodide',
+    indexURL: new URL('pyodide/', document.baseURI).href,
+    workers: 1,
+    limits: { timeoutMs: 10_000, maxOutputBytes: 64 * 1024 },
+  });
+  state.textContent = 'ready';
+  run.disabled = false;
+  run.addEventListener('click', async () => {
+    run.disabled = true;
+    state.textContent = 'running…';
+    const result = await sandbox.run({ code: code.value });
+    output.textContent = result.stdout + result.stderr;
+    const graded = grade(answerText(result), PROBLEM.answer);
+    const correct = result.status === 'ok' && graded.correct;
+    verdict.className = correct ? 'correct' : 'incorrect';
+    verdict.textContent =
+      result.status === 'ok'
+        ? `${correct ? 'correct' : 'incorrect'}: the answer read is ${JSON.stringify(graded.extracted)}`
+        : `incorrect: the run ended with status ${result.status}`;
+    state.textContent = 'ready';
+    run.disabled = false;
+  });
+}
+
+main().catch((error: unknown) => {
+  state.textContent = `Python did not start: ${(error as Error).message}`;
+});
