@@ -1,3 +1,4 @@
+import { arithUserMessage } from '@taorl/data';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openSession, parseConfig, problemSource, type Session } from '../src/index.js';
 import { arithProblems, chainProblems } from '../src/session/problem-source.js';
@@ -43,10 +44,10 @@ describe.each([
     expect(problems.train(2, 0, 5).map((problem) => problem.id)).not.toEqual(
       train.map((problem) => problem.id),
     );
-    // The prompt is the question as the user's message, after the tool instructions' system message.
-    const prompt = session.tokenizer.decode(held[0]!.promptIds);
-    expect(held[0]!.promptMessages.map((message) => message.role)).toEqual(['system', 'user']);
-    expect(prompt).toContain(test[0]!.question);
+    // The prompt is the question as the user's message, and its ids are that conversation's.
+    expect(held[0]!.promptMessages.at(-1)).toEqual({ role: 'user', content: arithUserMessage(test[0]!) });
+    expect(held[0]!.promptIds).toEqual(session.promptIds(held[0]!.promptMessages));
+    expect(session.tokenizer.decode(held[0]!.promptIds)).toContain(test[0]!.question);
   });
 
   it('makes its SFT demonstrations in the sandbox, under an "sft traces" bar that ends with their count', async () => {
