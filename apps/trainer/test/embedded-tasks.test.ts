@@ -45,8 +45,9 @@ describe.each([
       train.map((problem) => problem.id),
     );
     // The prompt is the question as the user's message, and its ids are that conversation's.
-    expect(held[0]!.promptMessages.at(-1)).toEqual({ role: 'user', content: arithUserMessage(test[0]!) });
-    expect(held[0]!.promptIds).toEqual(session.promptIds(held[0]!.promptMessages));
+    const messages = held[0]!.promptMessages ?? [];
+    expect(messages.at(-1)).toEqual({ role: 'user', content: arithUserMessage(test[0]!) });
+    expect(held[0]!.promptIds).toEqual(session.promptIds(messages));
     expect(session.tokenizer.decode(held[0]!.promptIds)).toContain(test[0]!.question);
   });
 
