@@ -51,6 +51,7 @@ export const integrationTests: readonly string[] = [
   'apps/trainer/test/code-task.test.ts',
   'apps/trainer/test/demo.test.ts',
   'apps/trainer/test/disk-full.test.ts',
+  'apps/trainer/test/embedded-tasks.test.ts',
   'apps/trainer/test/file-sources.test.ts',
   'apps/trainer/test/hf-policy-run.test.ts',
   'apps/trainer/test/plugin-modules.test.ts',

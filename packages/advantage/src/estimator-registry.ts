@@ -1,10 +1,4 @@
-import {
-  createRegistry,
-  type RawOptions,
-  type RegisterOptions,
-  type RegisterWithSchema,
-  type Registry,
-} from '@taorl/plugin-registry';
+import { createRegistry, type RawOptions, type Registry, registerFunction } from '@taorl/plugin-registry';
 import type { AdvantageEstimator } from './estimators';
 
 /**
@@ -29,24 +23,10 @@ export function getAdvantageEstimator(name: string, options: RawOptions = {}): A
  * Registers an estimator under a config name: `registerAdvantageEstimator(name, factory)` with a factory that
  * checks its own options, or with `{ schema }`, a zod (any Standard Schema) schema of its options. A second
  * registration of a name is an error unless `{ replace: true }` is given.
+ *
+ * @function
  */
-export function registerAdvantageEstimator(
-  name: string,
-  factory: (options: RawOptions) => AdvantageEstimator,
-  options?: RegisterOptions,
-): void;
-export function registerAdvantageEstimator<O>(
-  name: string,
-  factory: (options: O) => AdvantageEstimator,
-  options: RegisterWithSchema<O>,
-): void;
-export function registerAdvantageEstimator(
-  name: string,
-  factory: (options: never) => AdvantageEstimator,
-  options?: RegisterOptions | RegisterWithSchema<unknown>,
-): void {
-  estimatorRegistry.register(name, factory as (options: RawOptions) => AdvantageEstimator, options);
-}
+export const registerAdvantageEstimator = registerFunction(estimatorRegistry);
 
 export function advantageEstimatorNames(): string[] {
   return estimatorRegistry.names();

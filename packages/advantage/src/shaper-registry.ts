@@ -1,10 +1,4 @@
-import {
-  createRegistry,
-  type RawOptions,
-  type RegisterOptions,
-  type RegisterWithSchema,
-  type Registry,
-} from '@taorl/plugin-registry';
+import { createRegistry, type RawOptions, type Registry, registerFunction } from '@taorl/plugin-registry';
 import type { EntropyShaper } from './shaping';
 
 /**
@@ -29,24 +23,10 @@ export function getEntropyShaper(name: string, options: RawOptions = {}): Entrop
  * Registers a shaper under a config name: `registerEntropyShaper(name, factory)` with a factory that checks its own
  * options, or with `{ schema }`, a zod (any Standard Schema) schema of its options. A second registration of a
  * name is an error unless `{ replace: true }` is given.
+ *
+ * @function
  */
-export function registerEntropyShaper(
-  name: string,
-  factory: (options: RawOptions) => EntropyShaper,
-  options?: RegisterOptions,
-): void;
-export function registerEntropyShaper<O>(
-  name: string,
-  factory: (options: O) => EntropyShaper,
-  options: RegisterWithSchema<O>,
-): void;
-export function registerEntropyShaper(
-  name: string,
-  factory: (options: never) => EntropyShaper,
-  options?: RegisterOptions | RegisterWithSchema<unknown>,
-): void {
-  shaperRegistry.register(name, factory as (options: RawOptions) => EntropyShaper, options);
-}
+export const registerEntropyShaper = registerFunction(shaperRegistry);
 
 export function entropyShaperNames(): string[] {
   return shaperRegistry.names();

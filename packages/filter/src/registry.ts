@@ -1,10 +1,4 @@
-import {
-  createRegistry,
-  type RawOptions,
-  type RegisterOptions,
-  type RegisterWithSchema,
-  type Registry,
-} from '@taorl/plugin-registry';
+import { createRegistry, type RawOptions, type Registry, registerFunction } from '@taorl/plugin-registry';
 import type { Filter } from './types';
 
 /**
@@ -22,24 +16,10 @@ export type FilterFactory = (options: RawOptions) => Filter;
  * Makes a filter available by name, e.g. for a config string: `registerFilter(name, factory)` with a factory that
  * checks its own options, or `registerFilter(name, factory, { schema })` with a zod (any Standard Schema) schema of
  * the options. A second registration of a name is an error unless `{ replace: true }` is given.
+ *
+ * @function
  */
-export function registerFilter(
-  name: string,
-  factory: (options: RawOptions) => Filter,
-  options?: RegisterOptions,
-): void;
-export function registerFilter<O>(
-  name: string,
-  factory: (options: O) => Filter,
-  options: RegisterWithSchema<O>,
-): void;
-export function registerFilter(
-  name: string,
-  factory: (options: never) => Filter,
-  options?: RegisterOptions | RegisterWithSchema<unknown>,
-): void {
-  filterRegistry.register(name, factory as (options: RawOptions) => Filter, options);
-}
+export const registerFilter = registerFunction(filterRegistry);
 
 /** Builds the filter registered under `name` with the given options. */
 export function getFilter(name: string, options: RawOptions = {}): Filter {

@@ -384,6 +384,16 @@ export function createRegistry<T>(packageName: string, kind: string, shape: Plug
   };
 }
 
+/**
+ * The `register<Kind>` function a package exports for `registry` (registerFilter, registerPolicyLoss, ...): the
+ * registry's own two `register` signatures. Leave the exported const's type to inference (no annotation): its
+ * declaration then spells both signatures out for the API report, and `@function` in its doc comment has the API
+ * reference show them as a function's.
+ */
+export function registerFunction<T>(registry: Registry<T>): Registry<T>['register'] {
+  return registry.register.bind(registry);
+}
+
 /** The schema of a plug-in that takes no options: any option is an error (the registry names the plug-in). */
 export function noOptions(options: RawOptions): Record<string, never> {
   const [first] = Object.keys(options);

@@ -1,6 +1,15 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
-import { createRegistry, noOptions, registeringFrom, UNKNOWN_PLUGIN } from '../src/index';
+import {
+  createRegistry,
+  noOptions,
+  type RawOptions,
+  type RegisterOptions,
+  type RegisterWithSchema,
+  registerFunction,
+  registeringFrom,
+  UNKNOWN_PLUGIN,
+} from '../src/index';
 
 interface Greeter {
   greet(who: string): string;
@@ -171,5 +180,24 @@ describe('plug-in registry', () => {
     expect(
       (globalThis as unknown as Record<symbol, { entries: Map<string, unknown> }>)[key]?.entries.has('hello'),
     ).toBe(true);
+  });
+
+  it("makes a package's register function: both forms reach the registry, replace and schema included", () => {
+    const greeters = freshRegistry();
+    const registerGreeter = registerFunction(greeters);
+    registerGreeter('hello', hello);
+    registerGreeter('repeat', ({ times }) => ({ greet: (who) => who.repeat(times) }), {
+      schema: z.strictObject({ times: z.number().int().min(1) }),
+    });
+    expect(greeters.create('repeat', { times: 2 }).greet('a')).toBe('aa');
+    expect(() => greeters.create('repeat', { times: 0 })).toThrow(/^greeter "repeat": option 'times': /);
+    expect(() => registerGreeter('hello', hello)).toThrow('greeter "hello" is already registered');
+    registerGreeter('hello', () => ({ greet: () => 'replaced' }), { replace: true });
+    expect(greeters.create('hello').greet('x')).toBe('replaced');
+    // The two signatures the packages' API reference and API report show.
+    expectTypeOf(registerGreeter).toEqualTypeOf<{
+      (name: string, factory: (options: RawOptions) => Greeter, options?: RegisterOptions): void;
+      <O>(name: string, factory: (options: O) => Greeter, options: RegisterWithSchema<O>): void;
+    }>();
   });
 });

@@ -1,10 +1,4 @@
-import {
-  createRegistry,
-  type RawOptions,
-  type RegisterOptions,
-  type RegisterWithSchema,
-  type Registry,
-} from '@taorl/plugin-registry';
+import { createRegistry, type Registry, registerFunction } from '@taorl/plugin-registry';
 import { createLocalSandbox, type LocalSandbox } from './local/local-sandbox';
 import { type LocalSandboxOptions, resolveLocalOptions } from './local/options';
 import { createPyodideSandbox } from './pyodide/node-sandbox';
@@ -39,24 +33,10 @@ const backends: Registry<Promise<Sandbox>> = createRegistry<Promise<Sandbox>>('s
  * `{ schema }` (a zod or other Standard Schema, or a function that returns the options or throws naming the bad
  * one) that checks the options first, also for `checkSandboxOptions`. The options include `backend`. A second
  * registration of a name, a built-in one too, is an error unless `{ replace: true }` is given.
+ *
+ * @function
  */
-export function registerSandboxBackend(
-  name: string,
-  factory: (options: RawOptions) => Promise<Sandbox>,
-  options?: RegisterOptions,
-): void;
-export function registerSandboxBackend<O>(
-  name: string,
-  factory: (options: O) => Promise<Sandbox>,
-  options: RegisterWithSchema<O>,
-): void;
-export function registerSandboxBackend(
-  name: string,
-  factory: (options: never) => Promise<Sandbox>,
-  options?: RegisterOptions | RegisterWithSchema<unknown>,
-): void {
-  backends.register(name, factory as (options: RawOptions) => Promise<Sandbox>, options);
-}
+export const registerSandboxBackend = registerFunction(backends);
 
 /** Names of the registered backends. */
 export function sandboxBackendNames(): string[] {

@@ -34,13 +34,29 @@ export interface ProblemSource {
   test(): Problem[];
 }
 
+/** A generated problem as both embedded tool tasks draw it. */
+type GeneratedProblem = Pick<ChainProblem, 'id' | 'question' | 'answer' | 'steps' | 'level'>;
+
+/** Draws `count` problems of one split of an embedded task from `seed`. */
+type GenerateProblems = (
+  session: Session,
+  split: 'train' | 'test',
+  count: number,
+  seed: number,
+) => readonly GeneratedProblem[];
+
 /**
- * The embedded arith-tool task: fresh training problems every step from @taorl/data's generator (the train split
- * never shares a question with the test split).
+ * An embedded generated task (arith-tool, chain-tool): fresh training problems every step from its generator in
+ * @taorl/data (the train split never shares a question with the test split); the level of a problem is the one
+ * its generator gives (chain-tool's: the calls it needs).
  */
-function arithToolProblems(session: Session, renderPrompt: RenderPrompt): ProblemSource {
+function generatedProblems(
+  session: Session,
+  renderPrompt: RenderPrompt,
+  generate: GenerateProblems,
+): ProblemSource {
   const { config } = session;
-  const toProblem = (problem: ReturnType<typeof generateArithProblems>[number]): Problem => ({
+  const toProblem = (problem: GeneratedProblem): Problem => ({
     id: problem.id,
     ...renderPrompt([{ role: 'user', content: arithUserMessage(problem) }]),
     gold: problem.answer,
@@ -49,11 +65,9 @@ function arithToolProblems(session: Session, renderPrompt: RenderPrompt): Proble
   });
   return {
     train: (step, batch, count) =>
-      arithProblems(session, 'train', count, deriveSeed(config.seed, 'rl-problems', step, batch)).map(
-        toProblem,
-      ),
+      generate(session, 'train', count, deriveSeed(config.seed, 'rl-problems', step, batch)).map(toProblem),
     test: () =>
-      arithProblems(session, 'test', config.task.testSize, deriveSeed(config.seed, 'test-problems')).map(
+      generate(session, 'test', config.task.testSize, deriveSeed(config.seed, 'test-problems')).map(
         toProblem,
       ),
   };
@@ -69,31 +83,6 @@ export function arithProblems(session: Session, split: 'train' | 'test', count: 
     ...(kinds === null ? {} : { kinds }),
     ...(levels === null ? {} : { levels }),
   });
-}
-
-/**
- * The embedded chain-tool task: fresh training problems every step, drawn with the knobs of task.chain (seeds
- * derived as arith-tool's are). The level of a problem is the calls it needs.
- */
-function chainToolProblems(session: Session, renderPrompt: RenderPrompt): ProblemSource {
-  const { config } = session;
-  const toProblem = (problem: ChainProblem): Problem => ({
-    id: problem.id,
-    ...renderPrompt([{ role: 'user', content: arithUserMessage(problem) }]),
-    gold: problem.answer,
-    level: problem.level,
-    requiredCalls: problem.steps.length,
-  });
-  return {
-    train: (step, batch, count) =>
-      chainProblems(session, 'train', count, deriveSeed(config.seed, 'rl-problems', step, batch)).map(
-        toProblem,
-      ),
-    test: () =>
-      chainProblems(session, 'test', config.task.testSize, deriveSeed(config.seed, 'test-problems')).map(
-        toProblem,
-      ),
-  };
 }
 
 /** Problems of the chain-tool task with the knobs of task.chain; knobs that cannot work are a config error. */
@@ -241,7 +230,7 @@ export async function problemSource(session: Session): Promise<ProblemSource> {
     return { promptIds: session.promptIds(promptMessages), promptMessages };
   };
   const { name } = session.config.task;
-  if (name === 'arith-tool') return arithToolProblems(session, renderPrompt);
-  if (name === 'chain-tool') return chainToolProblems(session, renderPrompt);
+  if (name === 'arith-tool') return generatedProblems(session, renderPrompt, arithProblems);
+  if (name === 'chain-tool') return generatedProblems(session, renderPrompt, chainProblems);
   return name === 'code' ? codeProblems(session, renderPrompt) : fileProblems(session, renderPrompt);
 }

@@ -21,49 +21,52 @@ import { SftTrainer } from '../sft/sft-trainer.js';
 import { epochStream, lengthGroupedBatches, streamBatches } from '../util/batching.js';
 import { deriveSeed } from '../util/seeds.js';
 
-/**
- * Real end-to-end demonstrations of the arith-tool task from @taorl/data: the code is executed by the session's
- * sandbox and its real output inserted with lossMask 0.
- */
-export async function arithSftTraces(session: Session, count: number, quiet = false): Promise<ArithTrace[]> {
-  const { config } = session;
-  const problems = arithProblems(session, 'train', count, deriveSeed(config.seed, 'sft-problems'));
+/** Draws a task's demonstrations (one call) under an "sft traces" bar, unless quiet; the bar ends with their count. */
+async function withTracesBar<T>(quiet: boolean, draw: () => Promise<T[]>): Promise<T[]> {
   const bar = quiet ? null : new ProgressBar({ label: 'sft traces', total: 1 });
-  const traces = await generateArithTraces(problems, {
-    sandbox: session.sandbox,
-    // The arith-tool demonstrations are written in the markdown format.
-    format: markdownFormat,
-    tokenizer: session.tokenizer,
-    template: session.template,
-    seed: deriveSeed(config.seed, 'sft-traces'),
-    ...arithMix(config.task.mix).strategies,
-    maxObservationChars: config.tool.observationChars,
-  });
+  const traces = await draw();
   bar?.tick(1, `${traces.length} traces`);
   bar?.finish();
   return traces;
 }
 
 /**
- * Real end-to-end demonstrations of the chain-tool task (task.chain's knobs, @taorl/data's demonstration shares),
- * executed by the session's sandbox; a demonstration must fit the model's context.
+ * What both embedded tasks' demonstrations are made with: the session's sandbox runs their code and its real output
+ * is inserted with lossMask 0; they are written in the markdown tool format.
  */
-export async function chainSftTraces(session: Session, count: number, quiet = false): Promise<ChainTrace[]> {
+function demonstrationOptions(session: Session) {
   const { config } = session;
-  const problems = chainProblems(session, 'train', count, deriveSeed(config.seed, 'sft-problems'));
-  const bar = quiet ? null : new ProgressBar({ label: 'sft traces', total: 1 });
-  const traces = await generateChainTraces(problems, {
+  return {
     sandbox: session.sandbox,
     format: markdownFormat,
     tokenizer: session.tokenizer,
     template: session.template,
     seed: deriveSeed(config.seed, 'sft-traces'),
     maxObservationChars: config.tool.observationChars,
-    contextTokens: session.contextLength,
-  });
-  bar?.tick(1, `${traces.length} traces`);
-  bar?.finish();
-  return traces;
+  };
+}
+
+/** Real end-to-end demonstrations of the arith-tool task (task.mix's strategies) from @taorl/data. */
+export async function arithSftTraces(session: Session, count: number, quiet = false): Promise<ArithTrace[]> {
+  const { config } = session;
+  const problems = arithProblems(session, 'train', count, deriveSeed(config.seed, 'sft-problems'));
+  return withTracesBar(quiet, () =>
+    generateArithTraces(problems, {
+      ...demonstrationOptions(session),
+      ...arithMix(config.task.mix).strategies,
+    }),
+  );
+}
+
+/**
+ * Real end-to-end demonstrations of the chain-tool task (task.chain's knobs, @taorl/data's demonstration shares);
+ * a demonstration must fit the model's context.
+ */
+export async function chainSftTraces(session: Session, count: number, quiet = false): Promise<ChainTrace[]> {
+  const problems = chainProblems(session, 'train', count, deriveSeed(session.config.seed, 'sft-problems'));
+  return withTracesBar(quiet, () =>
+    generateChainTraces(problems, { ...demonstrationOptions(session), contextTokens: session.contextLength }),
+  );
 }
 
 /** A trajectory as an SFT example: exactly its prompt + response tokens, loss on its policy tokens. */

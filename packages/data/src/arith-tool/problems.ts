@@ -46,6 +46,42 @@ function hex(hash: number): string {
   return hash.toString(16).padStart(8, '0');
 }
 
+/**
+ * `count` distinct drafts of one split, in the order `draw` makes them from the seed's Rng, each with its id
+ * "<prefix>-<split>-<64-bit hash of the question>". A draft that hashes to the other split, repeats an earlier
+ * question or is null is skipped; after 1000 + 200 * count drafts this throws a RangeError naming `generator`,
+ * with `advice` after it.
+ */
+export function drawDistinct<D extends { readonly question: string }>(
+  generator: string,
+  prefix: string,
+  options: Pick<ArithProblemOptions, 'seed' | 'split' | 'count'>,
+  draw: (rng: Rng) => D | null,
+  advice = '',
+): Array<D & { id: string; split: ArithSplit }> {
+  const { seed, split, count } = options;
+  if (!Number.isInteger(count) || count < 0) {
+    throw new RangeError(`${generator}: count must be a non-negative integer, got ${count}`);
+  }
+  const rng = new Rng(seed);
+  const seen = new Set<string>();
+  const problems: Array<D & { id: string; split: ArithSplit }> = [];
+  const maxDrafts = 1000 + count * 200;
+  for (let drafts = 0; problems.length < count; drafts++) {
+    if (drafts >= maxDrafts) {
+      throw new RangeError(
+        `${generator}: only ${problems.length} distinct ${split} problems after ${drafts} drafts${advice}`,
+      );
+    }
+    const draft = draw(rng);
+    if (draft === null || seen.has(draft.question) || arithSplitOf(draft.question) !== split) continue;
+    seen.add(draft.question);
+    const id = `${prefix}-${split}-${hex(fnv1a(draft.question))}${hex(fnv1a(draft.question, 0x01234567))}`;
+    problems.push({ ...draft, id, split });
+  }
+  return problems;
+}
+
 function pickLevel(rng: Rng, weights: Record<ArithLevel, number>): ArithLevel {
   const levels = ([1, 2, 3, 4] as const).filter((level) => weights[level] > 0);
   const total = levels.reduce((sum, level) => sum + weights[level], 0);
@@ -127,29 +163,17 @@ export function generateArithProblems(options: ArithProblemOptions): ArithProble
   if (Object.values(weights).every((weight) => weight === 0)) {
     throw new RangeError('generateArithProblems: every level weight is 0');
   }
-  if (!Number.isInteger(options.count) || options.count < 0) {
-    throw new RangeError(`generateArithProblems: count must be a non-negative integer, got ${options.count}`);
-  }
-  const rng = new Rng(options.seed);
-  const seen = new Set<string>();
-  const problems: ArithProblem[] = [];
-  const maxDrafts = 1000 + options.count * 200;
-  for (let drafts = 0; problems.length < options.count; drafts++) {
-    if (drafts >= maxDrafts) {
-      throw new RangeError(
-        `generateArithProblems: only ${problems.length} distinct ${options.split} problems after ${drafts} drafts; ` +
-          'ask for fewer or weight the higher levels more',
-      );
-    }
-    const kind =
-      byKind === null ? rng.pick(KINDS_BY_LEVEL.get(pickLevel(rng, weights)) ?? []) : pickKind(rng, byKind);
-    const draft = ARITH_KINDS[kind].draft(rng);
-    if (seen.has(draft.question) || arithSplitOf(draft.question) !== options.split) continue;
-    seen.add(draft.question);
-    const id = `arith-${options.split}-${hex(fnv1a(draft.question))}${hex(fnv1a(draft.question, 0x01234567))}`;
-    problems.push({ ...draft, id, split: options.split });
-  }
-  return problems;
+  return drawDistinct(
+    'generateArithProblems',
+    'arith',
+    options,
+    (rng) => {
+      const kind =
+        byKind === null ? rng.pick(KINDS_BY_LEVEL.get(pickLevel(rng, weights)) ?? []) : pickKind(rng, byKind);
+      return ARITH_KINDS[kind].draft(rng);
+    },
+    '; ask for fewer or weight the higher levels more',
+  );
 }
 
 /** The text of the user message: the question after "Q: ". */

@@ -1,5 +1,5 @@
-import { type ArithSplit, arithSplitOf } from '../arith-tool/problems';
-import { fnv1a, Rng } from '../arith-tool/rng';
+import { type ArithSplit, drawDistinct } from '../arith-tool/problems';
+import type { Rng } from '../arith-tool/rng';
 
 /**
  * The knobs of the chain-tool task: each sets one precondition of a TAO-RL mechanism, so that an experiment can
@@ -184,29 +184,7 @@ export function generateChainProblems(options: ChainProblemOptions): ChainProble
     maxCalls: options.maxCalls ?? DEFAULT_CHAIN_KNOBS.maxCalls,
   };
   checkKnobs(knobs);
-  if (!Number.isInteger(options.count) || options.count < 0) {
-    throw new RangeError(`generateChainProblems: count must be a non-negative integer, got ${options.count}`);
-  }
-  const rng = new Rng(options.seed);
-  const seen = new Set<string>();
-  const problems: ChainProblem[] = [];
-  const maxDrafts = 1000 + options.count * 200;
-  for (let drafts = 0; problems.length < options.count; drafts++) {
-    if (drafts >= maxDrafts)
-      throw new RangeError(
-        `generateChainProblems: only ${problems.length} distinct ${options.split} problems after ${drafts} drafts`,
-      );
-    const draft = draftChain(rng, knobs);
-    if (draft === null) continue;
-    if (seen.has(draft.question) || arithSplitOf(draft.question) !== options.split) continue;
-    seen.add(draft.question);
-    const hash = (basis?: number) => fnv1a(draft.question, basis).toString(16).padStart(8, '0');
-    problems.push({
-      ...draft,
-      id: `chain-${options.split}-${hash()}${hash(0x01234567)}`,
-      split: options.split,
-      level: draft.steps.length,
-    });
-  }
-  return problems;
+  return drawDistinct('generateChainProblems', 'chain', options, (rng) => draftChain(rng, knobs)).map(
+    (problem) => ({ ...problem, level: problem.steps.length }),
+  );
 }

@@ -88,41 +88,34 @@ function integerSquareRoot(n: bigint): bigint | null {
   return x * x === n ? x : null;
 }
 
+/**
+ * The operands of a scalar node (binary, negate, call), which the scalar walks below descend into; none for a leaf,
+ * nor for a compound (tuple, set, relation, ...), which they do not look inside.
+ */
+export function scalarOperands(expr: Expr): readonly Expr[] {
+  switch (expr.kind) {
+    case 'binary':
+      return [expr.left, expr.right];
+    case 'negate':
+      return [expr.operand];
+    case 'call':
+      return expr.args;
+    default:
+      return [];
+  }
+}
+
 /** Symbols an expression depends on, in first-seen order. */
 export function freeSymbols(expr: Expr, into: Set<string> = new Set()): Set<string> {
-  switch (expr.kind) {
-    case 'symbol':
-      into.add(expr.name);
-      break;
-    case 'binary':
-      freeSymbols(expr.left, into);
-      freeSymbols(expr.right, into);
-      break;
-    case 'negate':
-      freeSymbols(expr.operand, into);
-      break;
-    case 'call':
-      for (const argument of expr.args) freeSymbols(argument, into);
-      break;
-    default:
-      break;
-  }
+  if (expr.kind === 'symbol') into.add(expr.name);
+  for (const operand of scalarOperands(expr)) freeSymbols(operand, into);
   return into;
 }
 
 export function containsInfinity(expr: Expr): boolean {
-  switch (expr.kind) {
-    case 'constant':
-      return expr.name === 'infinity';
-    case 'binary':
-      return containsInfinity(expr.left) || containsInfinity(expr.right);
-    case 'negate':
-      return containsInfinity(expr.operand);
-    case 'call':
-      return expr.args.some(containsInfinity);
-    default:
-      return false;
-  }
+  return (
+    (expr.kind === 'constant' && expr.name === 'infinity') || scalarOperands(expr).some(containsInfinity)
+  );
 }
 
 const realOnly = (name: string, value: Complex): number => {

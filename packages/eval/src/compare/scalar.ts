@@ -4,7 +4,7 @@ import { type Complex, cabs, cdiv, complex, csub, isFiniteComplex } from '../mat
 import * as Q from '../math/rational';
 import { seededRandom } from '../seeded-random';
 import type { CompareContext } from './context';
-import { containsInfinity, evaluateComplex, evaluateExact, freeSymbols } from './evaluate';
+import { containsInfinity, evaluateComplex, evaluateExact, freeSymbols, scalarOperands } from './evaluate';
 
 /** Probing wants this many points where both sides are defined, out of at most maxProbes tries. */
 const probesNeeded = 6;
@@ -74,18 +74,7 @@ export function proportional(a: Expr, b: Expr, context: CompareContext, positive
 }
 
 function hasDecimal(expr: Expr): boolean {
-  switch (expr.kind) {
-    case 'number':
-      return expr.decimal === true;
-    case 'binary':
-      return hasDecimal(expr.left) || hasDecimal(expr.right);
-    case 'negate':
-      return hasDecimal(expr.operand);
-    case 'call':
-      return expr.args.some(hasDecimal);
-    default:
-      return false;
-  }
+  return (expr.kind === 'number' && expr.decimal === true) || scalarOperands(expr).some(hasDecimal);
 }
 
 function numericValue(expr: Expr, context: CompareContext): Complex {

@@ -1,10 +1,4 @@
-import {
-  createRegistry,
-  type RawOptions,
-  type RegisterOptions,
-  type RegisterWithSchema,
-  type Registry,
-} from '@taorl/plugin-registry';
+import { createRegistry, type RawOptions, type Registry, registerFunction } from '@taorl/plugin-registry';
 import type * as tf from '@tensorflow/tfjs';
 import type { LossAggregation } from './aggregation';
 import type { ResolvedPolicyLossConfig } from './policy-loss-config';
@@ -75,24 +69,10 @@ export type PolicyLossFactory = (options: RawOptions) => PolicyLossFn;
  * where `factory(options)` returns the loss and checks its own options (PolicyLossConfig.options), or with
  * `{ schema }`, a zod (any Standard Schema) schema of those options. A second registration of a name is an error
  * unless `{ replace: true }` is given.
+ *
+ * @function
  */
-export function registerPolicyLoss(
-  name: string,
-  factory: (options: RawOptions) => PolicyLossFn,
-  options?: RegisterOptions,
-): void;
-export function registerPolicyLoss<O>(
-  name: string,
-  factory: (options: O) => PolicyLossFn,
-  options: RegisterWithSchema<O>,
-): void;
-export function registerPolicyLoss(
-  name: string,
-  factory: (options: never) => PolicyLossFn,
-  options?: RegisterOptions | RegisterWithSchema<unknown>,
-): void {
-  policyLossRegistry.register(name, factory as (options: RawOptions) => PolicyLossFn, options);
-}
+export const registerPolicyLoss = registerFunction(policyLossRegistry);
 
 /** The policy loss registered under `name`, built with its own `options`. */
 export function getPolicyLoss(name: string, options: RawOptions = {}): PolicyLossFn {
