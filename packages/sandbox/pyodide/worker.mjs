@@ -1,11 +1,15 @@
-// The inside of the pyodide backend (src/pyodide/): one Pyodide interpreter, in its own process (Node: a child
-// process started by src/pyodide/node-host.ts) or web worker, that either makes the memory snapshot every run
-// starts from, or loads that snapshot, closes the bridges to its host, serves exactly one run and is discarded.
-// Plain JavaScript without Node built-ins at the top level, so that the same file runs in a browser's web worker.
+// The inside of the pyodide backend (src/pyodide/): Pyodide interpreters, in their own process (Node: a child
+// process started by src/pyodide/interpreter-process.ts) or web worker, that either make the memory snapshot every
+// run starts from, or load that snapshot, close the bridges to their host and serve exactly one run each. With
+// `reuse`, the process then discards the interpreter and loads a fresh one from the same snapshot for the next run
+// (so no run sees another's interpreter, and no run pays for starting a process); without it, the host discards
+// the process after its run. Plain JavaScript without Node built-ins at the top level, so that the same file runs
+// in a browser's web worker.
 //
-// Messages in: {type: 'make', files, preload, runner} | {type: 'start', snapshot, site} | {type: 'run', request}.
+// Messages in: {type: 'make', files, preload, runner} | {type: 'start', snapshot, site, reuse} |
+// {type: 'run', request}.
 // Messages out: {type: 'snapshot', snapshot, site} | {type: 'ready'} | {type: 'output', stream, data} |
-// {type: 'done', exitCode, files} | {type: 'failed', message}.
+// {type: 'done', exitCode, files, reusable} | {type: 'failed', message}.
 import { loadPyodide } from 'pyodide';
 
 const IS_NODE = typeof process === 'object' && typeof process.send === 'function';
@@ -105,17 +109,28 @@ async function closeBridges(py) {
   };
   if (IS_NODE) {
     const { default: Module } = await import('node:module');
-    const refusedProcess = {
-      status: 127,
-      signal: null,
-      error: new Error('no processes in the pyodide sandbox'),
-    };
-    Module._load = (request) => {
-      if (/^(node:)?child_process$/.test(request)) return { spawnSync: () => refusedProcess };
-      throw new Error(`the pyodide sandbox loads no Node module (${request})`);
-    };
+    if (nodeModules.load === null) {
+      nodeModules.load = Module._load;
+      const refusedProcess = {
+        status: 127,
+        signal: null,
+        error: new Error('no processes in the pyodide sandbox'),
+      };
+      Module._load = function (request, ...rest) {
+        if (nodeModules.open) return nodeModules.load.call(this, request, ...rest);
+        if (/^(node:)?child_process$/.test(request)) return { spawnSync: () => refusedProcess };
+        throw new Error(`the pyodide sandbox loads no Node module (${request})`);
+      };
+    }
+    nodeModules.open = false;
   }
 }
+
+/**
+ * Node's module loader as it was, and whether it is open: only while an interpreter loads (Pyodide's runtime
+ * requires fs and path then), never while a run's code or anything it scheduled can run.
+ */
+const nodeModules = { load: null, open: true };
 
 function writeFiles(py, files) {
   for (const { path, content } of files) {
@@ -192,12 +207,23 @@ async function make({ files, preload, runner }) {
 }
 
 let py = null;
+/** What the next interpreter loads, kept when the host reuses this process (the `reuse` of 'start'). */
+let next = null;
 
-async function start({ snapshot, site }) {
-  memory.minimumBytes = snapshot.length;
+async function start({ snapshot, site, reuse }) {
   // Pyodide reads the snapshot's header as 32-bit words: a copy aligns what the channel delivered unaligned.
   const aligned = snapshot.byteOffset % 4 === 0 ? snapshot : snapshot.slice();
-  py = await loadPyodide({ _loadSnapshot: aligned, jsglobals: Object.create(null) });
+  if (reuse) next = { snapshot: aligned, site };
+  await load(aligned, site);
+}
+
+/** A fresh interpreter from the snapshot, its bridges closed; the previous one (if any) is left to the collector. */
+async function load(snapshot, site) {
+  nodeModules.open = true;
+  memory.instance = null;
+  memory.minimumBytes = snapshot.length;
+  memory.limitBytes = Number.POSITIVE_INFINITY;
+  py = await loadPyodide({ _loadSnapshot: snapshot, jsglobals: Object.create(null) });
   if (site) py.FS.writeFile(SITE_ZIP, site);
   await closeBridges(py);
   send({ type: 'ready' });
@@ -223,14 +249,27 @@ function run({ code, stdin, files, fetchFiles, session, limits }) {
       exitCode = null;
     }
   }
-  send({ type: 'done', exitCode, files: readFiles(py, fetchFiles) });
+  const reusable = next !== null && !leftScheduled();
+  send({ type: 'done', exitCode, files: readFiles(py, fetchFiles), reusable });
+  py = null;
+  return reusable;
+}
+
+/**
+ * Whether the run left work for later (a timer, an immediate: what asyncio's loop and Pyodide schedule with in
+ * Node), which would run its code during the next interpreter's load or run: such a process is not reused.
+ */
+function leftScheduled() {
+  return process.getActiveResourcesInfo().some((kind) => kind === 'Timeout' || kind === 'Immediate');
 }
 
 onMessage(async (message) => {
   try {
     if (message.type === 'make') await make(message);
     else if (message.type === 'start') await start(message);
-    else if (message.type === 'run') run(message.request);
+    else if (message.type === 'run') {
+      if (run(message.request)) await load(next.snapshot, next.site);
+    }
   } catch (error) {
     send({ type: 'failed', message: String(error?.stack ?? error) });
   }

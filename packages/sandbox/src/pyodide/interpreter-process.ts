@@ -10,6 +10,8 @@ export type FromInterpreter =
       type: 'done';
       exitCode: number | null;
       files: { path: string; content: Uint8Array }[];
+      /** The process loads a fresh interpreter for the next run (it was started with `reuse`, and the run left nothing scheduled). */
+      reusable: boolean;
     }
   | { type: 'failed'; message: string };
 
