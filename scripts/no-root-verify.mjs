@@ -44,5 +44,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const problems = noRootProblems(readFileSync(stderrPath, 'utf8'), readFileSync(metricsPath, 'utf8'));
   for (const problem of problems) console.error(`[no-root] FAIL ${problem}`);
   if (problems.length > 0) process.exit(1);
-  console.error('[no-root] the notice is there once; every RL step made tool calls, none failed in the sandbox');
+  console.error(
+    '[no-root] the notice is there once; every RL step made tool calls, none failed in the sandbox',
+  );
 }

@@ -53,8 +53,13 @@ describe('the no-root check (scripts/no-root-verify.mjs)', () => {
   it('fails a run whose tool calls failed in the sandbox itself, or never succeeded', () => {
     const broken = verify(`${NOTICE}\n`, [step(31, { toolInfraFailureRate: 1, toolSuccessRate: 1 })]);
     expect(broken.status).toBe(1);
-    expect(broken.stderr).toContain('[no-root] FAIL RL step 31: 1 of its tool calls failed in the sandbox itself');
-    const failing = verify(`${NOTICE}\n`, [step(31, { toolSuccessRate: 0 }), step(32, { toolSuccessRate: 0 })]);
+    expect(broken.stderr).toContain(
+      '[no-root] FAIL RL step 31: 1 of its tool calls failed in the sandbox itself',
+    );
+    const failing = verify(`${NOTICE}\n`, [
+      step(31, { toolSuccessRate: 0 }),
+      step(32, { toolSuccessRate: 0 }),
+    ]);
     expect(failing.status).toBe(1);
     expect(failing.stderr).toContain('[no-root] FAIL no RL step had a tool call that succeeded');
   });
