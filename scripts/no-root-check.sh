@@ -35,7 +35,7 @@ chown -R 65534:65534 "$work"
 as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups env -i HOME="$work" PATH="$work/bin" "$@"; }
 
 as_nobody /bin/sh -c '
-  test "$(id -u)" = 65534 || { echo "[no-root] FAIL not uid 65534"; exit 1; }
+  test "$(/usr/bin/id -u)" = 65534 || { echo "[no-root] FAIL not uid 65534"; exit 1; }
   for tool in python3 python bwrap; do
     if command -v "$tool" >/dev/null; then echo "[no-root] FAIL $tool is on PATH"; exit 1; fi
   done
@@ -44,8 +44,9 @@ as_nobody /bin/sh -c '
   done'
 say "as uid 65534: PATH=$work/bin (node only); no python3, python or bwrap on it; /usr/bin/python3 and /usr/bin/bwrap not executable"
 
-# Short: every phase bounded by steps (the demo preset otherwise), with the demo's own tool settings.
-short=(--set sft.steps=30 --set sft.examples=240 --set rl.steps=2 --set rl.groups=4 --set rl.groupSize=4
+# Short: every phase bounded by steps (the demo preset otherwise), with the demo's own tool settings. Each SFT
+# trace is made by running its program in the sandbox, so the traces are few: every pyodide call is an interpreter load.
+short=(--set sft.steps=30 --set sft.examples=64 --set rl.steps=2 --set rl.groups=4 --set rl.groupSize=4
   --set demo.moreSftSteps=2 --set demo.greedy=false --set task.testSize=16 --set eval.samples=1)
 
 if as_nobody node apps/trainer/dist/cli.js demo "${short[@]}" --set tool.sandbox.isolation=none \
