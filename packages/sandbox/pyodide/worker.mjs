@@ -257,9 +257,11 @@ function run({ code, stdin, files, fetchFiles, session, limits }) {
 
 /**
  * Whether the run left work for later (a timer, an immediate: what asyncio's loop and Pyodide schedule with in
- * Node), which would run its code during the next interpreter's load or run: such a process is not reused.
+ * Node), which would run its code during the next interpreter's load or run: such a process is not reused. A web
+ * worker cannot tell, so it counts as having left some.
  */
 function leftScheduled() {
+  if (!IS_NODE) return true;
   return process.getActiveResourcesInfo().some((kind) => kind === 'Timeout' || kind === 'Immediate');
 }
 
