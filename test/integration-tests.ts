@@ -10,6 +10,7 @@ export const integrationTests: readonly string[] = [
   'test/browser-smoke.test.ts',
   'test/doc-examples.test.ts',
   'test/no-outside-paths.test.ts',
+  'test/no-root-check.test.ts',
   'test/self-registering-plug-ins.test.ts',
   'test/workspace-plugins.test.ts',
   'packages/data/test/arith-tool.test.ts',

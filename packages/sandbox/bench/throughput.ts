@@ -1,7 +1,8 @@
 // Throughput and latency of the local sandbox: (a) the naive baseline, bubblewrap plus a fresh python3 per call
 // (mode 'spawn', same limits), against (b) the pre-forked pool (mode 'fork'), at concurrency 1, 2 and 8, for
 // arithmetic and sympy snippets, and (c) the pyodide backend (a fresh WebAssembly interpreter per call, from a
-// snapshot with sympy imported, `workers` = the concurrency); the ceiling is unisolated in-process exec() in
+// snapshot with sympy imported, loaded by a process that lives on for the next call; `workers` = the concurrency,
+// and each call is issued as soon as the last returns, so a call waits for its interpreter's load); the ceiling is unisolated in-process exec() in
 // persistent interpreters that already imported sympy. Also: pool start time and memory per pool worker. Run from
 // the repository root:
 //   pnpm bench packages/sandbox/bench/throughput.ts
@@ -27,7 +28,7 @@ const CONCURRENCY = (process.env.BENCH_CONCURRENCY ?? '1,2,8').split(',').map(Nu
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1);
 const CALLS: Record<'baseline' | 'pyodide' | 'pool' | 'ceiling', Record<Workload, number>> = {
   baseline: { arithmetic: 24, sympy: 12 },
-  pyodide: { arithmetic: 12, sympy: 12 },
+  pyodide: { arithmetic: 40, sympy: 24 },
   pool: { arithmetic: 200, sympy: 100 },
   ceiling: { arithmetic: 400, sympy: 200 },
 };

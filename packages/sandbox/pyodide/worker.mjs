@@ -1,11 +1,15 @@
-// The inside of the pyodide backend (src/pyodide/): one Pyodide interpreter, in its own process (Node: a child
-// process started by src/pyodide/node-host.ts) or web worker, that either makes the memory snapshot every run
-// starts from, or loads that snapshot, closes the bridges to its host, serves exactly one run and is discarded.
-// Plain JavaScript without Node built-ins at the top level, so that the same file runs in a browser's web worker.
+// The inside of the pyodide backend (src/pyodide/): Pyodide interpreters, in their own process (Node: a child
+// process started by src/pyodide/interpreter-process.ts) or web worker, that either make the memory snapshot every
+// run starts from, or load that snapshot, close the bridges to their host and serve exactly one run each. With
+// `reuse`, the process then discards the interpreter and loads a fresh one from the same snapshot for the next run
+// (so no run sees another's interpreter, and no run pays for starting a process); without it, the host discards
+// the process after its run. Plain JavaScript without Node built-ins at the top level, so that the same file runs
+// in a browser's web worker.
 //
-// Messages in: {type: 'make', files, preload, runner, indexURL?} | {type: 'start', snapshot, site, indexURL?} |
-// {type: 'run', request}. Messages out: {type: 'snapshot', snapshot, site} | {type: 'ready'} |
-// {type: 'output', stream, data} | {type: 'done', exitCode, files} | {type: 'failed', message}.
+// Messages in: {type: 'make', files, preload, runner, indexURL?} |
+// {type: 'start', snapshot, site, reuse, indexURL?} | {type: 'run', request}.
+// Messages out: {type: 'snapshot', snapshot, site} | {type: 'ready'} | {type: 'output', stream, data} |
+// {type: 'done', exitCode, files, reusable} | {type: 'failed', message}.
 // In a browser, `indexURL` is where the page serves the npm package pyodide's files; the browser entry's build
 // carries this file as text and starts it from a blob: URL (src/pyodide/browser-sources.ts), so it imports nothing.
 
@@ -114,15 +118,20 @@ async function closeBridges(py) {
   };
   if (IS_NODE) {
     const { default: Module } = await import('node:module');
-    const refusedProcess = {
-      status: 127,
-      signal: null,
-      error: new Error('no processes in the pyodide sandbox'),
-    };
-    Module._load = (request) => {
-      if (/^(node:)?child_process$/.test(request)) return { spawnSync: () => refusedProcess };
-      throw new Error(`the pyodide sandbox loads no Node module (${request})`);
-    };
+    if (nodeModules.load === null) {
+      nodeModules.load = Module._load;
+      const refusedProcess = {
+        status: 127,
+        signal: null,
+        error: new Error('no processes in the pyodide sandbox'),
+      };
+      Module._load = function (request, ...rest) {
+        if (nodeModules.open) return nodeModules.load.call(this, request, ...rest);
+        if (/^(node:)?child_process$/.test(request)) return { spawnSync: () => refusedProcess };
+        throw new Error(`the pyodide sandbox loads no Node module (${request})`);
+      };
+    }
+    nodeModules.open = false;
   } else {
     refuseCodeGeneration();
   }
@@ -141,6 +150,12 @@ function refuseCodeGeneration() {
     Object.defineProperty(Object.getPrototypeOf(kind), 'constructor', { value: refuse });
   }
 }
+
+/**
+ * Node's module loader as it was, and whether it is open: only while an interpreter loads (Pyodide's runtime
+ * requires fs and path then), never while a run's code or anything it scheduled can run.
+ */
+const nodeModules = { load: null, open: true };
 
 function writeFiles(py, files) {
   for (const { path, content } of files) {
@@ -275,12 +290,23 @@ async function make({ files, preload, runner, indexURL }) {
 }
 
 let py = null;
+/** What the next interpreter loads, kept when the host reuses this process (the `reuse` of 'start'). */
+let next = null;
 
-async function start({ snapshot, site, indexURL }) {
-  memory.minimumBytes = snapshot.length;
+async function start({ snapshot, site, reuse, indexURL }) {
   // Pyodide reads the snapshot's header as 32-bit words: a copy aligns what the channel delivered unaligned.
   const aligned = snapshot.byteOffset % 4 === 0 ? snapshot : snapshot.slice();
-  py = await load(indexURL, { _loadSnapshot: aligned, jsglobals: Object.create(null) });
+  if (reuse) next = { snapshot: aligned, site, indexURL };
+  await loadFresh(aligned, site, indexURL);
+}
+
+/** A fresh interpreter from the snapshot, its bridges closed; the previous one (if any) is left to the collector. */
+async function loadFresh(snapshot, site, indexURL) {
+  nodeModules.open = true;
+  memory.instance = null;
+  memory.minimumBytes = snapshot.length;
+  memory.limitBytes = Number.POSITIVE_INFINITY;
+  py = await load(indexURL, { _loadSnapshot: snapshot, jsglobals: Object.create(null) });
   if (site) py.FS.writeFile(SITE_ZIP, site);
   await closeBridges(py);
   send({ type: 'ready' });
@@ -306,14 +332,29 @@ function run({ code, stdin, files, fetchFiles, session, limits }) {
       exitCode = null;
     }
   }
-  send({ type: 'done', exitCode, files: readFiles(py, fetchFiles) });
+  const reusable = next !== null && !leftScheduled();
+  send({ type: 'done', exitCode, files: readFiles(py, fetchFiles), reusable });
+  py = null;
+  return reusable;
+}
+
+/**
+ * Whether the run left work for later (a timer, an immediate: what asyncio's loop and Pyodide schedule with in
+ * Node), which would run its code during the next interpreter's load or run: such a process is not reused. A web
+ * worker cannot tell, so it counts as having left some.
+ */
+function leftScheduled() {
+  if (!IS_NODE) return true;
+  return process.getActiveResourcesInfo().some((kind) => kind === 'Timeout' || kind === 'Immediate');
 }
 
 onMessage(async (message) => {
   try {
     if (message.type === 'make') await make(message);
     else if (message.type === 'start') await start(message);
-    else if (message.type === 'run') run(message.request);
+    else if (message.type === 'run') {
+      if (run(message.request)) await loadFresh(next.snapshot, next.site, next.indexURL);
+    }
   } catch (error) {
     send({ type: 'failed', message: String(error?.stack ?? error) });
   }

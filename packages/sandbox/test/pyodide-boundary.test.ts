@@ -107,6 +107,32 @@ describe('pyodide boundary: processes, files and network of the host', () => {
     expect(lastLine(subprocess?.stderr ?? '')).toMatch(/OSError: .*does not support processes/);
   }, 300_000);
 
+  it('runs nothing a run scheduled for later: asyncio callbacks neither reach the host nor print in the next run', async () => {
+    // A process loads the next run's interpreter after a run, with Node's module loader open to Pyodide's loader:
+    // a callback left scheduled would run then (it did: os.system reached the host), so such a process is not reused.
+    const marker = join(hostDir, 'late');
+    const touch = (name: string) => `os.system(${JSON.stringify(`touch ${marker}-${name}`)})`;
+    const scheduled = await sandbox.run({
+      code: [
+        'import asyncio, os',
+        'loop = asyncio.get_event_loop()',
+        `loop.call_soon(lambda: print("late soon", ${touch('soon')}))`,
+        `loop.call_later(0.2, lambda: print("late later", ${touch('later')}))`,
+        'async def late():',
+        `    print("late coroutine", ${touch('coroutine')})`,
+        'asyncio.ensure_future(late())',
+        'print("scheduled")',
+      ].join('\n'),
+    });
+    expect(scheduled).toMatchObject({ status: 'ok', stdout: 'scheduled\n' });
+    const next = await sandbox.runMany([
+      { code: 'import time\ntime.sleep(1)\nprint("next")' },
+      { code: 'import time\ntime.sleep(1)\nprint("next")' },
+    ]);
+    expect(next.map((result) => result.stdout)).toEqual(['next\n', 'next\n']);
+    for (const name of ['soon', 'later', 'coroutine']) expect(existsSync(`${marker}-${name}`)).toBe(false);
+  }, 300_000);
+
   it("sees none of the host's files", async () => {
     const result = await sandbox.run({
       code:

@@ -7,6 +7,8 @@ export type FromInterpreter =
       type: 'done';
       exitCode: number | null;
       files: { path: string; content: Uint8Array }[];
+      /** The interpreter loads a fresh one for the next run (it was started with `reuse`, and the run left nothing scheduled; a web worker never does). */
+      reusable: boolean;
     }
   | { type: 'failed'; message: string };
 
@@ -18,7 +20,8 @@ export interface InterpreterExit {
 
 /**
  * One Pyodide interpreter running pyodide/worker.mjs where the host cannot reach into it: a child process (Node,
- * interpreter-process.ts) or a web worker (a browser, web-worker.ts). It serves one run and is discarded.
+ * interpreter-process.ts) or a web worker (a browser, web-worker.ts). A web worker serves one run; a child process
+ * may serve several, loading a fresh interpreter from the snapshot for each.
  */
 export interface Interpreter {
   /** Sends a message; false when the interpreter is gone. */
