@@ -116,10 +116,17 @@ export async function rollout(
     return tokenizer.encodeUntrusted(merged ? observation.slice(1) : observation);
   };
 
+  /**
+   * A sequence's response budget: maxResponseTokens, and no more than the model's context leaves after its prompt
+   * (an observation cut only to maxResponseTokens made a trajectory longer than the model could score).
+   */
+  const budgetOf = (sequence: SequenceState): number =>
+    Math.min(options.maxResponseTokens, policy.maxSequenceLength - sequence.prompt.promptIds.length);
+
   /** Appends an observation, cut to the response budget (which it may end). */
   const observe = (sequence: SequenceState, outcome: ToolOutcome, code: string): void => {
     const observation = observationIds(sequence, outcome.observation);
-    const room = options.maxResponseTokens - sequence.length;
+    const room = budgetOf(sequence) - sequence.length;
     const call = { status: outcome.status, code, output: outcome.observation };
     sequence.appendObservation(
       observation.length <= room ? observation : observation.subarray(0, room),
@@ -151,7 +158,7 @@ export async function rollout(
   /** Appends one generated continuation and decides what happens next; returns the code to run, if any. */
   const advance = (sequence: SequenceState, generated: GeneratedSequence | undefined): string | null => {
     checkGenerated(sequence, generated);
-    const kept = Math.min(options.maxResponseTokens - sequence.length, generated.tokens.length);
+    const kept = Math.min(budgetOf(sequence) - sequence.length, generated.tokens.length);
     sequence.appendPolicy(generated, kept);
     generatedTokens += kept;
     if (kept < generated.tokens.length || generated.finishReason === 'length') {
@@ -175,7 +182,7 @@ export async function rollout(
       sequence.finish('max_turns');
       return null;
     }
-    if (sequence.length >= options.maxResponseTokens) {
+    if (sequence.length >= budgetOf(sequence)) {
       sequence.finish('length');
       return null;
     }
@@ -201,9 +208,9 @@ export async function rollout(
     sequence.unparseableCalls++;
     if (unparseableCall === 'observe') {
       if (sequence.toolCalls >= options.maxTurns) sequence.finish('max_turns');
-      else if (sequence.length >= options.maxResponseTokens) sequence.finish('length');
+      else if (sequence.length >= budgetOf(sequence)) sequence.finish('length');
       else observe(sequence, tools.parseError!(segment), '');
-    } else if (sequence.length >= options.maxResponseTokens) sequence.finish('length');
+    } else if (sequence.length >= budgetOf(sequence)) sequence.finish('length');
     return null;
   };
 
@@ -244,7 +251,7 @@ export async function rollout(
       const prefixes = active.map((sequence) => sequence.prefix());
       const longest = Math.max(...prefixes.map((prefix) => prefix.length));
       const maxNewTokens = Math.min(
-        Math.max(...active.map((sequence) => options.maxResponseTokens - sequence.length)),
+        Math.max(...active.map((sequence) => budgetOf(sequence) - sequence.length)),
         policy.maxSequenceLength - longest,
       );
       if (maxNewTokens <= 0) {

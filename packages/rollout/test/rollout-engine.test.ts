@@ -115,6 +115,24 @@ describe('budgets and loops', () => {
     expect(short.endings).toEqual(['length']);
     expect(short.trajectories[0]!.responseIds).toHaveLength(20);
   });
+
+  it("cuts an observation to the model's context, not only to maxResponseTokens", async () => {
+    // A context of the prompt + 150 tokens: the call (95) fits, its output (200 characters) does not, though it fits
+    // maxResponseTokens (600). Cut only to maxResponseTokens, the trajectory was longer than the model could score.
+    const { promptIds } = prompt('q');
+    const policy = new ScriptedPolicy(
+      tokenizer,
+      [call("print('x' * 200)"), 'A: \\boxed{1}<|im_end|>'],
+      marker,
+      {
+        maxSequenceLength: promptIds.length + 150,
+      },
+    );
+    const result = await rollout(policy, tokenizer, tools(), [prompt('q')], options);
+    expect(result.endings).toEqual(['length']);
+    expect(result.trajectories[0]!.toolCalls).toHaveLength(1);
+    expect(result.trajectories[0]!.responseIds).toHaveLength(150);
+  });
 });
 
 describe('bad input names the trajectory', () => {
