@@ -39,12 +39,22 @@ try {
   const workflow = releaseWorkflowSteps(join(clone, '.github/workflows/release.yml'));
   step(`the workflow's install step: ${workflow.install.join(' ')} (from pnpm's store first)`);
   run(workflow.install[0], [...workflow.install.slice(1), '--prefer-offline', '--reporter=silent']);
-  step(`the workflow's version command: ${workflow.version.join(' ')}`);
-  run(workflow.version[0], workflow.version.slice(1));
-  run('git', ['add', '-A']);
-  const identity = ['-c', 'user.name=release dry run', '-c', 'user.email=release-dry-run@localhost'];
-  run('git', [...identity, 'commit', '--quiet', '-m', 'Version packages']);
-  console.log(read('git', ['show', '--stat', '--format=%s', 'HEAD']));
+  const pending = readdirSync(join(clone, '.changeset')).filter(
+    (name) => name.endsWith('.md') && name !== 'README.md',
+  );
+  if (pending.length === 0) {
+    // changesets' action publishes directly when nothing is pending (the versions were cut by an earlier commit).
+    step('no pending changeset: the versions as committed are published, as the action does');
+  } else {
+    step(
+      `the workflow's version command: ${workflow.version.join(' ')} (${pending.length} pending changesets)`,
+    );
+    run(workflow.version[0], workflow.version.slice(1));
+    run('git', ['add', '-A']);
+    const identity = ['-c', 'user.name=release dry run', '-c', 'user.email=release-dry-run@localhost'];
+    run('git', [...identity, 'commit', '--quiet', '-m', 'Version packages']);
+    console.log(read('git', ['show', '--stat', '--format=%s', 'HEAD']));
+  }
 
   step('the checks of .ci/run that read the build: pnpm build, pnpm api:check');
   run('pnpm', ['--silent', 'build', '--output-logs=errors-only']);
