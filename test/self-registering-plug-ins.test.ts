@@ -56,6 +56,20 @@ async function bundledSources(code: string, resolveDir: string, keepAll: boolean
     format: 'esm',
     conditions: ['@taorl/source'],
     external: ['@tensorflow/*'],
+    // The sandbox's browser entry imports its Python programs and worker script as text, as its tsup build does
+    // (only that script: other .mjs files are modules).
+    loader: { '.py': 'text' },
+    plugins: [
+      {
+        name: 'pyodide-worker-as-text',
+        setup(bundle) {
+          bundle.onLoad({ filter: /[\\/]pyodide[\\/]worker\.mjs$/ }, (args) => ({
+            contents: readFileSync(args.path, 'utf8'),
+            loader: 'text',
+          }));
+        },
+      },
+    ],
     ignoreAnnotations: keepAll,
     logLevel: 'silent',
   });
