@@ -32,7 +32,13 @@ export async function createSandbox(options: BrowserPyodideSandboxOptions): Prom
   const scriptURL = URL.createObjectURL(new Blob([WORKER_SCRIPT], { type: 'text/javascript' }));
   let sandbox: PyodideSandbox;
   try {
-    sandbox = await startPyodidePool(resolved, [], PYODIDE_RUNNER, () => new WebWorkerInterpreter(scriptURL));
+    sandbox = await startPyodidePool(
+      resolved,
+      [],
+      PYODIDE_RUNNER,
+      () => new WebWorkerInterpreter(scriptURL),
+      false,
+    );
   } catch (error) {
     URL.revokeObjectURL(scriptURL);
     throw error;

@@ -8,5 +8,11 @@ import { packagePresent, readPackages } from './site-packages';
 export async function createPyodideSandbox(options: PyodideSandboxOptions = {}): Promise<PyodideSandbox> {
   const resolved = resolvePyodideOptions(options, packagePresent);
   const files = readPackages(resolved.sitePackages, resolved.packages);
-  return startPyodidePool(resolved, files, pythonProgram('pyodide_runner'), () => new InterpreterProcess());
+  return startPyodidePool(
+    resolved,
+    files,
+    pythonProgram('pyodide_runner'),
+    () => new InterpreterProcess(),
+    true,
+  );
 }

@@ -151,6 +151,8 @@ class PyodidePool implements PyodideSandbox {
     private readonly snapshot: Snapshot,
     private readonly options: PoolOptions,
     private readonly startInterpreter: () => Interpreter,
+    /** Its interpreters load the next run's fresh interpreter themselves (Node's processes; a web worker cannot). */
+    private readonly reuse: boolean,
   ) {
     this.lanes = new Semaphore(options.workers);
     for (let lane = 0; lane < options.workers; lane++) this.prepared.push(this.prepare());
@@ -164,7 +166,7 @@ class PyodidePool implements PyodideSandbox {
     const interpreter = this.startInterpreter();
     this.live.add(interpreter);
     void interpreter.whenExited().then(() => this.live.delete(interpreter));
-    interpreter.send({ type: 'start', ...this.snapshot, reuse: true });
+    interpreter.send({ type: 'start', ...this.snapshot, reuse: this.reuse });
     return this.whenReady(interpreter);
   }
 
@@ -186,11 +188,14 @@ class PyodidePool implements PyodideSandbox {
     const resolved = resolveRequest(request, this.options.limits);
     return this.lanes.use(async () => {
       const next = this.prepared.shift() as Promise<Interpreter>;
+      // An interpreter that serves one run only is replaced at once, so its successor starts while this run runs.
+      const replacedAhead = !this.reuse && !this.closed;
+      if (replacedAhead) this.prepared.push(this.prepare());
       let interpreter: Interpreter;
       try {
         interpreter = await next;
       } catch (error) {
-        if (!this.closed) this.prepared.push(this.prepare());
+        if (!replacedAhead && !this.closed) this.prepared.push(this.prepare());
         return sandboxError(`@taorl/sandbox: ${(error as Error).message}`);
       }
       const { result, reusable } = await execute(interpreter, resolved);
@@ -200,7 +205,7 @@ class PyodidePool implements PyodideSandbox {
       if (reusable && served < RUNS_PER_PROCESS) this.prepared.push(this.whenReady(interpreter));
       else {
         interpreter.kill();
-        this.prepared.push(this.prepare());
+        if (!replacedAhead) this.prepared.push(this.prepare());
       }
       return result;
     });
@@ -226,13 +231,15 @@ class PyodidePool implements PyodideSandbox {
 /**
  * Starts the pyodide backend on interpreters from `startInterpreter`: one imports `files` (the packages' sources)
  * and the preloads and gives the memory snapshot every run's interpreter starts from; then `workers` interpreters
- * start from it, ahead of their runs.
+ * start from it, ahead of their runs. With `reuse` (Node's processes) each loads a fresh interpreter for its next run
+ * itself; without it (web workers) each serves one run, and its successor starts when that run begins.
  */
 export async function startPyodidePool(
   options: PoolOptions,
   files: readonly SandboxFile[],
   runner: string,
   startInterpreter: () => Interpreter,
+  reuse: boolean,
 ): Promise<PyodideSandbox> {
   const maker = startInterpreter();
   let snapshot: Snapshot;
@@ -246,7 +253,7 @@ export async function startPyodidePool(
   } finally {
     maker.kill();
   }
-  return new PyodidePool(snapshot, options, startInterpreter);
+  return new PyodidePool(snapshot, options, startInterpreter, reuse);
 }
 
 function concat(chunks: readonly Uint8Array[]): Uint8Array {
