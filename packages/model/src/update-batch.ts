@@ -1,5 +1,5 @@
 import { type Trajectory, trainingSequence } from '@taorl/data';
-import { padRows } from '@taorl/model';
+import { padRows } from './padded-rows';
 
 /** A padded [rows, columns] batch in the shape @taorl/grpo's GrpoUpdater takes. */
 export interface PaddedBatch {

@@ -5,10 +5,9 @@ import {
   type PolicyLossConfig,
   type RolloutCorrectionOptions,
 } from '@taorl/grpo';
-import type { Policy } from '@taorl/model';
-import type { PolicyUpdate } from './rl-step.js';
-import { paddedBatch } from './update-batch.js';
-import type { UpdateStats } from './update-stats.js';
+import type { PolicyUpdate, UpdateStats } from '@taorl/rl';
+import type { Policy } from './policy';
+import { paddedBatch } from './update-batch';
 
 export interface GrpoUpdateOptions {
   learningRate: number;
