@@ -20,6 +20,7 @@ export const integrationTests: readonly string[] = [
   'packages/eval/test/code-judge.test.ts',
   'packages/eval/test/code-reference.test.ts',
   'packages/eval/test/pool-parent-flags.test.ts',
+  'packages/rl/test/portable-entry.test.ts',
   'packages/rl/test/rollout-stats.test.ts',
   'packages/rollout/test/rollout-engine.test.ts',
   'packages/rollout/test/tool-turn-boundaries.test.ts',
