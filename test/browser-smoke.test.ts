@@ -7,6 +7,7 @@ import * as dataDriver from './browser-smoke/data';
 import * as evalDriver from './browser-smoke/eval';
 import * as filterDriver from './browser-smoke/filter';
 import * as modelDriver from './browser-smoke/model';
+import * as rlDriver from './browser-smoke/rl';
 import * as rolloutDriver from './browser-smoke/rollout';
 import { CHROMIUM_ARGS, findChromium, NO_CHROMIUM } from './support/chromium';
 
@@ -21,6 +22,7 @@ const drivers = {
   advantage: advantageDriver,
   data: dataDriver,
   rollout: rolloutDriver,
+  rl: rlDriver,
   model: modelDriver,
 } as const;
 type DriverName = keyof typeof drivers;
@@ -165,6 +167,20 @@ describe.skipIf(executablePath === null)(
       expect(result.greedy.map((s) => s.tokens.length)).toEqual([6, 6]);
       expect(result.sampled.every((s) => s.logProbs.every((p) => p <= 0))).toBe(true);
       expect(result.saveError).toMatch(/no checkpoint store; in Node build it with '@taorl\/model\/node'/);
+    });
+
+    it('@taorl/rl: one TAO-RL step (rollouts, grading, filters, advantages, the update) as in Node', async () => {
+      const result = await inBrowser('rl');
+      expect(result.metrics).toMatchObject({
+        reward: 0.5,
+        trajectoriesKept: 4,
+        estimator: 'grpo',
+        shaper: 'tao',
+      });
+      expect(result.metrics.filterDrops).toEqual({});
+      expect(result.trained).toHaveLength(1);
+      expect(result.trained[0]!.trajectories).toBe(4);
+      expect(result.timed).toBe(true);
     });
 
     it('@taorl/rollout: a two-turn tool rollout over a vLLM-style answer, token integrity checked', async () => {

@@ -19,6 +19,7 @@ export const PORTABLE_MAIN = new Set([
   '@taorl/eval',
   '@taorl/filter',
   '@taorl/model',
+  '@taorl/rl',
   '@taorl/rollout',
 ]);
 

@@ -7,8 +7,9 @@
  *
  *   pnpm bench apps/trainer/bench/old-log-probs.ts
  */
+
+import { rlStep } from '@taorl/rl';
 import { parseConfig, type RlStepMetrics } from '../src/index.js';
-import { rlStep } from '../src/rl/rl-step.js';
 import { problemSource } from '../src/session/problem-source.js';
 import { openSession } from '../src/session/session.js';
 import { rlContext } from '../src/workflows/rl-run.js';

@@ -7,9 +7,10 @@
  *
  *   pnpm bench apps/trainer/bench/token-integrity.ts [rounds=2] [repeats=20]
  */
+
+import { rlStep } from '@taorl/rl';
 import { checkTokenIntegrity, rollout, samplesOf } from '@taorl/rollout';
 import { parseConfig } from '../src/index.js';
-import { rlStep } from '../src/rl/rl-step.js';
 import { problemSource } from '../src/session/problem-source.js';
 import { rolloutOptionsOf } from '../src/session/rollout-options.js';
 import { openSession } from '../src/session/session.js';

@@ -6,9 +6,10 @@
  *
  *   pnpm bench apps/trainer/bench/trainer-steps.ts
  */
+
+import { rlStep } from '@taorl/rl';
 import * as tf from '@tensorflow/tfjs';
 import { MetricsWriter, parseConfig } from '../src/index.js';
-import { rlStep } from '../src/rl/rl-step.js';
 import { problemSource } from '../src/session/problem-source.js';
 import { openSession } from '../src/session/session.js';
 import { epochStream, lengthGroupedBatches } from '../src/util/batching.js';

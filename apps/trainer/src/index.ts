@@ -5,6 +5,8 @@ export type { Policy } from '@taorl/model';
 export {
   type Checkpoint,
   type ModelConfig,
+  type PaddedBatch,
+  paddedBatch,
   parseHfConfig,
   type SaveOptions,
   type TinyModelOptions,
@@ -15,6 +17,17 @@ export {
   weightSpecs,
 } from '@taorl/model';
 export { createTinyPolicy, initPolicy, loadCheckpoint, loadPolicy, saveCheckpoint } from '@taorl/model/node';
+export type { Problem, RlStepMetrics } from '@taorl/rl';
+export {
+  localPolicySync,
+  type PolicySync,
+  type PolicySyncReport,
+  type RlStepContext,
+  type RolloutStats,
+  type RolloutVersion,
+  rlStep,
+  rolloutStats,
+} from '@taorl/rl';
 export { type BenchmarkReportPaths, writeBenchmarkReports } from './bench-eval/benchmark-reports.js';
 export {
   type BenchmarkEvalOptions,
@@ -48,22 +61,11 @@ export {
 export { formatDuration, ProgressBar, type ProgressOptions } from './report/progress.js';
 export { reportSpecs } from './report/report-specs.js';
 export { type RunSummary, runSummary } from './report/run-summary.js';
-export {
-  localPolicySync,
-  type PolicySync,
-  type PolicySyncReport,
-  type RolloutVersion,
-} from './rl/policy-sync.js';
-export { type RlStepContext, rlStep } from './rl/rl-step.js';
-export { type RolloutStats, rolloutStats } from './rl/rollout-stats.js';
-export type { RlStepMetrics } from './rl/step-metrics.js';
-export { type PaddedBatch, paddedBatch } from './rl/update-batch.js';
 export { openServedModel, type ServedModel, type ServedModelOptions } from './serve/model.js';
 export { type InferenceServer, type ServeOptions, startServer } from './serve/server.js';
 export { type ProblemSource, problemSource } from './session/problem-source.js';
 export { rolloutOptionsOf } from './session/rollout-options.js';
 export { openSession, type Session } from './session/session.js';
-export type { Problem } from './task/problem.js';
 export { writeFileAtomic } from './util/atomic-write.js';
 export { deriveSeed, permutation, seededRandom } from './util/seeds.js';
 export { PolicyWorkers, RolloutWorkers } from './workers/policy-workers.js';

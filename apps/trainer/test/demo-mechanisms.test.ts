@@ -1,9 +1,9 @@
+import type { RlStepMetrics } from '@taorl/rl';
 import { describe, expect, it } from 'vitest';
 import { summarizeRun } from '../src/experiments/ablate/run-summary.js';
 import { demoMechanisms } from '../src/experiments/demo/demo-mechanisms.js';
 import type { EvalMetrics } from '../src/report/metrics.js';
 import { trendNames } from '../src/report/rl-trends.js';
-import type { RlStepMetrics } from '../src/rl/step-metrics.js';
 import { neutralRlLine } from './support/metrics-lines.js';
 
 const strategies = (direct: number, stoppedEarly: number) => ({

@@ -1,10 +1,9 @@
 import type { SftExample, Tokenizer, Trajectory } from '@taorl/data';
 import { initBackend } from '@taorl/grpo';
-import { type TransformerPolicy, tinyQwen3Config } from '@taorl/model';
+import { grpoUpdate, type TransformerPolicy, tinyQwen3Config } from '@taorl/model';
 import { initPolicy } from '@taorl/model/node';
 import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { grpoUpdate } from '../src/rl/grpo-update.js';
 import { SftTrainer } from '../src/sft/sft-trainer.js';
 
 // The two learners share one NaN/Inf policy: a step whose loss or gradient norm is not finite is refused, the

@@ -11,12 +11,12 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { RlStepMetrics } from '@taorl/rl';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { RunRecord } from '../src/config/run-record.js';
 import { readMetrics, runCli } from '../src/index.js';
 import { resolvePluginModule } from '../src/plugins/plugin-modules.js';
 import { secondTfjsCopy } from '../src/plugins/tfjs-copy.js';
-import type { RlStepMetrics } from '../src/rl/step-metrics.js';
 import { capture } from './support/capture-io.js';
 import { tinyRunOverrides } from './support/tiny-run.js';
 

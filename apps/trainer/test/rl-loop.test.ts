@@ -1,12 +1,12 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { rlStep } from '@taorl/rl';
 import type { RolloutPolicy } from '@taorl/rollout';
 import * as tf from '@tensorflow/tfjs';
 import { describe, expect, it } from 'vitest';
 import { latestCheckpoint, restoreTrainCheckpoint } from '../src/checkpoint/train-checkpoint.js';
 import { curateProblems, MetricsWriter, parseConfig, type RlStepMetrics, readMetrics } from '../src/index.js';
-import { rlStep } from '../src/rl/rl-step.js';
 import { problemSource } from '../src/session/problem-source.js';
 import { openSession } from '../src/session/session.js';
 import { rlContext, runRl } from '../src/workflows/rl-run.js';

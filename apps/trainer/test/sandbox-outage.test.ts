@@ -4,13 +4,13 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Tokenizer, Trajectory } from '@taorl/data';
+import type { Problem } from '@taorl/rl';
+import { type RlStepContext, rlStep } from '@taorl/rl';
 import type { GeneratedSequence, SamplingParams } from '@taorl/rollout';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ScriptedPolicy } from '../../../packages/rollout/test/support/scripted-policy.js';
 import { type Policy, parseConfig } from '../src/index.js';
-import { type RlStepContext, rlStep } from '../src/rl/rl-step.js';
 import { openSession, type Session } from '../src/session/session.js';
-import type { Problem } from '../src/task/problem.js';
 import { rlContext } from '../src/workflows/rl-run.js';
 
 // A tool outage is never scored as a wrong answer: RL steps against a real `taorl-sandbox serve` (a local pool

@@ -1,6 +1,6 @@
 // The portable entry: the Qwen2 / Qwen3 decoder on TensorFlow.js as a trainable policy, its sampler, Hugging Face
-// config.json and safetensors bytes. No Node built-in, so it bundles for a browser; Hugging Face folders on disk
-// are '@taorl/model/node'.
+// config.json and safetensors bytes, and its GRPO update (the PolicyUpdate that @taorl/rl's step takes). No Node
+// built-in, so it bundles for a browser; Hugging Face folders on disk are '@taorl/model/node'.
 
 export {
   type ModelConfig,
@@ -10,6 +10,7 @@ export {
   tinyQwen3Config,
   toHfConfig,
 } from './config';
+export { type GrpoUpdateOptions, grpoUpdate } from './grpo-update';
 export { padRows, type RowMajorArray } from './padded-rows';
 export { paddedVocabTokenizer } from './padded-vocab-tokenizer';
 export type { Policy } from './policy';
@@ -27,4 +28,5 @@ export {
   initPolicy,
   TransformerPolicy,
 } from './transformer-policy';
+export { type PaddedBatch, paddedBatch } from './update-batch';
 export { type Checkpoint, type SaveOptions, type WeightSpec, weightCount, weightSpecs } from './weight-specs';

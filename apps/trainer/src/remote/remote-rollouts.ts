@@ -1,9 +1,8 @@
 import type { Policy } from '@taorl/model';
+import type { PolicySync, PolicySyncReport, RolloutVersion, ServerStepStats } from '@taorl/rl';
 import type { GeneratedSequence, RolloutPolicy, SamplingParams } from '@taorl/rollout';
 import type { RemoteServerStats } from '@taorl/rollout/node';
 import { RemotePolicy, type RemotePolicyOptions } from '@taorl/rollout/node';
-import type { PolicySync, PolicySyncReport, RolloutVersion } from '../rl/policy-sync.js';
-import type { ServerStepStats } from '../rl/step-metrics.js';
 import { reloadWeights, WeightFolders, WeightReloadError } from './weight-sync.js';
 
 /** The servers and how to talk to them; vocabulary and length come from the trained policy. */

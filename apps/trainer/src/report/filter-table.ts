@@ -1,4 +1,4 @@
-import type { RlStepMetrics } from '../rl/step-metrics.js';
+import type { RlStepMetrics } from '@taorl/rl';
 import { escapeHtml } from './escape-html.js';
 import type { MetricsLine } from './metrics.js';
 

@@ -1,6 +1,6 @@
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import type { ArithStrategy } from '@taorl/data';
-import type { RlStepMetrics } from '../rl/step-metrics.js';
+import type { RlStepMetrics } from '@taorl/rl';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { checkRegularFile } from '../util/regular-file.js';
 import { writingTo } from '../util/write-errors.js';

@@ -1,6 +1,6 @@
 import { ALL_TOOL_CALLS_FAILED } from '@taorl/filter';
+import type { RlStepMetrics } from '@taorl/rl';
 import type { TopLevelSpec } from 'vega-lite';
-import type { RlStepMetrics } from '../rl/step-metrics.js';
 import { lineChart, type Row, stackedBars } from './charts.js';
 import type { MetricsLine, SftStepMetrics } from './metrics.js';
 

@@ -1,5 +1,5 @@
 import { ARITH_STRATEGIES, type ArithStrategy } from '@taorl/data';
-import type { RlStepMetrics } from '../rl/step-metrics.js';
+import type { RlStepMetrics } from '@taorl/rl';
 
 // The statistics both reports of RL steps derive from metrics lines, the demo's output and the ablation's tables,
 // so that one name means one computation. A statistic with nothing to measure is NaN, never 0.

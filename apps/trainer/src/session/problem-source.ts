@@ -10,10 +10,10 @@ import {
 import { loadDataset } from '@taorl/data/node';
 import type { CodeProblem } from '@taorl/eval';
 import { loadCodeProblems } from '@taorl/eval/node';
+import type { Problem } from '@taorl/rl';
 import { ConfigError } from '../config/config-error.js';
 import { codeUserMessage } from '../task/code-prompt.js';
 import { embeddedCodeProblems } from '../task/embedded-code-task.js';
-import type { Problem } from '../task/problem.js';
 import { BOXED_ANSWER_RULE, toolSystemPrompt, withSystemPrompt } from '../task/tool-instructions.js';
 import { epochStream } from '../util/batching.js';
 import { deriveSeed } from '../util/seeds.js';

@@ -1,15 +1,13 @@
 import type { Trajectory } from '@taorl/data';
 import { scoreBenchmark } from '@taorl/eval';
+import type { Problem } from '@taorl/rl';
+import { decisionPointStats, rolloutStats, taskBreakdown } from '@taorl/rl';
 import type { RolloutPolicy } from '@taorl/rollout';
 import { rolloutAndGrade, samplesOf } from '@taorl/rollout';
 import type { EvalMetrics } from '../report/metrics.js';
 import { ProgressBar } from '../report/progress.js';
-import { decisionPointStats } from '../rl/decision-points.js';
-import { rolloutStats } from '../rl/rollout-stats.js';
 import { rolloutOptionsOf } from '../session/rollout-options.js';
 import type { Session } from '../session/session.js';
-import type { Problem } from '../task/problem.js';
-import { taskBreakdown } from '../task/task-breakdown.js';
 import { deriveSeed } from '../util/seeds.js';
 
 /** The label of the greedy evaluation written beside the sampled one labelled `label`. */

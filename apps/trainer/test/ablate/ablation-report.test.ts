@@ -1,3 +1,4 @@
+import type { RlStepMetrics } from '@taorl/rl';
 import { describe, expect, it } from 'vitest';
 import {
   ablationMarkdown,
@@ -8,7 +9,6 @@ import { type RunSummary, summarizeRun } from '../../src/experiments/ablate/run-
 import { selectVariants } from '../../src/experiments/ablate/variants.js';
 import type { EvalMetrics, MetricsLine } from '../../src/report/metrics.js';
 import { trendNames } from '../../src/report/rl-trends.js';
-import type { RlStepMetrics } from '../../src/rl/step-metrics.js';
 import { neutralRlLine } from '../support/metrics-lines.js';
 
 function evalLine(label: string, accuracy: number, greedy: boolean): EvalMetrics {

@@ -1,11 +1,11 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import type { RlStepMetrics } from '@taorl/rl';
 import type { TopLevelSpec } from 'vega-lite';
 import { lineChart, renderSvg } from '../../report/charts.js';
 import { escapeHtml } from '../../report/escape-html.js';
 import { htmlPage } from '../../report/html-page.js';
 import { type TrendName, trendNames } from '../../report/rl-trends.js';
-import type { RlStepMetrics } from '../../rl/step-metrics.js';
 import { writeFileAtomic } from '../../util/atomic-write.js';
 import {
   type CorrelationWithInterval,

@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
+import type { RlStepMetrics } from '@taorl/rl';
 import { loadConfig } from '../../config/load-config.js';
 import { RUN_RECORD } from '../../config/run-record.js';
 import type { TrainerConfig } from '../../config/trainer-config.js';
 import { type EvalMetrics, readMetrics } from '../../report/metrics.js';
 import { formatDuration } from '../../report/progress.js';
-import type { RlStepMetrics } from '../../rl/step-metrics.js';
 import {
   ablationTable,
   type StartEvaluation,

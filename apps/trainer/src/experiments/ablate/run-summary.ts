@@ -1,4 +1,5 @@
 import { ALL_TOOL_CALLS_FAILED } from '@taorl/filter';
+import type { RlStepMetrics } from '@taorl/rl';
 import type { EvalMetrics, MetricsLine } from '../../report/metrics.js';
 import {
   allFailedCorrectShare,
@@ -11,7 +12,6 @@ import {
   type TrendName,
   trends,
 } from '../../report/rl-trends.js';
-import type { RlStepMetrics } from '../../rl/step-metrics.js';
 import { greedyLabel } from '../../workflows/evaluate.js';
 import { AFTER_RL } from '../../workflows/train.js';
 import { sampleVariance } from './confidence.js';

@@ -1,4 +1,5 @@
 import { ALL_TOOL_CALLS_FAILED } from '@taorl/filter';
+import type { RlStepMetrics } from '@taorl/rl';
 import {
   allFailedCorrectShare,
   decisionPointBonusShare,
@@ -8,7 +9,6 @@ import {
   type TrendName,
   trends,
 } from '../../report/rl-trends.js';
-import type { RlStepMetrics } from '../../rl/step-metrics.js';
 
 /** What TAO-RL's mechanisms found to act on during the demo's RL, early against late (as the ablation reports). */
 export interface DemoMechanisms {

@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import type { RlStepMetrics } from '@taorl/rl';
 import type * as tf from '@tensorflow/tfjs';
 import { writeReport } from '../../report/html-report.js';
 import type { EvalMetrics } from '../../report/metrics.js';
@@ -7,7 +8,6 @@ import { MetricsWriter, readMetrics } from '../../report/metrics.js';
 import { formatDuration } from '../../report/progress.js';
 import type { TrendName } from '../../report/rl-trends.js';
 import { runSummary, sourceCommit } from '../../report/run-summary.js';
-import type { RlStepMetrics } from '../../rl/step-metrics.js';
 import { problemSource } from '../../session/problem-source.js';
 import type { Session } from '../../session/session.js';
 import { evaluate, greedyLabel } from '../../workflows/evaluate.js';

@@ -1,8 +1,8 @@
 import type { ArithStrategy } from '@taorl/data';
 import type { RolloutEnding } from '@taorl/rollout';
-import type { DecisionPointStats } from './decision-points.js';
-import type { RolloutStats } from './rollout-stats.js';
-import type { UpdateStats } from './update-stats.js';
+import type { DecisionPointStats } from './decision-points';
+import type { RolloutStats } from './rollout-stats';
+import type { UpdateStats } from './update-stats';
 
 // The RL step's metrics line (metrics.jsonl), which rlStep builds; report/ reads and draws it.
 

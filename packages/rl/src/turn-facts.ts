@@ -6,7 +6,7 @@ import {
   type TurnFacts,
   voidTurns,
 } from '@taorl/filter';
-import { markdownFormat, type ToolFormat } from '@taorl/sandbox';
+import type { ToolFormat } from '@taorl/sandbox';
 
 /**
  * The assistant turns of a response as text: the generated spans between the tool observations (which the
@@ -24,6 +24,12 @@ export function assistantTurns(trajectory: Trajectory, decode: (ids: Int32Array)
 }
 
 /**
+ * @taorl/sandbox's markdownFormat, by its registry name (the config's `tool.format`): the name, not the object, keeps
+ * this entry free of the sandbox's main entry, which is Node's.
+ */
+const MARKDOWN = 'markdown';
+
+/**
  * Whether an assistant turn holds a complete code block, for SimpleTIR's void turns. Markdown: SimpleTIR's own
  * pattern on the turn without the format's closing stop string (```output, which SimpleTIR's responses do not
  * have and its pattern would take for the closing fence of "```python\n```"), so a fence with no body line is
@@ -31,7 +37,7 @@ export function assistantTurns(trajectory: Trajectory, decode: (ids: Int32Array)
  * call the format parses.
  */
 export function codeBlockRule(format: ToolFormat): (turn: string) => boolean {
-  if (format.name !== markdownFormat.name) return (turn) => format.parse(turn) !== null;
+  if (format.name !== MARKDOWN) return (turn) => format.parse(turn) !== null;
   return (turn) => {
     const stop = format.stopStrings.find((end) => turn.endsWith(end));
     return hasMarkdownCodeBlock(stop === undefined ? turn : turn.slice(0, -stop.length));

@@ -3,9 +3,9 @@ import { loadHfTokenizer } from '@taorl/data/node';
 import { templateToolTurns } from '@taorl/rollout';
 import { hermesFormat } from '@taorl/sandbox';
 import { describe, expect, it } from 'vitest';
-import { QWEN3_TOKENIZER } from '../../../../packages/model/test/support/qwen3-folder.js';
-import { checkTemplateDrift } from '../../src/rl/template-drift.js';
-import type { Problem } from '../../src/task/problem.js';
+import { QWEN3_TOKENIZER } from '../../model/test/support/qwen3-folder.js';
+import type { Problem } from '../src/problem.js';
+import { checkTemplateDrift } from '../src/template-drift.js';
 
 // The remote-mode step's template check (remote.templateCheck) with the real Qwen3 tokenizer and template: a
 // trajectory in the template layout passes, one whose tool turn was inserted inline (as a server-side or

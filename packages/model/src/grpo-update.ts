@@ -5,15 +5,19 @@ import {
   type PolicyLossConfig,
   type RolloutCorrectionOptions,
 } from '@taorl/grpo';
-import type { Policy } from '@taorl/model';
-import type { PolicyUpdate } from './rl-step.js';
-import { paddedBatch } from './update-batch.js';
-import type { UpdateStats } from './update-stats.js';
+import type { PolicyUpdate, UpdateStats } from '@taorl/rl';
+import type { Policy } from './policy';
+import { paddedBatch } from './update-batch';
 
+/** How `grpoUpdate` trains: @taorl/grpo's GrpoUpdater options, and where pi_old comes from. */
 export interface GrpoUpdateOptions {
+  /** Peak learning rate (GrpoUpdater's learningRate). */
   learningRate: number;
+  /** Global gradient norm clip. */
   maxGradNorm: number;
+  /** The policy loss, by its registry name with its options. */
   loss: PolicyLossConfig;
+  /** Most rows per forward/backward pass; gradients accumulate over the batch's micro-batches. */
   microBatchRows: number;
   /** The rollouts' sampling temperature: the learner divides its logits by it too. */
   temperature: number;

@@ -1,13 +1,19 @@
 import { type Trajectory, trainingSequence } from '@taorl/data';
-import { padRows } from '@taorl/model';
+import { padRows } from './padded-rows';
 
 /** A padded [rows, columns] batch in the shape @taorl/grpo's GrpoUpdater takes. */
 export interface PaddedBatch {
+  /** One row per trajectory. */
   rows: number;
+  /** The longest prompt + response (at least 2). */
   columns: number;
+  /** rows x columns ids, row-major: prompt then response, right-padded with the pad id. */
   tokens: Int32Array;
+  /** 1 on the policy's response tokens, 0 on prompt, observations and padding. */
   lossMask: Uint8Array;
+  /** Each token's advantage at its response position, 0 elsewhere. */
   advantages: Float32Array;
+  /** The rollout's log-prob of each response token, 0 elsewhere. */
   oldLogProbs: Float32Array;
 }
 

@@ -1,5 +1,5 @@
 import { ARITH_STRATEGIES, type ArithStrategy, arithStrategyOf, type Trajectory } from '@taorl/data';
-import type { Problem } from './problem.js';
+import type { Problem } from './problem';
 
 /** Where a set of graded trajectories stands on the embedded task: strategy shares and accuracy per level. */
 export interface TaskBreakdown {

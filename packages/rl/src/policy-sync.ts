@@ -1,4 +1,4 @@
-import type { EntropySource, RlStepMetrics } from './step-metrics.js';
+import type { EntropySource, RlStepMetrics } from './step-metrics';
 
 /** The weights a step's rollouts sample from: version n holds n RL steps; the lag is how many steps behind. */
 export interface RolloutVersion {

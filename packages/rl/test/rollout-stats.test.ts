@@ -1,8 +1,8 @@
 import { ByteTokenizer, generateChainProblems, generateChainTraces } from '@taorl/data';
 import { createSandbox, markdownFormat } from '@taorl/sandbox';
 import { describe, expect, it } from 'vitest';
-import { decisionPointStats } from '../src/rl/decision-points.js';
-import { rolloutStats } from '../src/rl/rollout-stats.js';
+import { decisionPointStats } from '../src/decision-points.js';
+import { rolloutStats } from '../src/rollout-stats.js';
 
 describe('rolloutStats on chain-tool demonstrations (real sandbox)', () => {
   it('counts wasted calls and right answers without a successful call, strategy by strategy', async () => {

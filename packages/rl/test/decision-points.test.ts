@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decisionPointStats } from '../src/rl/decision-points.js';
+import { decisionPointStats } from '../src/decision-points.js';
 
 /** A response of policy (1) and observation (0) tokens with one entropy per token. */
 const trajectory = (

@@ -11,21 +11,21 @@ import { type Filter, isInfraFailure, toolOutage } from '@taorl/filter';
 import type { RolloutOptions, RolloutPolicy, ToolEnvironment } from '@taorl/rollout';
 import {
   countEndings,
+  deriveSeed,
   policyTokenCount,
   type RolloutEnding,
   rolloutAndGrade,
   samplesOf,
 } from '@taorl/rollout';
-import type { Problem } from '../task/problem.js';
-import { taskBreakdown } from '../task/task-breakdown.js';
-import { deriveSeed } from '../util/seeds.js';
-import { decisionPointStats } from './decision-points.js';
-import type { PolicySync } from './policy-sync.js';
-import { rolloutStats } from './rollout-stats.js';
-import type { RlStepMetrics } from './step-metrics.js';
-import { checkTemplateDrift, type TemplateDriftCheck, type TemplateDriftCount } from './template-drift.js';
-import { withTurnFacts } from './turn-facts.js';
-import type { UpdateStats } from './update-stats.js';
+import { decisionPointStats } from './decision-points';
+import type { PolicySync } from './policy-sync';
+import type { Problem } from './problem';
+import { rolloutStats } from './rollout-stats';
+import type { RlStepMetrics } from './step-metrics';
+import { taskBreakdown } from './task-breakdown';
+import { checkTemplateDrift, type TemplateDriftCheck, type TemplateDriftCount } from './template-drift';
+import { withTurnFacts } from './turn-facts';
+import type { UpdateStats } from './update-stats';
 
 /** One policy-gradient update on a batch with per-token advantages aligned to each trajectory's lossMask. */
 export type PolicyUpdate = (

@@ -1,6 +1,6 @@
 import type { TemplateToolTurns, Tokenizer, Trajectory } from '@taorl/data';
 import { checkTemplateIntegrity, describeDrift } from '@taorl/rollout';
-import type { Problem } from '../task/problem.js';
+import type { Problem } from './problem';
 
 /** The template integrity check a remote-mode RL step runs on a sample of its trajectories. */
 export interface TemplateDriftCheck {
