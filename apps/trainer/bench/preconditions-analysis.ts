@@ -1,0 +1,117 @@
+/**
+ * Issue 48's pre-registered analysis (docs/experiments/preconditions.md, "Analysis (fixed)") over the finished runs
+ * of the three ablation folders: H1's tool-use share (c1 - grpo at each lucky-answer level, and its slope), H2's
+ * held-out Avg@2 (bonus - grpo), H3's within-seed correlation of wasted calls with Avg@2, and the secondary
+ * measures, each paired by seed against grpo with its 95% interval. Runs still going are left out and counted.
+ *
+ *   pnpm bench apps/trainer/bench/preconditions-analysis.ts [runsRoot=runs] [json=<runsRoot>/preconditions-analysis.json]
+ */
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import {
+  h1Slope,
+  h3Correlation,
+  type PreconditionRun,
+  pairedDifference,
+  preconditionRun,
+  type RunMeasure,
+  verdict,
+} from '../src/experiments/preconditions/analysis.js';
+import { readMetrics } from '../src/index.js';
+
+const root = resolve(process.argv[2] ?? 'runs');
+const jsonPath = resolve(process.argv[3] ?? join(root, 'preconditions-analysis.json'));
+const LEVELS = new Map([
+  [0, 'preconditions-lucky0'],
+  [0.15, 'preconditions'],
+  [0.3, 'preconditions-lucky30'],
+]);
+
+/** The finished runs (a done.json beside their metrics) of one ablation folder, and how many are not finished. */
+function finishedRuns(folder: string): { runs: PreconditionRun[]; unfinished: string[] } {
+  const runsDir = join(root, folder, 'runs');
+  const runs: PreconditionRun[] = [];
+  const unfinished: string[] = [];
+  if (!existsSync(runsDir)) return { runs, unfinished };
+  for (const arm of readdirSync(runsDir).sort()) {
+    for (const seedDir of readdirSync(join(runsDir, arm)).sort()) {
+      const dir = join(runsDir, arm, seedDir);
+      const seed = Number(seedDir.replace(/^seed-/, ''));
+      if (!existsSync(join(dir, 'done.json'))) {
+        unfinished.push(`${arm} ${seedDir}`);
+        continue;
+      }
+      const metrics = join(dir, 'metrics.jsonl');
+      runs.push(preconditionRun(arm, seed, readMetrics(metrics), metrics));
+    }
+  }
+  return { runs, unfinished };
+}
+
+const interval = (cell: { mean: number; halfWidth: number } | null, scale = 100, digits = 1) =>
+  cell === null
+    ? 'not run'
+    : `${(scale * cell.mean).toFixed(digits)} ± ${Number.isNaN(cell.halfWidth) ? 'n/a' : (scale * cell.halfWidth).toFixed(digits)}`;
+
+const byLevel = new Map([...LEVELS].map(([level, folder]) => [level, finishedRuns(folder)]));
+const main = byLevel.get(0.15)!;
+const arms = [...new Set(main.runs.map((run) => run.arm))].filter((arm) => arm !== 'grpo');
+
+const h1 = new Map(
+  [...byLevel].map(([level, { runs }]) => [level, pairedDifference(runs, 'c1', 'toolUseShare')]),
+);
+const slope = h1Slope(new Map([...byLevel].map(([level, { runs }]) => [level, runs])));
+const h2 = pairedDifference(main.runs, 'bonus', 'avgAt2');
+const h3 = h3Correlation(main.runs);
+const secondary: RunMeasure[] = [
+  'avgAt2',
+  'toolUseShare',
+  'wastedEarly',
+  'wastedLate',
+  'gaveUpEarly',
+  'gaveUpLate',
+  'allFailedCorrectEarly',
+  'allFailedCorrectLate',
+  'responseTokensEarly',
+  'responseTokensLate',
+  'decisionPointEntropy',
+];
+
+const lines: string[] = [];
+for (const [level, { runs, unfinished }] of byLevel)
+  lines.push(
+    `luckyShare ${level} (${LEVELS.get(level)}): ${runs.length} finished run(s)` +
+      (unfinished.length > 0 ? `, not finished: ${unfinished.join(', ')}` : ''),
+  );
+lines.push(
+  '',
+  '| hypothesis | measure | paired difference (points, 95% interval) | seeds | verdict |',
+  '|---|---|---|---|---|',
+);
+for (const [level, cell] of h1)
+  lines.push(
+    `| H1 | tool-use share, steps 1-30, c1 - grpo, luckyShare ${level} | ${interval(cell)} | ${cell?.seeds.length ?? 0} | ${verdict(cell, 1)} |`,
+  );
+lines.push(
+  `| H1 | slope of c1 - grpo over luckyShare (points per unit) | ${interval(slope)} | ${slope?.n ?? 0} | ${verdict(slope, 1)} |`,
+  `| H2 | held-out Avg@2, bonus - grpo | ${interval(h2)} | ${h2?.seeds.length ?? 0} | ${verdict(h2, 1)} |`,
+  `| H3 | within-seed r, wasted calls (last quarter) with Avg@2, ${h3.n} runs | ${h3.r.toFixed(2)} [${h3.low.toFixed(2)}, ${h3.high.toFixed(2)}] | | ${Number.isNaN(h3.high) ? 'not run' : h3.high < 0 ? 'holds' : 'fails'} |`,
+  '',
+  `| measure (luckyShare 0.15) | grpo mean | ${arms.map((arm) => `${arm} - grpo`).join(' | ')} |`,
+  `|---|---|${arms.map(() => '---|').join('')}`,
+);
+const grpoRuns = main.runs.filter((run) => run.arm === 'grpo');
+for (const measure of secondary) {
+  const scale = measure.startsWith('responseTokens') || measure.startsWith('wasted') ? 1 : 100;
+  const digits = scale === 1 ? 3 : 1;
+  const grpoMean = grpoRuns.reduce((total, run) => total + run[measure], 0) / grpoRuns.length;
+  lines.push(
+    `| ${measure} | ${(scale * grpoMean).toFixed(digits)} | ${arms.map((arm) => interval(pairedDifference(main.runs, arm, measure), scale, digits)).join(' | ')} |`,
+  );
+}
+console.log(lines.join('\n'));
+writeFileSync(
+  jsonPath,
+  `${JSON.stringify({ h1: Object.fromEntries(h1), slope, h2, h3, runs: Object.fromEntries([...byLevel].map(([level, r]) => [level, r])) }, null, 2)}\n`,
+);
+console.log(`\nwrote ${jsonPath} (points: shares x 100; wasted calls and tokens per trajectory as they are)`);

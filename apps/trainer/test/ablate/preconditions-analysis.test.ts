@@ -1,0 +1,108 @@
+import { describe, expect, it } from 'vitest';
+import {
+  h1Slope,
+  h3Correlation,
+  type PreconditionRun,
+  pairedDifference,
+  preconditionRun,
+  verdict,
+} from '../../src/experiments/preconditions/analysis.js';
+import type { MetricsLine } from '../../src/report/metrics.js';
+import { neutralRlLine } from '../support/metrics-lines.js';
+
+const afterRl = (accuracy: number): MetricsLine => ({
+  phase: 'eval',
+  step: 40,
+  label: 'after RL',
+  problems: 10,
+  accuracy,
+  passAtK: accuracy,
+  toolCallsPerTrajectory: 1,
+  toolSuccessRate: 1,
+  responseTokens: 80,
+  seconds: 1,
+  greedy: false,
+});
+
+/** 40 steps: tool + recovered = 0.5 in steps 1-30 and 0.9 after; wasted calls 1 in the first ten steps, 0 after. */
+const lines: MetricsLine[] = [
+  ...Array.from({ length: 40 }, (_, i) =>
+    neutralRlLine(i + 1, {
+      strategies: { direct: 0, tool: i < 30 ? 0.4 : 0.8, recovered: 0.1, 'gave-up': 0, 'stopped-early': 0 },
+      wastedCallsPerTrajectory: i < 10 ? 1 : 0,
+    }),
+  ),
+  afterRl(0.25),
+];
+
+const run = (arm: string, seed: number, fields: Partial<PreconditionRun>): PreconditionRun => ({
+  ...preconditionRun(arm, seed, lines, 'metrics.jsonl'),
+  ...fields,
+});
+
+describe("issue 48's pre-registered analysis", () => {
+  it('reads H1 over steps 1-30 only, the quarters of the steps, and the held-out Avg@2', () => {
+    const measured = preconditionRun('grpo', 1, lines, 'metrics.jsonl');
+    expect(measured.toolUseShare).toBeCloseTo(0.5, 12);
+    expect(measured.wastedEarly).toBe(1);
+    expect(measured.wastedLate).toBe(0);
+    expect(measured.avgAt2).toBe(0.25);
+  });
+
+  it('refuses a run with fewer steps than H1 reads, naming its file', () => {
+    expect(() => preconditionRun('grpo', 1, lines.slice(10), 'x.jsonl')).not.toThrow();
+    expect(() => preconditionRun('grpo', 1, lines.slice(11), 'x.jsonl')).toThrow('x.jsonl: 29 RL steps');
+  });
+
+  it('pairs by seed over the seeds both arms have, with the t interval', () => {
+    const runs = [
+      run('grpo', 1, { avgAt2: 0.1 }),
+      run('grpo', 2, { avgAt2: 0.2 }),
+      run('grpo', 3, { avgAt2: 0.3 }),
+      run('bonus', 1, { avgAt2: 0.12 }),
+      run('bonus', 2, { avgAt2: 0.26 }),
+    ];
+    const paired = pairedDifference(runs, 'bonus', 'avgAt2')!;
+    expect(paired.seeds).toEqual([1, 2]);
+    expect(paired.mean).toBeCloseTo(0.04, 12);
+    // differences 0.02 and 0.06: sd 0.02 * sqrt(2), t(1) = 12.706
+    expect(paired.halfWidth).toBeCloseTo((12.706 * 0.02 * Math.SQRT2) / Math.SQRT2, 9);
+    expect(verdict(paired, 1)).toBe('fails');
+    expect(verdict({ ...paired, halfWidth: 0.01 }, 1)).toBe('holds');
+    expect(verdict({ ...paired, halfWidth: 0.01 }, -1)).toBe('fails');
+    expect(pairedDifference(runs, 'c1', 'avgAt2')).toBeNull();
+  });
+
+  it("takes H1's slope per seed over the levels, then its mean", () => {
+    // seed 1: c1 - grpo = 0, 0.03, 0.06 over 0, 0.15, 0.3 (slope 0.2); seed 2: 0, 0, 0.03 (slope 0.1)
+    const level = (d1: number, d2: number) => [
+      run('grpo', 1, { toolUseShare: 0.4 }),
+      run('c1', 1, { toolUseShare: 0.4 + d1 }),
+      run('grpo', 2, { toolUseShare: 0.5 }),
+      run('c1', 2, { toolUseShare: 0.5 + d2 }),
+    ];
+    const slope = h1Slope(
+      new Map([
+        [0, level(0, 0)],
+        [0.15, level(0.03, 0)],
+        [0.3, level(0.06, 0.03)],
+      ]),
+    )!;
+    expect(slope.mean).toBeCloseTo(0.15, 9);
+    expect(slope.n).toBe(2);
+    expect(h1Slope(new Map([[0.15, level(0.03, 0)]]))).toBeNull();
+  });
+
+  it("correlates wasted calls with Avg@2 within seed (each seed's mean removed)", () => {
+    // Within each seed more waste goes with less accuracy; the seeds' levels differ in the opposite direction.
+    const runs = [1, 2, 3].flatMap((seed) =>
+      [0, 1, 2, 3].map((k) =>
+        run(`arm${k}`, seed, { wastedLate: seed + k * 0.1, avgAt2: seed - k * 0.05 + 0.001 * seed * k }),
+      ),
+    );
+    const r = h3Correlation(runs);
+    expect(r.n).toBe(12);
+    expect(r.r).toBeLessThan(-0.99);
+    expect(r.high).toBeLessThan(0);
+  });
+});
