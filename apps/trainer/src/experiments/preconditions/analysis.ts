@@ -1,6 +1,6 @@
+import type { RlStepMetrics } from '@taorl/rl';
 import type { MetricsLine } from '../../report/metrics.js';
 import { earlyAndLate, mean } from '../../report/rl-trends.js';
-import type { RlStepMetrics } from '../../rl/step-metrics.js';
 import { AFTER_RL } from '../../workflows/train.js';
 import {
   type CorrelationWithInterval,
