@@ -17,10 +17,10 @@ export const defaultAnswerLimits: AnswerLimits = { maxBytes: 64 * 1024 * 1024, m
 /**
  * JSON over HTTP(S) with keep-alive connections that `close()` ends; a request whose kept-alive connection turns
  * out closed by the server before any answer is sent again on another connection. Failures are sorted for the
- * retry loop:
- * connection errors, timeouts and HTTP 408 / 429 / 5xx are `TransientServerError`; any other HTTP error, a body
- * that is not JSON, and an answer over the size or nesting limits are `RemotePolicyError` (the request or the
- * server's setup is wrong, retrying won't help). A bearer token, when given, is sent with every request.
+ * retry loop: connection errors, timeouts and HTTP 408 / 429 / 5xx are `TransientServerError`; any other HTTP
+ * error, a body that is not JSON, and an answer over the size or nesting limits are `RemotePolicyError` (the
+ * request or the server's setup is wrong, retrying won't help). A bearer token, when given, is sent with every
+ * request.
  */
 export class JsonHttpClient {
   private readonly agents = {
