@@ -46,6 +46,8 @@ export interface ServerStepStats {
   retries: number;
   /** Its transient failures (connection, timeout, HTTP 5xx / 429). */
   failures: number;
+  /** The last of those failures, as the client saw it; absent when it had none this step. */
+  lastFailure?: string;
   /** Set when it left the run after this step: it could not be reached to reload the weights. */
   dropped?: string;
 }

@@ -23,25 +23,30 @@ interface DroppedServer {
   reason: string;
 }
 
-/** A server's request counters, cumulative over the run. */
-type ServerCounters = Pick<RemoteServerStats, 'url' | 'requests' | 'retries' | 'failures'>;
+/** A server's request counters, cumulative over the run, and its last failure. */
+type ServerCounters = Pick<RemoteServerStats, 'url' | 'requests' | 'retries' | 'failures' | 'lastFailure'>;
 
-type Counts = Omit<ServerCounters, 'url'>;
+type Counts = Pick<ServerCounters, 'requests' | 'retries' | 'failures'>;
 
-/** Each server's share of the step: the counters' growth between two snapshots; marks the servers that left. */
+/**
+ * Each server's share of the step: the counters' growth between two snapshots, with the last failure when it
+ * failed in the step; marks the servers that left.
+ */
 function serverStepStats(
   before: readonly ServerCounters[],
   after: readonly ServerCounters[],
   dropped: readonly DroppedServer[],
 ): ServerStepStats[] {
-  return after.map(({ url, requests, retries, failures }) => {
+  return after.map(({ url, requests, retries, failures, lastFailure }) => {
     const start = before.find((server) => server.url === url);
     const reason = dropped.find((server) => server.url === url)?.reason;
+    const stepFailures = failures - (start?.failures ?? 0);
     return {
       url,
       requests: requests - (start?.requests ?? 0),
       retries: retries - (start?.retries ?? 0),
-      failures: failures - (start?.failures ?? 0),
+      failures: stepFailures,
+      ...(stepFailures > 0 && lastFailure !== null ? { lastFailure } : {}),
       ...(reason === undefined ? {} : { dropped: reason }),
     };
   });
@@ -119,13 +124,14 @@ export class RemoteRollouts implements RolloutPolicy, PolicySync {
 
   /** Each server still in the run: its counters over the whole run. */
   private serverCounters(): ServerCounters[] {
-    return this.remote.stats().map(({ url, requests, retries, failures }) => {
+    return this.remote.stats().map(({ url, requests, retries, failures, lastFailure }) => {
       const before = this.earlier.get(url);
       return {
         url,
         requests: requests + (before?.requests ?? 0),
         retries: retries + (before?.retries ?? 0),
         failures: failures + (before?.failures ?? 0),
+        lastFailure,
       };
     });
   }

@@ -141,6 +141,9 @@ describe('RL in remote mode with two servers, one killed mid-run', () => {
       const [survivorShare, victimShare] = second.servers!;
       expect(victimShare!.url).toBe(relay.url);
       expect(victimShare!.failures).toBeGreaterThan(0);
+      // The line names what failed: the client's message, which starts with the request's URL.
+      expect(victimShare!.lastFailure).toMatch(new RegExp(`^${relay.url}/generate: `));
+      expect(survivorShare!.lastFailure).toBeUndefined();
       expect(survivorShare!.retries).toBeGreaterThan(0);
       expect(victimShare!.dropped).toMatch(/ECONNREFUSED/);
       expect(notices).toEqual([expect.stringContaining(`remote: ${relay.url} left the run`)]);

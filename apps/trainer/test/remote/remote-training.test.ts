@@ -79,8 +79,11 @@ describe('RL in remote mode: rollouts from a taorl serve process, training local
         });
         expect(line.trajectoriesKept).toBe(4);
         // The rollouts came from the server: every sample is a request there.
-        expect(line.servers).toHaveLength(1);
-        expect(line.servers![0]).toMatchObject({ url: server.url, retries: 0, failures: 0 });
+        // No failure: a failing step's line names the cause (lastFailure), which this comparison prints. A kept-alive
+        // connection the server closed between steps is not one (remote-policy-failures.test.ts).
+        expect(line.servers).toEqual([
+          { url: server.url, requests: expect.any(Number), retries: 0, failures: 0 },
+        ]);
         expect(line.servers![0]!.requests).toBeGreaterThanOrEqual(4);
         expect(line.time.weightSyncMs).toBeGreaterThan(0);
         // The update's old log-probs are the server's; at lag 0 they are the trained weights' own (ratio 1).

@@ -15,10 +15,12 @@ export interface AnswerLimits {
 export const defaultAnswerLimits: AnswerLimits = { maxBytes: 64 * 1024 * 1024, maxDepth: 64 };
 
 /**
- * JSON over HTTP(S) with keep-alive connections that `close()` ends, and failures sorted for the retry loop:
- * connection errors, timeouts and HTTP 408 / 429 / 5xx are `TransientServerError`; any other HTTP error, a body
- * that is not JSON, and an answer over the size or nesting limits are `RemotePolicyError` (the request or the
- * server's setup is wrong, retrying won't help). A bearer token, when given, is sent with every request.
+ * JSON over HTTP(S) with keep-alive connections that `close()` ends; a request whose kept-alive connection turns
+ * out closed by the server before any answer is sent again on another connection. Failures are sorted for the
+ * retry loop: connection errors, timeouts and HTTP 408 / 429 / 5xx are `TransientServerError`; any other HTTP
+ * error, a body that is not JSON, and an answer over the size or nesting limits are `RemotePolicyError` (the
+ * request or the server's setup is wrong, retrying won't help). A bearer token, when given, is sent with every
+ * request.
  */
 export class JsonHttpClient {
   private readonly agents = {
@@ -38,7 +40,14 @@ export class JsonHttpClient {
       reason: () => new TransientServerError(`${url}: no answer within ${timeoutMs} ms`),
     });
     try {
-      return await this.send(url, body, link.signal);
+      for (;;) {
+        try {
+          return await this.send(url, body, link.signal);
+        } catch (error) {
+          // Each stale connection is destroyed by its failure, so this ends on a fresh one at the latest.
+          if (!(error instanceof StaleConnection)) throw error;
+        }
+      }
     } finally {
       link.dispose();
     }
@@ -55,6 +64,7 @@ export class JsonHttpClient {
       return new TransientServerError(`${url}: ${error.message}${detail}`);
     };
     return new Promise((resolve, reject) => {
+      let answered = false;
       const request = (protocol === 'https:' ? https : http).request(
         target,
         {
@@ -70,6 +80,7 @@ export class JsonHttpClient {
           signal,
         },
         (response) => {
+          answered = true;
           const { maxBytes } = this.limits;
           const tooLarge = () =>
             new RemotePolicyError(url, `the answer is larger than ${maxBytes} bytes (the client's limit)`);
@@ -105,7 +116,12 @@ export class JsonHttpClient {
           });
         },
       );
-      request.on('error', (error) => reject(failure(error)));
+      request.on('error', (error) => {
+        const code = (error as NodeJS.ErrnoException).code;
+        const stale =
+          request.reusedSocket && !answered && !signal.aborted && (code === 'ECONNRESET' || code === 'EPIPE');
+        reject(stale ? new StaleConnection() : failure(error));
+      });
       request.end(payload);
     });
   }
@@ -115,6 +131,15 @@ export class JsonHttpClient {
     this.agents['http:'].destroy();
     this.agents['https:'].destroy();
   }
+}
+
+/**
+ * A kept-alive connection that failed before any answer came: the server closed it while it was idle (its
+ * keep-alive timeout, 5 s on Node and uvicorn, fired as the request went out; Node 20's agent closes no idle
+ * connection itself). Not the server's failure: the request is sent again on another connection.
+ */
+class StaleConnection extends Error {
+  override name = 'StaleConnection';
 }
 
 /**

@@ -66,6 +66,34 @@ describe.each(['openai', 'sglang'] as const)('RemotePolicy failures over %s', (a
     expect(sum('retries')).toBe(sum('failures'));
   });
 
+  it('resends a sample whose kept-alive connection the server closed as it arrived, counting no failure', async () => {
+    const racy = await startEngine({ api, misbehave: 'keep-alive-race' });
+    const policy = remotePolicy(api, [racy], { retryDelayMs: 5, cooldownMs: 5 });
+    const prompts = [Int32Array.from([1, 2]), Int32Array.from([3, 4])];
+    const results = [...(await policy.generate([prompts[0]!], greedy))];
+    // Once the answer is read, its connection goes back to the client's pool: the next sample is sent on it.
+    await new Promise((resolve) => setImmediate(resolve));
+    results.push(...(await policy.generate([prompts[1]!], greedy)));
+
+    expect(racy.keepAliveDrops).toBeGreaterThan(0);
+    expect(results.map((result) => Array.from(result.tokens))).toEqual(
+      prompts.map(
+        (prompt) =>
+          fakeGenerate(Array.from(prompt), {
+            maxNewTokens: greedy.maxNewTokens,
+            temperature: 0,
+            seed: undefined,
+            stopTokenIds: [],
+            stopStrings: greedy.stopStrings ?? [],
+            topLogprobs: 0,
+          }).ids,
+      ),
+    );
+    expect(racy.answered.map(promptKey)).toEqual(prompts.map((prompt) => JSON.stringify(Array.from(prompt))));
+    // The server did not fail: a connection it closed while idle is the client's to replace, not a retry.
+    expect(policy.stats()[0]).toMatchObject({ retries: 0, failures: 0, lastFailure: null });
+  });
+
   it('throws after maxAttempts when every server is down, listing each server last failure', async () => {
     const overloaded = await startEngine({ api, misbehave: '503' });
     const refused = await refusedUrl();

@@ -112,7 +112,11 @@ type Json = Record<string, unknown>;
 
 /** How a fake engine treats a generation request. */
 /** 'endless': answers 200 and streams a body that never ends, until the client hangs up. */
-export type Misbehaviour = 'close' | '503' | 'hang' | 'endless';
+/**
+ * 'keep-alive-race': answers one request per connection and closes the connection, unanswered, when the next
+ * request arrives on it (a server whose keep-alive timeout fires as the request comes: Node's and uvicorn's 5 s).
+ */
+export type Misbehaviour = 'close' | '503' | 'hang' | 'endless' | 'keep-alive-race';
 
 export interface FakeEngineOptions {
   api: 'openai' | 'sglang';
@@ -131,9 +135,13 @@ export class FakeEngine {
   /** Generation requests answered successfully (their bodies). */
   readonly answered: Json[] = [];
   modelListRequests = 0;
+  /** Requests dropped with their kept-alive connection ('keep-alive-race'). */
+  keepAliveDrops = 0;
   inFlight = 0;
   maxInFlight = 0;
   private readonly held = new Set<ServerResponse>();
+  /** Connections that carried an answered request. */
+  private readonly used = new WeakSet<object>();
 
   private constructor(
     private readonly server: Server,
@@ -164,6 +172,14 @@ export class FakeEngine {
   private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
+    if (this.options.misbehave === 'keep-alive-race') {
+      if (this.used.has(request.socket)) {
+        this.keepAliveDrops++;
+        request.socket.destroy();
+        return;
+      }
+      this.used.add(request.socket);
+    }
     if (request.method === 'GET' && request.url === '/v1/models' && this.options.api === 'openai') {
       this.modelListRequests++;
       sendJson(response, 200, { object: 'list', data: [{ id: MODEL_NAME, object: 'model' }] });
