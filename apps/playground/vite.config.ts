@@ -86,7 +86,9 @@ export default defineConfig({
   root: import.meta.dirname,
   resolve: { conditions: ['@taorl/source', 'browser', 'module', 'import', 'default'] },
   plugins: [sandboxTexts(), packageFiles()],
-  build: { target: 'es2022' },
+  // Not minified: tfjs's threaded wasm backend starts its threads from its factory function's source text
+  // (Function.prototype.toString), which must keep the names it refers to outside the function.
+  build: { target: 'es2022', minify: false },
   worker: { format: 'es' },
   server: { headers: ISOLATION_HEADERS },
   preview: { headers: ISOLATION_HEADERS },

@@ -1,3 +1,4 @@
+import type { WeightedTokenBatch } from '@taorl/model';
 import { type DemoPrompt, demoTokenizer, parseDemoPrompts, promptIds } from './model/demo-prompts';
 import { type ModelClient, startModel } from './model/model-client';
 import type { Sample, WorkerSampling } from './model/protocol';
@@ -7,10 +8,14 @@ import type { Sample, WorkerSampling } from './model/protocol';
 /** The demo's rollout sampling (apps/trainer/configs/demo.yaml: rollout.temperature, maxResponseTokens). */
 const SAMPLING = { temperature: 0.7, maxNewTokens: 256 } as const;
 
-/** What the tests call in the page: sampling the asset's prompts in the worker, as the button does. */
+/** What the tests and the speed bench call in the page: the worker's sampling of the asset's prompts, and training. */
 export interface PlaygroundModel {
   promptIds(index: number): number[];
-  sample(indexes: readonly number[], sampling: WorkerSampling): Promise<Sample[]>;
+  sample(
+    indexes: readonly number[],
+    sampling: WorkerSampling,
+  ): Promise<{ samples: Sample[]; seconds: number }>;
+  train(batch: WeightedTokenBatch, learningRate: number): Promise<{ loss: number; seconds: number }>;
 }
 
 declare global {
@@ -62,7 +67,8 @@ export async function startModelPanel(element: <T extends HTMLElement>(id: strin
     };
     window.taorlModel = {
       promptIds: (index) => [...ids(index)],
-      sample: async (indexes, sampling) => (await model.sample(indexes.map(ids), sampling)).samples,
+      sample: (indexes, sampling) => model.sample(indexes.map(ids), sampling),
+      train: (batch, learningRate) => model.train(batch, learningRate),
     };
     state.textContent = describeWasm(model);
     button.disabled = false;

@@ -3,15 +3,17 @@ import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { initBackend } from '@taorl/grpo';
+import { AdamW, initBackend } from '@taorl/grpo';
 import { createTinyPolicy, loadPolicy } from '@taorl/model/node';
 import { type Browser, chromium } from 'playwright-core';
 import { build, type PreviewServer, preview } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM_ARGS, findChromium, NO_CHROMIUM } from '../../../test/support/chromium';
+import { plainBatch, sequenceBatch } from '../bench/sequence-batch';
 import { DEMO_CONFIG, demoPrompts, loadConfig, writeAsset } from '../scripts/demo-asset';
 import { demoTokenizer, promptIds } from '../src/model/demo-prompts';
 import type { Sample, WorkerSampling } from '../src/model/protocol';
+import { trainStep } from '../src/model/train-step';
 import { serveStatic } from './static-server';
 
 // The demo's policy in the page's model worker (tfjs wasm), in headless Chromium: cross-origin isolated (threads)
@@ -110,7 +112,7 @@ describe.skipIf(executablePath === null)(
           if (model === undefined) throw new Error('no window.taorlModel');
           return {
             ids: [0, 1, 2].map((i) => model.promptIds(i)),
-            samples: await model.sample([0, 1, 2], sampling),
+            samples: (await model.sample([0, 1, 2], sampling)).samples,
           };
         },
         { sampling },
@@ -125,7 +127,6 @@ describe.skipIf(executablePath === null)(
         logProbs: [...s.logProbs],
         finishReason: s.finishReason,
       }));
-      policy.dispose();
       expect(inPage.samples.map((s) => s.tokens)).toEqual(inNode.map((s) => s.tokens));
       expect(inPage.samples.map((s) => s.finishReason)).toEqual(inNode.map((s) => s.finishReason));
       const gaps = inPage.samples.flatMap((s, i) =>
@@ -134,6 +135,27 @@ describe.skipIf(executablePath === null)(
       expect(gaps.length).toBeGreaterThan(0);
       console.log(`largest log-prob gap, page vs Node (wasm): ${Math.max(...gaps)}`);
       expect(Math.max(...gaps)).toBeLessThanOrEqual(LOGPROB_TOLERANCE);
+
+      // One training step on the sampled sequences, in the worker and in Node: the same loss.
+      const batch = sequenceBatch(ids, inNode, tokenizer.padTokenId);
+      const pageLoss = await page.evaluate(
+        async ({ b }) => {
+          const model = window.taorlModel as NonNullable<typeof window.taorlModel>;
+          const typed = {
+            inputs: Int32Array.from(b.inputs),
+            targets: Int32Array.from(b.targets),
+            mask: Float32Array.from(b.mask),
+            weights: Float32Array.from(b.weights),
+            shape: b.shape,
+          };
+          return (await model.train(typed, 1e-3)).loss;
+        },
+        { b: plainBatch(batch) },
+      );
+      const nodeLoss = trainStep(policy, new AdamW(policy.trainableVariables()), batch, 1e-3);
+      policy.dispose();
+      expect(nodeLoss).toBeGreaterThan(0);
+      expect(Math.abs(pageLoss - nodeLoss)).toBeLessThanOrEqual(LOGPROB_TOLERANCE);
       await page.close();
     }, 600_000);
 
@@ -166,17 +188,21 @@ describe.skipIf(executablePath === null)(
     }, 600_000);
 
     it('says that WebAssembly is needed in a browser without it', async () => {
-      const noWasm = await chromium.launch({
-        executablePath: executablePath as string,
-        args: [...CHROMIUM_ARGS, '--js-flags=--noexpose-wasm'],
+      const context = await browser.newContext();
+      // The page's check runs before the worker starts: a page without WebAssembly is what the browser gives.
+      await context.addInitScript(() => {
+        Reflect.deleteProperty(globalThis, 'WebAssembly');
       });
       try {
-        const { state } = await openPage(server.resolvedUrls?.local[0] ?? '', noWasm);
-        expect(state).toBe(
+        const page = await context.newPage();
+        await page.goto(server.resolvedUrls?.local[0] ?? '');
+        const state = page.locator('#model-state');
+        await state.filter({ hasText: /^the model did not load/ }).waitFor({ timeout: 300_000 });
+        expect(await state.textContent()).toBe(
           "the model did not load: this browser has no WebAssembly: the model runs on tfjs's wasm backend, which needs it",
         );
       } finally {
-        await noWasm.close();
+        await context.close();
       }
     }, 600_000);
   },

@@ -1,4 +1,4 @@
-import type { TransformerPolicy } from '@taorl/model';
+import type { TransformerPolicy, WeightedTokenBatch } from '@taorl/model';
 
 /** How tfjs's wasm backend runs in the worker: its threads need cross-origin isolation (SharedArrayBuffer). */
 export interface WasmInfo {
@@ -20,9 +20,11 @@ export type WorkerSampling = Omit<Parameters<TransformerPolicy['generate']>[1], 
 
 export type ToWorker =
   | { type: 'load'; policyURL: string; wasmURL: string }
-  | { type: 'sample'; id: number; prompts: number[][]; sampling: WorkerSampling };
+  | { type: 'sample'; id: number; prompts: number[][]; sampling: WorkerSampling }
+  | { type: 'train'; id: number; batch: WeightedTokenBatch; learningRate: number };
 
 export type FromWorker =
   | { type: 'ready'; wasm: WasmInfo; parameters: number; vocabSize: number }
   | { type: 'samples'; id: number; samples: Sample[]; seconds: number }
+  | { type: 'trained'; id: number; loss: number; seconds: number }
   | { type: 'error'; id?: number; message: string };

@@ -1,19 +1,20 @@
+import { AdamW } from '@taorl/grpo';
 import type { TransformerPolicy } from '@taorl/model';
 import * as tf from '@tensorflow/tfjs';
 import { setWasmPaths } from '@tensorflow/tfjs-backend-wasm';
 import { fetchPolicy } from './fetch-policy';
 import type { FromWorker, ToWorker, WasmInfo } from './protocol';
+import { trainStep } from './train-step';
 
 // The model's worker: tfjs on its wasm backend (threaded where the page is cross-origin isolated), the policy
 // asset loaded with @taorl/model's portable entry, sampling off the page's main thread.
 
 const post = (message: FromWorker) => self.postMessage(message);
 let policy: TransformerPolicy | null = null;
+/** The optimizer of `train` steps, made at the first (its moments follow the policy from then on). */
+let optimizer: AdamW | null = null;
 
 async function startWasm(wasmURL: string): Promise<WasmInfo> {
-  if (typeof WebAssembly !== 'object') {
-    throw new Error("this browser has no WebAssembly: the model runs on tfjs's wasm backend, which needs it");
-  }
   setWasmPaths(wasmURL);
   if (!(await tf.setBackend('wasm'))) throw new Error("tfjs's wasm backend failed to start");
   await tf.ready();
@@ -43,6 +44,13 @@ self.onmessage = async ({ data }: MessageEvent<ToWorker>) => {
   try {
     if (policy === null) throw new Error('the policy is not loaded yet');
     const started = performance.now();
+    const seconds = () => (performance.now() - started) / 1000;
+    if (data.type === 'train') {
+      optimizer ??= new AdamW(policy.trainableVariables());
+      const loss = trainStep(policy, optimizer, data.batch, data.learningRate);
+      post({ type: 'trained', id: data.id, loss, seconds: seconds() });
+      return;
+    }
     const sequences = await policy.generate(
       data.prompts.map((prompt) => Int32Array.from(prompt)),
       data.sampling,
@@ -52,7 +60,7 @@ self.onmessage = async ({ data }: MessageEvent<ToWorker>) => {
       logProbs: [...logProbs],
       finishReason,
     }));
-    post({ type: 'samples', id: data.id, samples, seconds: (performance.now() - started) / 1000 });
+    post({ type: 'samples', id: data.id, samples, seconds: seconds() });
   } catch (error) {
     post({ type: 'error', id: data.id, message: (error as Error).message });
   }
