@@ -4,17 +4,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AdamW, initBackend } from '@taorl/grpo';
-import { createTinyPolicy, loadPolicy } from '@taorl/model/node';
+import { loadPolicy } from '@taorl/model/node';
 import { type Browser, chromium } from 'playwright-core';
 import { build, type PreviewServer, preview } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM_ARGS, findChromium, NO_CHROMIUM } from '../../../test/support/chromium';
 import { plainBatch, sequenceBatch } from '../bench/sequence-batch';
-import { DEMO_CONFIG, demoPrompts, loadConfig, writeAsset } from '../scripts/demo-asset';
+import { DEMO_CONFIG, demoPrompts, loadConfig } from '../scripts/demo-asset';
 import { demoTokenizer, promptIds } from '../src/model/demo-prompts';
 import type { Sample, WorkerSampling } from '../src/model/protocol';
 import { trainStep } from '../src/model/train-step';
 import { serveStatic } from './static-server';
+import { writeTestAsset } from './test-asset';
 
 // The demo's policy in the page's model worker (tfjs wasm), in headless Chromium: cross-origin isolated (threads)
 // and not (one thread); samples equal to @taorl/model's in Node on the same backend; a missing or truncated asset
@@ -43,16 +44,7 @@ describe.skipIf(executablePath === null)(
       work = mkdtempSync(join(tmpdir(), 'taorl-playground-model-'));
       site = join(work, 'site');
       await build({ configFile, logLevel: 'silent', build: { outDir: site, emptyOutDir: true } });
-      // The demo's model shape (apps/trainer/base/config.json): the byte tokenizer's 259 ids, token shift on.
-      const policy = createTinyPolicy({
-        vocabSize: 259,
-        maxPositionEmbeddings: 512,
-        tokenShift: true,
-        seed: 5,
-      });
-      await policy.save(join(work, 'sft-policy'));
-      policy.dispose();
-      writeAsset(join(work, 'sft-policy'), join(site, 'policy'), demoPrompts(loadConfig(DEMO_CONFIG, []), 4));
+      await writeTestAsset(site, work);
       server = await preview({
         configFile,
         logLevel: 'silent',
