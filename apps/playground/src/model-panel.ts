@@ -5,7 +5,7 @@ import type { Sample, WorkerSampling } from './model/protocol';
 
 // The demo's SFT policy on the page: loaded and sampled in a web worker, the page only renders.
 
-/** The demo's rollout sampling (apps/trainer/configs/demo.yaml: rollout.temperature, maxResponseTokens). */
+/** The demo's rollout sampling (apps/trainer/configs/demo.yaml: rollout.temperature, maxResponseTokens), to the end of the turn. */
 const SAMPLING = { temperature: 0.7, maxNewTokens: 256 } as const;
 
 /** What the tests and the speed bench call in the page: the worker's sampling of the asset's prompts, and training. */
@@ -73,16 +73,20 @@ export async function startModelPanel(element: <T extends HTMLElement>(id: strin
     state.textContent = describeWasm(model);
     button.disabled = false;
     button.addEventListener('click', async () => {
+      const value = Number(seed.value);
+      if (seed.value === '' || !Number.isSafeInteger(value) || value < 0) {
+        stats.textContent = `seed: ${JSON.stringify(seed.value)} is not a whole number of 0 or more`;
+        return;
+      }
       button.disabled = true;
-      const index = Number(seed.value) % prompts.length;
+      const index = value % prompts.length;
       const prompt = prompts[index] as DemoPrompt;
       question.textContent = `${prompt.messages.at(-1)?.content ?? ''} (reference: ${prompt.answer})`;
       text.textContent = 'sampling in the worker…';
+      stats.textContent = '';
       try {
-        const { samples, seconds } = await model.sample([ids(index)], {
-          ...SAMPLING,
-          seed: Number(seed.value),
-        });
+        const sampling = { ...SAMPLING, seed: value, stopTokenIds: [tokenizer.eosTokenId] };
+        const { samples, seconds } = await model.sample([ids(index)], sampling);
         const [sample] = samples as [Sample];
         text.textContent = tokenizer.decode(Int32Array.from(sample.tokens));
         stats.textContent = `${sample.tokens.length} tokens in ${seconds.toFixed(2)} s (${sample.finishReason})`;

@@ -89,6 +89,9 @@ describe.skipIf(executablePath === null)(
         .filter({ hasText: /tokens in/ })
         .waitFor({ timeout: 300_000 });
       expect(await page.textContent('#sample-question')).toContain('(reference: ');
+      await page.fill('#seed', '-1');
+      await page.click('#sample');
+      expect(await page.textContent('#sample-stats')).toBe('seed: "-1" is not a whole number of 0 or more');
 
       const { tokenizer, template } = demoTokenizer(259);
       const prompts = demoPrompts(loadConfig(DEMO_CONFIG, []), 3);
