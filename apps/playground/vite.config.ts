@@ -5,8 +5,8 @@ import { defineConfig, type Plugin } from 'vite';
 
 // The playground: a static page (index.html, src/main.ts) that samples the demo's SFT policy in a web worker
 // (@taorl/model on tfjs's wasm backend, the asset in public/policy/), and runs Python with '@taorl/sandbox/browser'
-// and grades the printed answer with '@taorl/eval'. `pnpm playground` serves it; `pnpm --filter @taorl/playground site` writes
-// dist/, a folder any static host serves.
+// and grades the printed answer with '@taorl/eval'. `pnpm playground` serves it; `pnpm --filter @taorl/playground
+// site` writes dist/, a folder any static host serves.
 
 const requireHere = createRequire(import.meta.url);
 /** The npm package pyodide that @taorl/sandbox depends on: its files are what the page serves at /pyodide/. */
@@ -33,7 +33,7 @@ const TYPES: Record<string, string> = {
  * The page is cross-origin isolated, so that SharedArrayBuffer exists and tfjs's wasm backend runs threaded (it
  * falls back to one thread without them). A static host must send the same two headers.
  */
-export const ISOLATION_HEADERS = {
+const ISOLATION_HEADERS = {
   'Cross-Origin-Opener-Policy': 'same-origin',
   'Cross-Origin-Embedder-Policy': 'require-corp',
 };
