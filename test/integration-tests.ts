@@ -42,6 +42,7 @@ export const integrationTests: readonly string[] = [
   'packages/sandbox/test/serve-verl.test.ts',
   'packages/sandbox/test/serve.test.ts',
   'packages/sandbox/test/unprivileged.test.ts',
+  'apps/playground/test/model.test.ts',
   'apps/playground/test/playground.test.ts',
   'apps/trainer/test/ablate/ablation.test.ts',
   'apps/trainer/test/base-model.test.ts',

@@ -3,45 +3,63 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { defineConfig, type Plugin } from 'vite';
 
-// The playground: a static page (index.html, src/main.ts) that runs Python with '@taorl/sandbox/browser' and grades
-// the printed answer with '@taorl/eval'. `pnpm playground` serves it; `pnpm --filter @taorl/playground site` writes
-// dist/, a folder any static host serves.
+// The playground: a static page (index.html, src/main.ts) that samples the demo's SFT policy in a web worker
+// (@taorl/model on tfjs's wasm backend, the asset in public/policy/), and runs Python with '@taorl/sandbox/browser'
+// and grades the printed answer with '@taorl/eval'. `pnpm playground` serves it; `pnpm --filter @taorl/playground
+// site` writes dist/, a folder any static host serves.
 
+const requireHere = createRequire(import.meta.url);
 /** The npm package pyodide that @taorl/sandbox depends on: its files are what the page serves at /pyodide/. */
-const sandboxRequire = createRequire(createRequire(import.meta.url).resolve('@taorl/sandbox/package.json'));
-const PYODIDE_DIR = dirname(sandboxRequire.resolve('pyodide/package.json'));
-const PYODIDE_FILES = [
-  'pyodide.mjs',
-  'pyodide.asm.mjs',
-  'pyodide.asm.wasm',
-  'python_stdlib.zip',
-  'pyodide-lock.json',
-];
+const sandboxRequire = createRequire(requireHere.resolve('@taorl/sandbox/package.json'));
+/** Files of installed packages that the site serves from its own origin (no CDN), by the folder it serves them at. */
+const PACKAGE_FILES: Record<string, { dir: string; files: readonly string[] }> = {
+  pyodide: {
+    dir: dirname(sandboxRequire.resolve('pyodide/package.json')),
+    files: ['pyodide.mjs', 'pyodide.asm.mjs', 'pyodide.asm.wasm', 'python_stdlib.zip', 'pyodide-lock.json'],
+  },
+  // tfjs's wasm backend picks one of these at run time: threaded SIMD, SIMD, or plain WebAssembly.
+  'tfjs-wasm': {
+    dir: dirname(requireHere.resolve('@tensorflow/tfjs-backend-wasm')),
+    files: ['tfjs-backend-wasm.wasm', 'tfjs-backend-wasm-simd.wasm', 'tfjs-backend-wasm-threaded-simd.wasm'],
+  },
+};
 const TYPES: Record<string, string> = {
   mjs: 'text/javascript',
   wasm: 'application/wasm',
   json: 'application/json',
 };
 
-/** Serves Pyodide's files at /pyodide/ (dev server) and writes them to the build's pyodide/ folder. */
-function pyodideFiles(): Plugin {
+/**
+ * The page is cross-origin isolated, so that SharedArrayBuffer exists and tfjs's wasm backend runs threaded (it
+ * falls back to one thread without them). A static host must send the same two headers.
+ */
+const ISOLATION_HEADERS = {
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cross-Origin-Embedder-Policy': 'require-corp',
+};
+
+/** Serves the packages' files (dev server) and writes them into the build, each under its folder. */
+function packageFiles(): Plugin {
   return {
-    name: 'taorl-pyodide-files',
+    name: 'taorl-package-files',
     configureServer(server) {
       server.middlewares.use((request, response, next) => {
-        const name = /^\/pyodide\/([\w.-]+)$/.exec(request.url?.split('?')[0] ?? '')?.[1];
-        if (name === undefined || !PYODIDE_FILES.includes(name)) return next();
+        const [, folder, name] = /^\/([\w-]+)\/([\w.-]+)$/.exec(request.url?.split('?')[0] ?? '') ?? [];
+        const served = folder === undefined ? undefined : PACKAGE_FILES[folder];
+        if (served === undefined || name === undefined || !served.files.includes(name)) return next();
         response.setHeader('content-type', TYPES[name.split('.').at(-1) ?? ''] ?? 'application/octet-stream');
-        response.end(readFileSync(join(PYODIDE_DIR, name)));
+        response.end(readFileSync(join(served.dir, name)));
       });
     },
     generateBundle() {
-      for (const name of PYODIDE_FILES) {
-        this.emitFile({
-          type: 'asset',
-          fileName: `pyodide/${name}`,
-          source: readFileSync(join(PYODIDE_DIR, name)),
-        });
+      for (const [folder, { dir, files }] of Object.entries(PACKAGE_FILES)) {
+        for (const name of files) {
+          this.emitFile({
+            type: 'asset',
+            fileName: `${folder}/${name}`,
+            source: readFileSync(join(dir, name)),
+          });
+        }
       }
     },
   };
@@ -67,6 +85,11 @@ function sandboxTexts(): Plugin {
 export default defineConfig({
   root: import.meta.dirname,
   resolve: { conditions: ['@taorl/source', 'browser', 'module', 'import', 'default'] },
-  plugins: [sandboxTexts(), pyodideFiles()],
-  build: { target: 'es2022' },
+  plugins: [sandboxTexts(), packageFiles()],
+  // Not minified: tfjs's threaded wasm backend starts its threads from its factory function's source text
+  // (Function.prototype.toString), which must keep the names it refers to outside the function.
+  build: { target: 'es2022', minify: false },
+  worker: { format: 'es' },
+  server: { headers: ISOLATION_HEADERS },
+  preview: { headers: ISOLATION_HEADERS },
 });

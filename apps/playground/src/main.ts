@@ -1,7 +1,9 @@
 import { grade } from '@taorl/eval';
 import { createSandbox, type ExecResult } from '@taorl/sandbox/browser';
+import { startModelPanel } from './model-panel';
 
-// The seed of the RL playground (issue 50): Python in a web worker, graded in the page, nothing from a CDN.
+// The RL playground's page (issue 50): the demo's SFT policy sampling in a web worker, Python in another, graded
+// in the page, nothing from a CDN.
 
 const PROBLEM = {
   question: 'What is the sum of the squares of the integers from 1 to 10?',
@@ -53,6 +55,7 @@ async function main(): Promise<void> {
   });
 }
 
+void startModelPanel(element);
 main().catch((error: unknown) => {
   state.textContent = `Python did not start: ${(error as Error).message}`;
 });

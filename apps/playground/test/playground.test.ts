@@ -6,6 +6,7 @@ import { type Browser, chromium, type Page } from 'playwright-core';
 import { build, type PreviewServer, preview } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM_ARGS, findChromium, NO_CHROMIUM } from '../../../test/support/chromium';
+import { writeTestAsset } from './test-asset';
 
 // The playground as a static host serves it: `vite build` into a folder, `vite preview` serving that folder, and
 // headless Chromium clicking through the page: Python runs in the page's web worker, @taorl/eval grades the answer.
@@ -19,6 +20,7 @@ describe.skipIf(executablePath === null)(
   executablePath === null ? `the playground (skipped: ${NO_CHROMIUM})` : 'the playground, built and served',
   () => {
     let outDir: string;
+    let assetWork: string;
     let server: PreviewServer;
     let browser: Browser;
     let page: Page;
@@ -27,6 +29,9 @@ describe.skipIf(executablePath === null)(
     beforeAll(async () => {
       outDir = mkdtempSync(join(tmpdir(), 'taorl-playground-'));
       await build({ configFile, logLevel: 'silent', build: { outDir, emptyOutDir: true } });
+      // The page also loads the model's asset: without it, its requests would fail (and this test with them).
+      assetWork = mkdtempSync(join(tmpdir(), 'taorl-playground-asset-'));
+      await writeTestAsset(outDir, assetWork);
       server = await preview({
         configFile,
         logLevel: 'silent',
@@ -55,6 +60,7 @@ describe.skipIf(executablePath === null)(
       await browser?.close();
       await new Promise((resolve) => server?.httpServer.close(resolve));
       if (outDir) rmSync(outDir, { recursive: true, force: true });
+      if (assetWork) rmSync(assetWork, { recursive: true, force: true });
     });
 
     /** Puts `code` in the editor, runs it and returns the verdict the page shows. */

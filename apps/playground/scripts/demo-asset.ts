@@ -1,0 +1,46 @@
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { arithUserMessage } from '@taorl/data';
+import { deriveSeed } from '@taorl/rollout';
+import { loadConfig, type TrainerConfig } from '@taorl/trainer';
+import { toolFormatOf } from '../../trainer/src/session/components';
+// The trainer's own prompt building, so the page's prompts are the ones its policy was trained and evaluated on.
+import { arithProblems } from '../../trainer/src/session/problem-source';
+import type { Session } from '../../trainer/src/session/session';
+import {
+  BOXED_ANSWER_RULE,
+  toolSystemPrompt,
+  withSystemPrompt,
+} from '../../trainer/src/task/tool-instructions';
+import type { DemoPrompt } from '../src/model/demo-prompts';
+import { POLICY_FILES } from '../src/model/fetch-policy';
+
+// The policy asset the page serves at policy/: the weights and config.json of a `taorl sft` policy folder, and
+// prompts.json, held-out prompts of the demo's task as the trainer renders them.
+
+/** The demo's config (`taorl demo`), whose SFT phase makes the asset. */
+export const DEMO_CONFIG = new URL('../../trainer/configs/demo.yaml', import.meta.url).pathname;
+
+/**
+ * The first `count` held-out problems of `config`'s arith-tool task (the test split the trainer evaluates on, same
+ * seed), each as the trainer's chat: the tool format's instructions and the answer rule, then the question.
+ */
+export function demoPrompts(config: TrainerConfig, count: number): DemoPrompt[] {
+  const system = toolSystemPrompt(toolFormatOf(config, DEMO_CONFIG), BOXED_ANSWER_RULE);
+  // arithProblems reads only the session's config (task.mix).
+  const session = { config } as Session;
+  return arithProblems(session, 'test', count, deriveSeed(config.seed, 'test-problems')).map((problem) => ({
+    id: problem.id,
+    messages: withSystemPrompt([{ role: 'user', content: arithUserMessage(problem) }], system),
+    answer: problem.answer,
+  }));
+}
+
+/** Writes the asset folder `out`: the policy files copied from `policyDir`, and prompts.json. */
+export function writeAsset(policyDir: string, out: string, prompts: readonly DemoPrompt[]): void {
+  mkdirSync(out, { recursive: true });
+  for (const name of POLICY_FILES) copyFileSync(join(policyDir, name), join(out, name));
+  writeFileSync(join(out, 'prompts.json'), `${JSON.stringify(prompts, null, 1)}\n`);
+}
+
+export { loadConfig };

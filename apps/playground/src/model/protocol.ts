@@ -1,0 +1,30 @@
+import type { TransformerPolicy, WeightedTokenBatch } from '@taorl/model';
+
+/** How tfjs's wasm backend runs in the worker: its threads need cross-origin isolation (SharedArrayBuffer). */
+export interface WasmInfo {
+  threads: boolean;
+  simd: boolean;
+  /** Why the backend runs on one thread, when it does ('' when threaded). */
+  singleThreadReason: string;
+}
+
+/** A sampled completion as it crosses to the page (plain arrays). */
+export interface Sample {
+  tokens: number[];
+  logProbs: number[];
+  finishReason: string;
+}
+
+/** The sampling parameters that cross to the worker (no functions: stop strings are not supported here). */
+export type WorkerSampling = Omit<Parameters<TransformerPolicy['generate']>[1], 'decode' | 'stopStrings'>;
+
+export type ToWorker =
+  | { type: 'load'; policyURL: string; wasmURL: string }
+  | { type: 'sample'; id: number; prompts: number[][]; sampling: WorkerSampling }
+  | { type: 'train'; id: number; batch: WeightedTokenBatch; learningRate: number };
+
+export type FromWorker =
+  | { type: 'ready'; wasm: WasmInfo; parameters: number; vocabSize: number }
+  | { type: 'samples'; id: number; samples: Sample[]; seconds: number }
+  | { type: 'trained'; id: number; loss: number; seconds: number }
+  | { type: 'error'; id?: number; message: string };
