@@ -1,8 +1,9 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { RemotePolicyError, RemoteServersUnavailableError, type SamplingParams } from '../../src/index.js';
 import { fakeEngineLifecycle, fakeGenerate, VOCAB } from './remote-policy-fakes.js';
 
@@ -20,19 +21,44 @@ async function refusedUrl(): Promise<string> {
   return `http://127.0.0.1:${port}`;
 }
 
+/** Resolves once `condition` holds, checking every few milliseconds of real time (never a deadline). */
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await sleep(5);
+}
+
 const greedy: SamplingParams = { maxNewTokens: 5, temperature: 0, stopStrings: ['xyz'] };
 const promptKey = (body: Record<string, unknown>) => JSON.stringify(body.prompt ?? body.input_ids);
 
 describe.each(['openai', 'sglang'] as const)('RemotePolicy failures over %s', (api) => {
   it('survives servers that close connections, answer 503 or hang, losing and duplicating no sample', async () => {
+    // The clock is the test's: no request times out until every sample is answered or held by the hanging server,
+    // then time jumps past the timeout, so how fast the machine is cannot decide which requests time out.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
     const closer = await startEngine({ api, misbehave: 'close' });
     const overloaded = await startEngine({ api, misbehave: '503' });
     const hanging = await startEngine({ api, misbehave: 'hang' });
     const healthy = await startEngine({ api });
     const servers = [closer, overloaded, hanging, healthy];
-    const policy = remotePolicy(api, servers, { timeoutMs: 400, cooldownMs: 60_000, maxAttempts: 4 });
+    const timeoutMs = 400;
+    const policy = remotePolicy(api, servers, { timeoutMs, cooldownMs: 60_000, maxAttempts: 4 });
     const prompts = Array.from({ length: 16 }, (_, i) => Int32Array.from([i, (5 * i) % 30]));
-    const results = await policy.generate(prompts, greedy);
+    const generating = policy.generate(prompts, greedy);
+    // Settled: each sample is either answered by the healthy server or in flight on the hanging one, having
+    // reached it. Nothing changes from there until the clock moves.
+    await until(() => {
+      const [closing, refusing, held, answering] = policy.stats();
+      return (
+        closing!.inFlight + refusing!.inFlight + answering!.inFlight === 0 &&
+        held!.inFlight === hanging.requests.length &&
+        held!.inFlight + answering!.requests === prompts.length
+      );
+    });
+    expect(hanging.requests.length).toBeGreaterThan(0);
+    vi.advanceTimersByTime(timeoutMs);
+    const results = await generating;
 
     expect(results).toHaveLength(prompts.length);
     results.forEach((result, i) => {
@@ -59,7 +85,7 @@ describe.each(['openai', 'sglang'] as const)('RemotePolicy failures over %s', (a
     }
     expect(stats[0]!.lastFailure).toContain(closer.url);
     expect(stats[1]!.lastFailure).toContain('HTTP 503');
-    expect(stats[2]!.lastFailure).toContain('no answer within 400 ms');
+    expect(stats[2]!.lastFailure).toContain(`no answer within ${timeoutMs} ms`);
     expect(stats[3]).toMatchObject({ failures: 0, lastFailure: null, inFlight: 0, requests: prompts.length });
     // Every failure was retried once, and no sample was retried without a failure.
     const sum = (key: 'retries' | 'failures') => stats.reduce((total, server) => total + server[key], 0);
@@ -138,7 +164,7 @@ describe.each(['openai', 'sglang'] as const)('RemotePolicy failures over %s', (a
     const hanging = await startEngine({ api, misbehave: 'hang' });
     const policy = remotePolicy(api, [hanging]);
     const pending = policy.generate([Int32Array.from([1, 2])], greedy).catch((error: Error) => error);
-    while (hanging.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    await until(() => hanging.requests.length > 0);
     await policy.close();
     expect(await pending).toBeInstanceOf(RemotePolicyError);
     await expect(policy.generate([Int32Array.from([1, 2])], greedy)).rejects.toThrow(/closed/);
