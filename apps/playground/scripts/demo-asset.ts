@@ -3,9 +3,10 @@ import { join } from 'node:path';
 import { arithUserMessage } from '@taorl/data';
 import { deriveSeed } from '@taorl/rollout';
 import { loadConfig, type TrainerConfig } from '@taorl/trainer';
-import { toolFormatOf } from '../../trainer/src/session/components';
+import { rlComponents, toolFormatOf } from '../../trainer/src/session/components';
 // The trainer's own prompt building, so the page's prompts are the ones its policy was trained and evaluated on.
 import { arithProblems } from '../../trainer/src/session/problem-source';
+import { rolloutOptionsOf } from '../../trainer/src/session/rollout-options';
 import type { Session } from '../../trainer/src/session/session';
 import {
   BOXED_ANSWER_RULE,
@@ -14,6 +15,7 @@ import {
 } from '../../trainer/src/task/tool-instructions';
 import type { DemoPrompt } from '../src/model/demo-prompts';
 import { POLICY_FILES } from '../src/model/fetch-policy';
+import type { DemoTask } from '../src/rl/demo-task';
 
 // The policy asset the page serves at policy/: the weights and config.json of a `taorl sft` policy folder, and
 // prompts.json, held-out prompts of the demo's task as the trainer renders them.
@@ -36,11 +38,61 @@ export function demoPrompts(config: TrainerConfig, count: number): DemoPrompt[] 
   }));
 }
 
-/** Writes the asset folder `out`: the policy files copied from `policyDir`, and prompts.json. */
-export function writeAsset(policyDir: string, out: string, prompts: readonly DemoPrompt[]): void {
+/**
+ * The RL task of `config` as the page runs it (task.json): what `taorl rl` reads from the config for an arith-tool
+ * run with local rollouts, resolved by the trainer's own code (the loss's options, the rollout options, the
+ * overlong buffer in tokens, the system message).
+ */
+export function demoTask(config: TrainerConfig): DemoTask {
+  const { rl, rollout, tool, task } = config;
+  const name = (spec: { name: string; options: Record<string, unknown> }, field: string) => {
+    if (Object.keys(spec.options).length > 0) throw new Error(`${field}: the page takes no options (${spec.name})`);
+    return spec.name;
+  };
+  return {
+    seed: config.seed,
+    mix: task.mix,
+    system: toolSystemPrompt(toolFormatOf(config, DEMO_CONFIG), BOXED_ANSWER_RULE),
+    tool: {
+      format: tool.format.name,
+      timeoutMs: tool.timeoutMs,
+      observationChars: tool.observationChars,
+      maxInfraFailureRate: tool.maxInfraFailureRate,
+    },
+    rollout: rolloutOptionsOf(config),
+    rl: {
+      groups: rl.groups,
+      groupSize: rl.groupSize,
+      maxGenBatches: rl.maxGenBatches,
+      learningRate: rl.learningRate,
+      maxGradNorm: rl.maxGradNorm,
+      microBatchRows: rl.microBatchRows,
+      estimator: name(rl.estimator, 'rl.estimator'),
+      shaper: name(rl.shaper, 'rl.shaper'),
+      filters: rl.filters.map((spec, i) => name(spec, `rl.filters[${i}]`)),
+      loss: rlComponents(config, DEMO_CONFIG).loss,
+      overlong: rl.overlong.enabled
+        ? {
+            buffer: rl.overlong.bufferFraction * rollout.maxResponseTokens,
+            factor: rl.overlong.factor,
+            policyTokensOnly: rl.overlong.length === 'policy',
+          }
+        : null,
+    },
+  };
+}
+
+/** Writes the asset folder `out`: the policy files copied from `policyDir`, prompts.json and task.json. */
+export function writeAsset(
+  policyDir: string,
+  out: string,
+  prompts: readonly DemoPrompt[],
+  task: DemoTask,
+): void {
   mkdirSync(out, { recursive: true });
   for (const name of POLICY_FILES) copyFileSync(join(policyDir, name), join(out, name));
   writeFileSync(join(out, 'prompts.json'), `${JSON.stringify(prompts, null, 1)}\n`);
+  writeFileSync(join(out, 'task.json'), `${JSON.stringify(task, null, 1)}\n`);
 }
 
 export { loadConfig };
