@@ -46,9 +46,11 @@ export function demoPrompts(config: TrainerConfig, count: number): DemoPrompt[] 
 export function demoTask(config: TrainerConfig): DemoTask {
   const { rl, rollout, tool, task } = config;
   const name = (spec: { name: string; options: Record<string, unknown> }, field: string) => {
-    if (Object.keys(spec.options).length > 0) throw new Error(`${field}: the page takes no options (${spec.name})`);
+    if (Object.keys(spec.options).length > 0)
+      throw new Error(`${field}: the page takes no options (${spec.name})`);
     return spec.name;
   };
+  const options = rolloutOptionsOf(config);
   return {
     seed: config.seed,
     mix: task.mix,
@@ -59,7 +61,7 @@ export function demoTask(config: TrainerConfig): DemoTask {
       observationChars: tool.observationChars,
       maxInfraFailureRate: tool.maxInfraFailureRate,
     },
-    rollout: rolloutOptionsOf(config),
+    rollout: { ...options, sampling: { ...options.sampling, temperature: rollout.temperature } },
     rl: {
       groups: rl.groups,
       groupSize: rl.groupSize,

@@ -1,5 +1,11 @@
 import { getAdvantageEstimator, getEntropyShaper } from '@taorl/advantage';
-import { arithMix, arithUserMessage, type ChatTemplate, generateArithProblems, type Tokenizer } from '@taorl/data';
+import {
+  arithMix,
+  arithUserMessage,
+  type ChatTemplate,
+  generateArithProblems,
+  type Tokenizer,
+} from '@taorl/data';
 import { composeFilters, getFilter } from '@taorl/filter';
 import type { GrpoUpdater } from '@taorl/grpo';
 import { grpoUpdate, type TransformerPolicy } from '@taorl/model';
@@ -95,7 +101,9 @@ export function demoRlContext(
   if (format.name !== tool.format) {
     throw new Error(`the tool format given is ${format.name}, task.json's tool.format is ${tool.format}`);
   }
-  const filters = choices.filters.map((name) => named(`filter ${JSON.stringify(name)}`, () => getFilter(name)));
+  const filters = choices.filters.map((name) =>
+    named(`filter ${JSON.stringify(name)}`, () => getFilter(name)),
+  );
   const { update, updater } = grpoUpdate(parts.policy, parts.tokenizer, {
     learningRate: rl.learningRate,
     maxGradNorm: rl.maxGradNorm,

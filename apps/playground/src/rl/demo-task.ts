@@ -15,7 +15,8 @@ export interface DemoTask {
   /** The system message of every prompt, as the trainer renders tool.instructions: auto. */
   system: string;
   tool: { format: string; timeoutMs: number; observationChars: number; maxInfraFailureRate: number };
-  rollout: Omit<RolloutOptions, 'seed'>;
+  /** The rollout options of RL steps; the update divides its logits by the sampling temperature too. */
+  rollout: Omit<RolloutOptions, 'seed'> & { sampling: { temperature: number } };
   rl: {
     groups: number;
     groupSize: number;
@@ -75,9 +76,7 @@ const demoTaskSchema = z.object({
       klCoef: z.number().optional(),
       entropyCoef: z.number().optional(),
     }),
-    overlong: z
-      .object({ buffer: z.number(), factor: z.number(), policyTokensOnly: z.boolean() })
-      .nullable(),
+    overlong: z.object({ buffer: z.number(), factor: z.number(), policyTokensOnly: z.boolean() }).nullable(),
   }),
 });
 

@@ -1,0 +1,119 @@
+import type { RlStepMetrics } from '@taorl/rl';
+import type { ModelClient } from './model/model-client';
+import type { RlEvent, RlRunRequest } from './rl/demo-run';
+
+// The RL panel: a run of TAO-RL steps on the loaded policy in the model's worker, its curves drawn as each step's
+// metrics arrive, and the held-out evaluation before and after. The page only draws.
+
+/** What the tests call in the page: an RL run, its events in order. */
+export interface PlaygroundRl {
+  run(request: RlRunRequest): Promise<RlEvent[]>;
+}
+
+declare global {
+  interface Window {
+    taorlRl?: PlaygroundRl;
+  }
+}
+
+/** The curves drawn, each a number of a step's metrics line. */
+const CURVES: { id: string; label: string; value: (m: RlStepMetrics) => number }[] = [
+  { id: 'reward', label: 'reward', value: (m) => m.reward },
+  { id: 'tool-calls', label: 'tool calls per trajectory', value: (m) => m.toolCallsPerTrajectory },
+  {
+    id: 'filter-drops',
+    label: 'trajectories the filters dropped (C1)',
+    value: (m) => Object.values(m.filterDrops).reduce((a, b) => a + b, 0),
+  },
+  { id: 'bonus', label: 'tokens the entropy bonus acted on', value: (m) => m.bonus.tokens },
+];
+
+/** A polyline of `values` scaled into the svg's 300x60 box, and the last value in words. */
+function drawCurve(svg: SVGSVGElement, caption: HTMLElement, label: string, values: readonly number[]): void {
+  const low = Math.min(0, ...values);
+  const high = Math.max(low + 1e-9, ...values);
+  const x = (i: number) => (values.length === 1 ? 150 : (300 * i) / (values.length - 1));
+  const y = (v: number) => 58 - (56 * (v - low)) / (high - low);
+  const points = values.map((v, i) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(' ');
+  svg.innerHTML = `<title>${label}</title><polyline fill="none" stroke="#3060c0" stroke-width="2" points="${points}" />`;
+  caption.textContent = `${label}: ${values.at(-1)?.toFixed(3)} (range ${low.toFixed(3)} to ${high.toFixed(3)})`;
+}
+
+/** The request the controls describe, or a message naming the control that is wrong. */
+function readControls(element: <T extends HTMLElement>(id: string) => T): RlRunRequest | string {
+  const whole = (id: string, min: number) => {
+    const text = element<HTMLInputElement>(id).value;
+    const value = Number(text);
+    return text !== '' && Number.isSafeInteger(value) && value >= min ? value : null;
+  };
+  const seed = whole('rl-seed', 0);
+  const steps = whole('rl-steps', 1);
+  const heldOut = whole('rl-held-out', 0);
+  if (seed === null) return 'seed: a whole number of 0 or more';
+  if (steps === null) return 'steps: a whole number of 1 or more';
+  if (heldOut === null) return 'held-out problems: a whole number of 0 or more';
+  const names = (id: string) =>
+    element<HTMLInputElement>(id)
+      .value.split(',')
+      .map((name) => name.trim())
+      .filter((name) => name !== '');
+  const [shaper] = names('rl-shaper');
+  if (shaper === undefined) return 'shaper: a registry name (e.g. tao, none)';
+  return {
+    choices: { seed, filters: names('rl-filters'), shaper, estimator: 'grpo' },
+    steps,
+    heldOut,
+  };
+}
+
+/** Wires the RL controls to `model`; each run's curves and held-out results drawn as they arrive. */
+export function startRlPanel(element: <T extends HTMLElement>(id: string) => T, model: ModelClient): void {
+  const [button, state, heldOut] = [
+    element<HTMLButtonElement>('rl-run'),
+    element('rl-state'),
+    element('rl-held-out-result'),
+  ];
+  const pyodideURL = new URL('pyodide/', document.baseURI).href;
+  const run = async (request: RlRunRequest): Promise<RlEvent[]> => {
+    const events: RlEvent[] = [];
+    const lines: RlStepMetrics[] = [];
+    heldOut.textContent = '';
+    const { seconds } = await model.rl(request, pyodideURL, (event) => {
+      events.push(event);
+      if (event.type === 'held-out') {
+        const { accuracy, problems, toolCallsPerAnswer } = event.result;
+        heldOut.textContent += `${event.when}: ${(100 * accuracy).toFixed(1)}% of ${problems} held-out problems, ${toolCallsPerAnswer.toFixed(2)} tool calls per answer. `;
+        return;
+      }
+      lines.push(event.metrics);
+      state.textContent = `step ${event.metrics.step} of ${request.steps}`;
+      for (const curve of CURVES) {
+        drawCurve(
+          element<SVGSVGElement & HTMLElement>(`curve-${curve.id}`),
+          element(`curve-${curve.id}-caption`),
+          curve.label,
+          lines.map(curve.value),
+        );
+      }
+    });
+    state.textContent = `done: ${lines.length} steps in ${seconds.toFixed(1)} s`;
+    return events;
+  };
+  window.taorlRl = { run };
+  button.disabled = false;
+  button.addEventListener('click', async () => {
+    const request = readControls(element);
+    if (typeof request === 'string') {
+      state.textContent = request;
+      return;
+    }
+    button.disabled = true;
+    state.textContent = 'rolling out in the worker…';
+    try {
+      await run(request);
+    } catch (error) {
+      state.textContent = `the run failed: ${(error as Error).message}`;
+    }
+    button.disabled = false;
+  });
+}
