@@ -89,7 +89,8 @@ export default defineConfig({
   // Not minified: tfjs's threaded wasm backend starts its threads from its factory function's source text
   // (Function.prototype.toString), which must keep the names it refers to outside the function.
   build: { target: 'es2022', minify: false },
-  worker: { format: 'es' },
+  // The model's worker runs the RL step, so it imports the sandbox's browser entry too: the same text loading.
+  worker: { format: 'es', plugins: () => [sandboxTexts()] },
   server: { headers: ISOLATION_HEADERS },
   preview: { headers: ISOLATION_HEADERS },
 });

@@ -58,9 +58,11 @@ function readControls(element: <T extends HTMLElement>(id: string) => T): RlRunR
       .map((name) => name.trim())
       .filter((name) => name !== '');
   const [shaper] = names('rl-shaper');
+  const [estimator] = names('rl-estimator');
   if (shaper === undefined) return 'shaper: a registry name (e.g. tao, none)';
+  if (estimator === undefined) return 'estimator: a registry name (e.g. grpo)';
   return {
-    choices: { seed, filters: names('rl-filters'), shaper, estimator: 'grpo' },
+    choices: { seed, filters: names('rl-filters'), shaper, estimator },
     steps,
     heldOut,
   };
