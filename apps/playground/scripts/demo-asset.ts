@@ -3,16 +3,12 @@ import { join } from 'node:path';
 import { arithUserMessage } from '@taorl/data';
 import { deriveSeed } from '@taorl/rollout';
 import { loadConfig, type TrainerConfig } from '@taorl/trainer';
-import { rlComponents, toolFormatOf } from '../../trainer/src/session/components';
+import { rlComponents } from '../../trainer/src/session/components';
 // The trainer's own prompt building, so the page's prompts are the ones its policy was trained and evaluated on.
-import { arithProblems } from '../../trainer/src/session/problem-source';
+import { arithProblems, toolInstructionsOf } from '../../trainer/src/session/problem-source';
 import { rolloutOptionsOf } from '../../trainer/src/session/rollout-options';
 import type { Session } from '../../trainer/src/session/session';
-import {
-  BOXED_ANSWER_RULE,
-  toolSystemPrompt,
-  withSystemPrompt,
-} from '../../trainer/src/task/tool-instructions';
+import { withSystemPrompt } from '../../trainer/src/task/tool-instructions';
 import type { DemoPrompt } from '../src/model/demo-prompts';
 import { POLICY_FILES } from '../src/model/fetch-policy';
 import type { DemoTask } from '../src/rl/demo-task';
@@ -25,17 +21,25 @@ export const DEMO_CONFIG = new URL('../../trainer/configs/demo.yaml', import.met
 
 /**
  * The first `count` held-out problems of `config`'s arith-tool task (the test split the trainer evaluates on, same
- * seed), each as the trainer's chat: the tool format's instructions and the answer rule, then the question.
+ * seed), each as the trainer's chat: the system message of tool.instructions (none in the demo), then the question.
  */
 export function demoPrompts(config: TrainerConfig, count: number): DemoPrompt[] {
-  const system = toolSystemPrompt(toolFormatOf(config, DEMO_CONFIG), BOXED_ANSWER_RULE);
+  const system = systemMessage(config);
   // arithProblems reads only the session's config (task.mix).
   const session = { config } as Session;
-  return arithProblems(session, 'test', count, deriveSeed(config.seed, 'test-problems')).map((problem) => ({
-    id: problem.id,
-    messages: withSystemPrompt([{ role: 'user', content: arithUserMessage(problem) }], system),
-    answer: problem.answer,
-  }));
+  return arithProblems(session, 'test', count, deriveSeed(config.seed, 'test-problems')).map((problem) => {
+    const question = [{ role: 'user' as const, content: arithUserMessage(problem) }];
+    return {
+      id: problem.id,
+      messages: system === null ? question : withSystemPrompt(question, system),
+      answer: problem.answer,
+    };
+  });
+}
+
+/** The system message the trainer puts before each prompt of `config` (tool.instructions), or null for none. */
+function systemMessage(config: TrainerConfig): string | null {
+  return toolInstructionsOf({ config, source: DEMO_CONFIG, toolTurns: null });
 }
 
 /**
@@ -54,7 +58,7 @@ export function demoTask(config: TrainerConfig): DemoTask {
   return {
     seed: config.seed,
     mix: task.mix,
-    system: toolSystemPrompt(toolFormatOf(config, DEMO_CONFIG), BOXED_ANSWER_RULE),
+    system: systemMessage(config),
     tool: {
       format: tool.format.name,
       timeoutMs: tool.timeoutMs,

@@ -43,8 +43,8 @@ export function demoChoices(task: DemoTask): RlChoices {
 
 /**
  * Problems of the demo's arith-tool task, drawn as `taorl rl` draws them for the same seed (the generator of
- * @taorl/data seeded with deriveSeed(seed, split's tag, ...)), each prompt the task's system message then the
- * question, rendered by the chat template with the generation prompt.
+ * @taorl/data seeded with deriveSeed(seed, split's tag, ...)), each prompt the task's system message (if any) then
+ * the question, rendered by the chat template with the generation prompt.
  */
 export function demoProblems(
   task: DemoTask,
@@ -61,10 +61,9 @@ export function demoProblems(
     ...(kinds === null ? {} : { kinds }),
     ...(levels === null ? {} : { levels }),
   }).map((problem) => {
-    const promptMessages = [
-      { role: 'system' as const, content: task.system },
-      { role: 'user' as const, content: arithUserMessage(problem) },
-    ];
+    const question = { role: 'user' as const, content: arithUserMessage(problem) };
+    const promptMessages =
+      task.system === null ? [question] : [{ role: 'system' as const, content: task.system }, question];
     return {
       id: problem.id,
       promptIds: parts.tokenizer.encode(parts.template.render(promptMessages, { addGenerationPrompt: true })),

@@ -12,8 +12,8 @@ export interface DemoTask {
   seed: number;
   /** task.mix of the arith-tool task (@taorl/data arithMix). */
   mix: string;
-  /** The system message of every prompt, as the trainer renders tool.instructions: auto. */
-  system: string;
+  /** The system message of every prompt, as the trainer renders tool.instructions; null for none (the demo's). */
+  system: string | null;
   tool: { format: string; timeoutMs: number; observationChars: number; maxInfraFailureRate: number };
   /** The rollout options of RL steps; the update divides its logits by the sampling temperature too. */
   rollout: Omit<RolloutOptions, 'seed'> & { sampling: { temperature: number } };
@@ -36,7 +36,7 @@ const count = z.number().int().min(1);
 const demoTaskSchema = z.object({
   seed: z.number().int().min(0),
   mix: z.string(),
-  system: z.string(),
+  system: z.string().nullable(),
   tool: z.object({
     format: z.string(),
     timeoutMs: count,
