@@ -35,7 +35,12 @@ describe('the sft traces bar (real sandbox)', () => {
       }),
     );
     expect(traces).toHaveLength(problems.length);
-    const counts = lines.map((line) => line.match(/\] (\d+)\/(\d+) /)?.slice(1).map(Number));
+    const counts = lines.map((line) =>
+      line
+        .match(/\] (\d+)\/(\d+) /)
+        ?.slice(1)
+        .map(Number),
+    );
     expect(counts).toEqual([...problems.map((_, index) => [index + 1, 6]), [6, 6]]);
     expect(lines.at(-1)).toMatch(/\| 6 traces\n$/);
   });

@@ -362,7 +362,14 @@ describe('generateArithTraces (real sandbox)', () => {
 
   it('reports each written demonstration to onProgress, and writes the same traces with it', async () => {
     const some = problems.slice(0, 12);
-    const options = { sandbox, format: markdownFormat, tokenizer, seed: 7, mistakeShare: 0.5, concurrency: 4 };
+    const options = {
+      sandbox,
+      format: markdownFormat,
+      tokenizer,
+      seed: 7,
+      mistakeShare: 0.5,
+      concurrency: 4,
+    };
     const without = await generateArithTraces(some, options);
     const progress: Array<{ done: number; total: number }> = [];
     const withProgress = await generateArithTraces(some, { ...options, onProgress: (p) => progress.push(p) });
