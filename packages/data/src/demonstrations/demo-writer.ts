@@ -26,7 +26,9 @@ export interface DemoEnvironment {
 
 /** How many of a generator's demonstrations are written. */
 export interface DemoProgress {
+  /** Demonstrations written so far, 1 to `total`. */
   done: number;
+  /** Demonstrations to write: one per problem. */
   total: number;
 }
 
