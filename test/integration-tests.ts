@@ -86,5 +86,6 @@ export const integrationTests: readonly string[] = [
   'apps/trainer/test/sandbox-outage.test.ts',
   'apps/trainer/test/sft-data-parallel.test.ts',
   'apps/trainer/test/sft-resume.test.ts',
+  'apps/trainer/test/sft-traces-progress.test.ts',
   'apps/trainer/test/tool-turns.test.ts',
 ];

@@ -89,18 +89,11 @@ try {
       async ({ rows, runs, sampling, b, learningRate }) => {
         const model = window.taorlModel as NonNullable<typeof window.taorlModel>;
         const indexes = Array.from({ length: rows }, (_, i) => i);
-        const typed = {
-          inputs: Int32Array.from(b.inputs),
-          targets: Int32Array.from(b.targets),
-          mask: Float32Array.from(b.mask),
-          weights: Float32Array.from(b.weights),
-          shape: b.shape,
-        };
         const sample: number[] = [];
         const train: number[] = [];
         for (let run = 0; run <= runs; run++) {
           const s = (await model.sample(indexes, sampling)).seconds;
-          const t = (await model.train(typed, learningRate)).seconds;
+          const t = (await model.train(b, learningRate)).seconds;
           // Run 0 warms up (kernels compiled, buffers allocated).
           if (run > 0) {
             sample.push(s);

@@ -1,5 +1,6 @@
 import type { WeightedTokenBatch } from '@taorl/model';
 import { lossTokenCount, weightedTokenBatch } from '../../trainer/src/sft/token-batch';
+import type { PlainTokenBatch } from '../src/model-panel';
 
 /**
  * Prompts and their sampled completions as a training batch, as the trainer's SFT batches them
@@ -20,7 +21,7 @@ export function sequenceBatch(
 }
 
 /** A batch as plain arrays, to pass into a page (Playwright's evaluate takes JSON-like values). */
-export function plainBatch(batch: WeightedTokenBatch) {
+export function plainBatch(batch: WeightedTokenBatch): PlainTokenBatch {
   return {
     inputs: [...batch.inputs],
     targets: [...batch.targets],

@@ -15,8 +15,26 @@ export interface PlaygroundModel {
     indexes: readonly number[],
     sampling: WorkerSampling,
   ): Promise<{ samples: Sample[]; seconds: number }>;
-  train(batch: WeightedTokenBatch, learningRate: number): Promise<{ loss: number; seconds: number }>;
+  /** A batch as JSON-like arrays, as a test or bench passes it into the page (`plainBatch`). */
+  train(batch: PlainTokenBatch, learningRate: number): Promise<{ loss: number; seconds: number }>;
 }
+
+/** A WeightedTokenBatch as plain arrays: what Playwright's evaluate can carry into a page. */
+export interface PlainTokenBatch {
+  inputs: number[];
+  targets: number[];
+  mask: number[];
+  weights: number[];
+  shape: WeightedTokenBatch['shape'];
+}
+
+const typedBatch = (batch: PlainTokenBatch): WeightedTokenBatch => ({
+  inputs: Int32Array.from(batch.inputs),
+  targets: Int32Array.from(batch.targets),
+  mask: Float32Array.from(batch.mask),
+  weights: Float32Array.from(batch.weights),
+  shape: batch.shape,
+});
 
 declare global {
   interface Window {
@@ -73,7 +91,7 @@ export async function startModelPanel(
     window.taorlModel = {
       promptIds: (index) => [...ids(index)],
       sample: (indexes, sampling) => model.sample(indexes.map(ids), sampling),
-      train: (batch, learningRate) => model.train(batch, learningRate),
+      train: (batch, learningRate) => model.train(typedBatch(batch), learningRate),
     };
     state.textContent = describeWasm(model);
     button.disabled = false;

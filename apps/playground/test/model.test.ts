@@ -136,14 +136,7 @@ describe.skipIf(executablePath === null)(
       const pageLoss = await page.evaluate(
         async ({ b }) => {
           const model = window.taorlModel as NonNullable<typeof window.taorlModel>;
-          const typed = {
-            inputs: Int32Array.from(b.inputs),
-            targets: Int32Array.from(b.targets),
-            mask: Float32Array.from(b.mask),
-            weights: Float32Array.from(b.weights),
-            shape: b.shape,
-          };
-          return (await model.train(typed, 1e-3)).loss;
+          return (await model.train(b, 1e-3)).loss;
         },
         { b: plainBatch(batch) },
       );

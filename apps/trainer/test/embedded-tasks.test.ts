@@ -60,7 +60,7 @@ describe.each([
     const examples = await sftExamples(taskSession()).finally(() => write.mockRestore());
     expect(examples.length).toBeGreaterThan(0);
     expect(written.join('')).toMatch(
-      new RegExp(`sft traces \\[#+\\] 1/1 .* \\| ${examples.length} traces\\n`),
+      new RegExp(`sft traces \\[#+\\] (\\d+)/\\1 .* \\| ${examples.length} traces\\n`),
     );
     // Trained tokens with the tool's output between them untrained: the sandbox ran the demonstrations' code.
     const withToolOutput = examples.filter(({ lossMask }) => {

@@ -66,7 +66,7 @@ export {
   type QaPair,
   type RlPrompt,
 } from './datasets/formats';
-export type { DemoEnvironment } from './demonstrations/demo-writer';
+export type { DemoEnvironment, DemoProgress } from './demonstrations/demo-writer';
 export { DataError, type DataLocation } from './errors';
 export { ByteTokenizer, type ByteTokenizerOptions, EMBEDDED_SPECIAL_TOKENS } from './tokenizer/byte';
 export { HfTokenizer, type HfTokenizerConfig } from './tokenizer/hf';

@@ -359,4 +359,22 @@ describe('generateArithTraces (real sandbox)', () => {
     const b = await generateArithTraces(some, { ...options, concurrency: 1 });
     expect(b.map(serializeTrajectory)).toEqual(a.map(serializeTrajectory));
   });
+
+  it('reports each written demonstration to onProgress, and writes the same traces with it', async () => {
+    const some = problems.slice(0, 12);
+    const options = {
+      sandbox,
+      format: markdownFormat,
+      tokenizer,
+      seed: 7,
+      mistakeShare: 0.5,
+      concurrency: 4,
+    };
+    const without = await generateArithTraces(some, options);
+    const progress: Array<{ done: number; total: number }> = [];
+    const withProgress = await generateArithTraces(some, { ...options, onProgress: (p) => progress.push(p) });
+    expect(progress.map((p) => p.done)).toEqual(some.map((_, index) => index + 1));
+    expect(new Set(progress.map((p) => p.total))).toEqual(new Set([some.length]));
+    expect(withProgress.map(serializeTrajectory)).toEqual(without.map(serializeTrajectory));
+  });
 });

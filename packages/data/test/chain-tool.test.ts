@@ -6,6 +6,7 @@ import {
   type ChainTrace,
   generateChainProblems,
   generateChainTraces,
+  serializeTrajectory,
   validateTrajectory,
 } from '../src/index';
 
@@ -252,5 +253,20 @@ describe('generateChainTraces (real sandbox)', () => {
       if (trace.strategy !== roomy[index]!.strategy) expect(trace.strategy).toBe('tool');
     }
     expect(tight.some((t, index) => t.strategy !== roomy[index]!.strategy)).toBe(true);
+  }, 60_000);
+  it('reports each written demonstration to onProgress, and writes the same traces with it', async () => {
+    const some = problems.slice(0, 24);
+    const progress: Array<{ done: number; total: number }> = [];
+    const withProgress = await generateChainTraces(some, {
+      sandbox,
+      format: markdownFormat,
+      tokenizer,
+      seed: 12,
+      maxObservationChars: 128,
+      onProgress: (p) => progress.push(p),
+    });
+    expect(progress.map((p) => p.done)).toEqual(some.map((_, index) => index + 1));
+    expect(new Set(progress.map((p) => p.total))).toEqual(new Set([some.length]));
+    expect(withProgress.map(serializeTrajectory)).toEqual(traces.slice(0, 24).map(serializeTrajectory));
   }, 60_000);
 });

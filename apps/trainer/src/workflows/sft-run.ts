@@ -21,14 +21,23 @@ import { SftTrainer } from '../sft/sft-trainer.js';
 import { epochStream, lengthGroupedBatches, streamBatches } from '../util/batching.js';
 import { deriveSeed } from '../util/seeds.js';
 
-/** Draws a task's demonstrations (one call) under an "sft traces" bar, unless quiet; the bar ends with their count. */
-async function withTracesBar<T>(quiet: boolean, draw: () => Promise<T[]>): Promise<T[]> {
-  const bar = quiet ? null : new ProgressBar({ label: 'sft traces', total: 1 });
-  const traces = await draw();
-  bar?.tick(1, `${traces.length} traces`);
-  bar?.finish();
+/**
+ * Draws a task's demonstrations (one call) under `bar` (null: quiet; its total the number of problems), one tick per
+ * demonstration written: on a slow sandbox this takes an hour, and a bar that moved only at the end could not be
+ * told from a hang. The bar ends with their count.
+ */
+export async function withTracesBar<T>(
+  bar: ProgressBar | null,
+  draw: (onProgress: () => void) => Promise<T[]>,
+): Promise<T[]> {
+  const traces = await draw(() => bar?.tick(1));
+  bar?.finish(`${traces.length} traces`);
   return traces;
 }
+
+/** The "sft traces" bar over `total` demonstrations, unless quiet. */
+const tracesBar = (quiet: boolean, total: number) =>
+  quiet ? null : new ProgressBar({ label: 'sft traces', total });
 
 /**
  * What both embedded tasks' demonstrations are made with: the session's sandbox runs their code and its real output
@@ -50,10 +59,11 @@ function demonstrationOptions(session: Session) {
 export async function arithSftTraces(session: Session, count: number, quiet = false): Promise<ArithTrace[]> {
   const { config } = session;
   const problems = arithProblems(session, 'train', count, deriveSeed(config.seed, 'sft-problems'));
-  return withTracesBar(quiet, () =>
+  return withTracesBar(tracesBar(quiet, problems.length), (onProgress) =>
     generateArithTraces(problems, {
       ...demonstrationOptions(session),
       ...arithMix(config.task.mix).strategies,
+      onProgress,
     }),
   );
 }
@@ -64,8 +74,12 @@ export async function arithSftTraces(session: Session, count: number, quiet = fa
  */
 export async function chainSftTraces(session: Session, count: number, quiet = false): Promise<ChainTrace[]> {
   const problems = chainProblems(session, 'train', count, deriveSeed(session.config.seed, 'sft-problems'));
-  return withTracesBar(quiet, () =>
-    generateChainTraces(problems, { ...demonstrationOptions(session), contextTokens: session.contextLength }),
+  return withTracesBar(tracesBar(quiet, problems.length), (onProgress) =>
+    generateChainTraces(problems, {
+      ...demonstrationOptions(session),
+      contextTokens: session.contextLength,
+      onProgress,
+    }),
   );
 }
 

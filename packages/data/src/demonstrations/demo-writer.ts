@@ -17,6 +17,19 @@ export interface DemoEnvironment {
   maxObservationChars?: number;
   /** Problems solved at once (each problem's calls run in order). Default 8. */
   concurrency?: number;
+  /**
+   * Called each time a demonstration is written (in completion order, `done` counting 1 to `total`): running every
+   * demonstration's code can take an hour on a slow sandbox, and this is how a caller shows that it moves.
+   */
+  onProgress?: (progress: DemoProgress) => void;
+}
+
+/** How many of a generator's demonstrations are written. */
+export interface DemoProgress {
+  /** Demonstrations written so far, 1 to `total`. */
+  done: number;
+  /** Demonstrations to write: one per problem. */
+  total: number;
 }
 
 /** Ways a first attempt goes wrong; each produces a real Python exception. */
@@ -129,6 +142,7 @@ export async function writeDemonstrations<P extends DemoPlan, S extends object>(
   const template = env.template ?? ChatTemplate.embedded();
   const traces: Array<Trajectory & S> = new Array(plans.length);
   let next = 0;
+  let done = 0;
   const worker = async () => {
     while (next < plans.length) {
       const index = next++;
@@ -148,6 +162,7 @@ export async function writeDemonstrations<P extends DemoPlan, S extends object>(
         text: env.tokenizer.decode(response.responseIds),
         ...extra,
       };
+      env.onProgress?.({ done: ++done, total: plans.length });
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, env.concurrency ?? 8) }, worker));

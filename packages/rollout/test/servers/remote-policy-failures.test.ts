@@ -27,6 +27,17 @@ async function until(condition: () => boolean): Promise<void> {
 }
 
 const greedy: SamplingParams = { maxNewTokens: 5, temperature: 0, stopStrings: ['xyz'] };
+
+/** What the fake server answers `prompt` with under `greedy`. */
+const greedyIds = (prompt: ArrayLike<number>) =>
+  fakeGenerate(Array.from(prompt), {
+    maxNewTokens: greedy.maxNewTokens,
+    temperature: 0,
+    seed: undefined,
+    stopTokenIds: [],
+    stopStrings: greedy.stopStrings ?? [],
+    topLogprobs: 0,
+  }).ids;
 const promptKey = (body: Record<string, unknown>) => JSON.stringify(body.prompt ?? body.input_ids);
 
 describe.each(['openai', 'sglang'] as const)('RemotePolicy failures over %s', (api) => {
@@ -62,15 +73,7 @@ describe.each(['openai', 'sglang'] as const)('RemotePolicy failures over %s', (a
 
     expect(results).toHaveLength(prompts.length);
     results.forEach((result, i) => {
-      const expected = fakeGenerate(Array.from(prompts[i]!), {
-        maxNewTokens: greedy.maxNewTokens,
-        temperature: 0,
-        seed: undefined,
-        stopTokenIds: [],
-        stopStrings: greedy.stopStrings ?? [],
-        topLogprobs: 0,
-      });
-      expect(Array.from(result.tokens)).toEqual(expected.ids);
+      expect(Array.from(result.tokens)).toEqual(greedyIds(prompts[i]!));
     });
     // Only the healthy server answers, and it answered each prompt exactly once.
     expect(healthy.answered.map(promptKey).sort()).toEqual(
@@ -102,19 +105,7 @@ describe.each(['openai', 'sglang'] as const)('RemotePolicy failures over %s', (a
     results.push(...(await policy.generate([prompts[1]!], greedy)));
 
     expect(racy.keepAliveDrops).toBeGreaterThan(0);
-    expect(results.map((result) => Array.from(result.tokens))).toEqual(
-      prompts.map(
-        (prompt) =>
-          fakeGenerate(Array.from(prompt), {
-            maxNewTokens: greedy.maxNewTokens,
-            temperature: 0,
-            seed: undefined,
-            stopTokenIds: [],
-            stopStrings: greedy.stopStrings ?? [],
-            topLogprobs: 0,
-          }).ids,
-      ),
-    );
+    expect(results.map((result) => Array.from(result.tokens))).toEqual(prompts.map(greedyIds));
     expect(racy.answered.map(promptKey)).toEqual(prompts.map((prompt) => JSON.stringify(Array.from(prompt))));
     // The server did not fail: a connection it closed while idle is the client's to replace, not a retry.
     expect(policy.stats()[0]).toMatchObject({ retries: 0, failures: 0, lastFailure: null });
