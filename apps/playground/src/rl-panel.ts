@@ -1,9 +1,10 @@
 import type { RlStepMetrics } from '@taorl/rl';
 import type { ModelClient } from './model/model-client';
 import type { RlEvent, RlRunRequest } from './rl/demo-run';
+import type { HeldOut } from './rl/held-out';
 
 // The RL panel: a run of TAO-RL steps on the loaded policy in the model's worker, its curves drawn as each step's
-// metrics arrive, and the held-out evaluation before and after. The page only draws.
+// metrics arrive, and the held-out evaluations (before, every few steps, after) as a curve. The page only draws.
 
 /** What the tests call in the page: an RL run, its events in order. */
 export interface PlaygroundRl {
@@ -16,7 +17,7 @@ declare global {
   }
 }
 
-/** The curves drawn, each a number of a step's metrics line. */
+/** The curves of the metrics lines, each a number of a step's line. */
 const CURVES: { id: string; label: string; value: (m: RlStepMetrics) => number }[] = [
   { id: 'reward', label: 'reward', value: (m) => m.reward },
   { id: 'tool-calls', label: 'tool calls per trajectory', value: (m) => m.toolCallsPerTrajectory },
@@ -28,16 +29,29 @@ const CURVES: { id: string; label: string; value: (m: RlStepMetrics) => number }
   { id: 'bonus', label: 'tokens the entropy bonus acted on', value: (m) => m.bonus.tokens },
 ];
 
-/** A polyline of `values` scaled into the svg's 300x60 box, and the last value in words. */
-function drawCurve(svg: SVGSVGElement, caption: HTMLElement, label: string, values: readonly number[]): void {
+/** A polyline of the [step, value] `points` scaled into the svg's 300x60 box, and the last value in words. */
+function drawCurve(
+  svg: SVGSVGElement,
+  caption: HTMLElement,
+  label: string,
+  points: readonly (readonly [number, number])[],
+): void {
+  const values = points.map(([, value]) => value);
+  const steps = points.map(([step]) => step);
   const low = Math.min(0, ...values);
   const high = Math.max(low + 1e-9, ...values);
-  const x = (i: number) => (values.length === 1 ? 150 : (300 * i) / (values.length - 1));
+  const [first, last] = [Math.min(...steps), Math.max(...steps)];
+  const x = (step: number) => (first === last ? 150 : (300 * (step - first)) / (last - first));
   const y = (v: number) => 58 - (56 * (v - low)) / (high - low);
-  const points = values.map((v, i) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(' ');
-  svg.innerHTML = `<title>${label}</title><polyline fill="none" stroke="#3060c0" stroke-width="2" points="${points}" />`;
-  caption.textContent = `${label}: ${values.at(-1)?.toFixed(3)} (range ${low.toFixed(3)} to ${high.toFixed(3)})`;
+  const line = points.map(([step, v]) => `${x(step).toFixed(1)},${y(v).toFixed(1)}`).join(' ');
+  svg.innerHTML = `<title>${label}</title><polyline fill="none" stroke="#3060c0" stroke-width="2" points="${line}" />`;
+  const [lastStep, lastValue] = points.at(-1) ?? [0, 0];
+  caption.textContent = `${label}: ${lastValue.toFixed(3)} at step ${lastStep} (range ${low.toFixed(3)} to ${high.toFixed(3)})`;
 }
+
+/** A held-out result in words. */
+const heldOutText = ({ accuracy, problems, toolCallsPerAnswer }: HeldOut) =>
+  `${(100 * accuracy).toFixed(1)}% of ${problems} held-out problems, ${toolCallsPerAnswer.toFixed(2)} tool calls per answer`;
 
 /** The request the controls describe, or a message naming the control that is wrong. */
 function readControls(element: <T extends HTMLElement>(id: string) => T): RlRunRequest | string {
@@ -49,9 +63,11 @@ function readControls(element: <T extends HTMLElement>(id: string) => T): RlRunR
   const seed = whole('rl-seed', 0);
   const steps = whole('rl-steps', 1);
   const heldOut = whole('rl-held-out', 0);
+  const heldOutEvery = whole('rl-held-out-every', 1);
   if (seed === null) return 'seed: a whole number of 0 or more';
   if (steps === null) return 'steps: a whole number of 1 or more';
   if (heldOut === null) return 'held-out problems: a whole number of 0 or more';
+  if (heldOutEvery === null) return 'held-out every: a whole number of steps, 1 or more';
   const names = (id: string) =>
     element<HTMLInputElement>(id)
       .value.split(',')
@@ -65,6 +81,7 @@ function readControls(element: <T extends HTMLElement>(id: string) => T): RlRunR
     choices: { seed, filters: names('rl-filters'), shaper, estimator },
     steps,
     heldOut,
+    heldOutEvery,
   };
 }
 
@@ -79,22 +96,34 @@ export function startRlPanel(element: <T extends HTMLElement>(id: string) => T, 
   const run = async (request: RlRunRequest): Promise<RlEvent[]> => {
     const events: RlEvent[] = [];
     const lines: RlStepMetrics[] = [];
+    const accuracy: [number, number][] = [];
+    let before = '';
     heldOut.textContent = '';
+    const draw = (id: string, label: string, points: readonly (readonly [number, number])[]) =>
+      drawCurve(
+        element<SVGSVGElement & HTMLElement>(`curve-${id}`),
+        element(`curve-${id}-caption`),
+        label,
+        points,
+      );
     const { seconds } = await model.rl(request, pyodideURL, (event) => {
       events.push(event);
       if (event.type === 'held-out') {
-        const { accuracy, problems, toolCallsPerAnswer } = event.result;
-        heldOut.textContent += `${event.when}: ${(100 * accuracy).toFixed(1)}% of ${problems} held-out problems, ${toolCallsPerAnswer.toFixed(2)} tool calls per answer. `;
+        const { step, result } = event;
+        accuracy.push([step, result.accuracy]);
+        draw('held-out', 'held-out accuracy', accuracy);
+        if (step === 0) before = `before: ${heldOutText(result)}.`;
+        const latest = step === request.steps ? 'after' : `after step ${step}`;
+        heldOut.textContent = step === 0 ? before : `${before} ${latest}: ${heldOutText(result)}.`;
         return;
       }
       lines.push(event.metrics);
       state.textContent = `step ${event.metrics.step} of ${request.steps}`;
       for (const curve of CURVES) {
-        drawCurve(
-          element<SVGSVGElement & HTMLElement>(`curve-${curve.id}`),
-          element(`curve-${curve.id}-caption`),
+        draw(
+          curve.id,
           curve.label,
-          lines.map(curve.value),
+          lines.map((line) => [line.step, curve.value(line)] as const),
         );
       }
     });

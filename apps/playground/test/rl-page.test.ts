@@ -59,7 +59,12 @@ describe.skipIf(executablePath === null)(
     it("gives the Node run's metrics for a seed's first steps", async () => {
       const task = demoTask(loadConfig(DEMO_CONFIG, TINY_RL));
       // No filter, so that the update runs on the untrained policy's groups (tool-aware drops all-wrong ones).
-      const request: RlRunRequest = { choices: { ...demoChoices(task), filters: [] }, steps: 2, heldOut: 2 };
+      const request: RlRunRequest = {
+        choices: { ...demoChoices(task), filters: [] },
+        steps: 2,
+        heldOut: 2,
+        heldOutEvery: 1,
+      };
       const page = await browser.newPage();
       await page.goto(server.resolvedUrls?.local[0] ?? '');
       await page
@@ -72,7 +77,9 @@ describe.skipIf(executablePath === null)(
         return rl.run(request);
       }, request);
       expect(await page.textContent('#rl-state')).toMatch(/^done: 2 steps in /);
-      expect(await page.textContent('#curve-reward-caption')).toMatch(/^reward: /);
+      expect(await page.textContent('#curve-reward-caption')).toMatch(/^reward: .* at step 2 /);
+      expect(await page.textContent('#curve-held-out-caption')).toMatch(/^held-out accuracy: .* at step 2 /);
+      expect(await page.locator('#curve-held-out polyline').getAttribute('points')).toMatch(/^(\S+ ){2}\S+$/);
       await page.close();
 
       await initBackend({ prefer: 'wasm' });
@@ -91,7 +98,7 @@ describe.skipIf(executablePath === null)(
         policy.dispose();
         await sandbox.close();
       }
-      expect(inPage.map((event) => event.type)).toEqual(['held-out', 'step', 'step', 'held-out']);
+      expect(inPage.map((event) => event.type)).toEqual(['held-out', 'step', 'held-out', 'step', 'held-out']);
       const diff = metricsDiff(inPage, inNode, TOLERANCE);
       const exact = metricsDiff(inPage, inNode, 0);
       console.log(`page vs Node, bit for bit: ${exact.length === 0 ? 'equal' : exact.join('; ')}`);

@@ -41,17 +41,18 @@ describe("the playground's RL step in Node", () => {
       task,
       { policy, tokenizer, template, sandbox, format: getToolFormat(task.tool.format) },
       // No filter: an untrained policy's groups are all wrong, which tool-aware drops, and the update must run.
-      { choices: { ...demoChoices(task), filters: [] }, steps: 2, heldOut: 2 },
+      { choices: { ...demoChoices(task), filters: [] }, steps: 2, heldOut: 2, heldOutEvery: 1 },
       (event) => events.push(event),
     ).finally(() => policy.dispose());
-    expect(events.map((event) => (event.type === 'step' ? event.metrics.step : event.when))).toEqual([
-      'before',
-      1,
-      2,
-      'after',
-    ]);
+    // The held-out curve's points: before training (step 0), then after each step (every 1 step).
+    expect(
+      events.map((event) => (event.type === 'step' ? event.metrics.step : `held-out ${event.step}`)),
+    ).toEqual(['held-out 0', 1, 'held-out 1', 2, 'held-out 2']);
     for (const event of events) {
-      if (event.type === 'held-out') expect(event.result.problems).toBe(2);
+      if (event.type !== 'held-out') continue;
+      expect(event.result.problems).toBe(2);
+      expect(event.result.accuracy).toBeGreaterThanOrEqual(0);
+      expect(event.result.accuracy).toBeLessThanOrEqual(1);
     }
     console.log(JSON.stringify(lines.map(({ time, tokensPerSecond, ...rest }) => rest)));
     expect(lines.map((line) => line.step)).toEqual([1, 2]);
@@ -103,7 +104,7 @@ describe("the playground's RL step in Node", () => {
       const fromPage = await runDemoRl(
         task,
         parts,
-        { choices: demoChoices(task), steps: 2, heldOut: 0 },
+        { choices: demoChoices(task), steps: 2, heldOut: 0, heldOutEvery: 1 },
         () => {},
       ).finally(() => policy.dispose());
       const out = join(work, 'run');
