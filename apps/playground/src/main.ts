@@ -57,7 +57,7 @@ async function main(): Promise<void> {
 }
 
 void startModelPanel(element).then((model) => {
-  if (model !== null) startRlPanel(element, model);
+  if (model !== null) return startRlPanel(element, model);
 });
 main().catch((error: unknown) => {
   state.textContent = `Python did not start: ${(error as Error).message}`;

@@ -1,6 +1,8 @@
 import type { RlStepMetrics } from '@taorl/rl';
 import type { ModelClient } from './model/model-client';
+import { demoChoices } from './rl/demo-rl';
 import type { RlEvent, RlRunRequest } from './rl/demo-run';
+import { fetchDemoTask } from './rl/fetch-task';
 import type { HeldOut } from './rl/held-out';
 
 // The RL panel: a run of TAO-RL steps on the loaded policy in the model's worker, its curves drawn as each step's
@@ -85,13 +87,48 @@ function readControls(element: <T extends HTMLElement>(id: string) => T): RlRunR
   };
 }
 
-/** Wires the RL controls to `model`; each run's curves and held-out results drawn as they arrive. */
-export function startRlPanel(element: <T extends HTMLElement>(id: string) => T, model: ModelClient): void {
+/**
+ * Fills the seed and plug-in controls from the asset's task.json (the demo config's RL settings, as the asset
+ * command resolved them) and says so; a task.json that does not load is named and leaves the panel off.
+ */
+async function fillDefaults(
+  element: <T extends HTMLElement>(id: string) => T,
+  policyURL: string,
+): Promise<boolean> {
+  const note = element('rl-defaults');
+  try {
+    const task = await fetchDemoTask(policyURL);
+    const { seed, filters, shaper, estimator } = demoChoices(task);
+    element<HTMLInputElement>('rl-seed').value = String(seed);
+    element<HTMLInputElement>('rl-filters').value = filters.join(', ');
+    element<HTMLInputElement>('rl-shaper').value = shaper;
+    element<HTMLInputElement>('rl-estimator').value = estimator;
+    note.textContent =
+      'Seed, filters, shaper and estimator default to policy/task.json, the RL settings of the demo config ' +
+      '(apps/trainer/configs/demo.yaml) that the asset command wrote; steps and held-out are sized for a tab ' +
+      '(the demo config runs more RL steps and evaluates more held-out problems).';
+    return true;
+  } catch (error) {
+    note.textContent = `RL is off: ${(error as Error).message}`;
+    note.className = 'failed';
+    return false;
+  }
+}
+
+/**
+ * Wires the RL controls to `model`, their defaults from the asset's task.json; each run's curves and held-out
+ * results drawn as they arrive.
+ */
+export async function startRlPanel(
+  element: <T extends HTMLElement>(id: string) => T,
+  model: ModelClient,
+): Promise<void> {
   const [button, state, heldOut] = [
     element<HTMLButtonElement>('rl-run'),
     element('rl-state'),
     element('rl-held-out-result'),
   ];
+  if (!(await fillDefaults(element, new URL('policy/', document.baseURI).href))) return;
   const pyodideURL = new URL('pyodide/', document.baseURI).href;
   const run = async (request: RlRunRequest): Promise<RlEvent[]> => {
     const events: RlEvent[] = [];

@@ -19,7 +19,8 @@ import { TINY_RL } from './tiny-rl';
 
 // RL steps in the page (the model's worker on tfjs wasm, Python in pyodide web workers) against the same
 // composition in Node (tfjs wasm, the pyodide sandbox): the same metrics lines, counts exactly, floats within the
-// kernels' rounding. The asset: a fresh model of the demo's shape and the demo's task at a tiny size (TINY_RL).
+// kernels' rounding. The asset: a fresh model of the demo's shape and the demo's task at a tiny size (TINY_RL), on a
+// seed other than the demo config's, which the page's controls must take from task.json.
 
 const executablePath = findChromium();
 if (executablePath === null && process.env.CI)
@@ -28,6 +29,7 @@ const configFile = fileURLToPath(new URL('../vite.config.ts', import.meta.url));
 
 /** Relative difference allowed between the page's and Node's float metrics (log-probs differ by <= 1e-4). */
 const TOLERANCE = 1e-3;
+const OVERRIDES = [...TINY_RL, 'seed=3'];
 
 describe.skipIf(executablePath === null)(
   executablePath === null ? `the playground's RL (skipped: ${NO_CHROMIUM})` : "the playground's RL",
@@ -41,7 +43,7 @@ describe.skipIf(executablePath === null)(
       work = mkdtempSync(join(tmpdir(), 'taorl-playground-rl-'));
       site = join(work, 'site');
       await build({ configFile, logLevel: 'silent', build: { outDir: site, emptyOutDir: true } });
-      await writeTestAsset(site, work, 4, TINY_RL);
+      await writeTestAsset(site, work, 4, OVERRIDES);
       server = await preview({
         configFile,
         logLevel: 'silent',
@@ -57,7 +59,7 @@ describe.skipIf(executablePath === null)(
     });
 
     it("gives the Node run's metrics for a seed's first steps", async () => {
-      const task = demoTask(loadConfig(DEMO_CONFIG, TINY_RL));
+      const task = demoTask(loadConfig(DEMO_CONFIG, OVERRIDES));
       // No filter, so that the update runs on the untrained policy's groups (tool-aware drops all-wrong ones).
       const request: RlRunRequest = {
         choices: { ...demoChoices(task), filters: [] },
@@ -71,6 +73,13 @@ describe.skipIf(executablePath === null)(
         .locator('#model-state')
         .filter({ hasText: /^(ready|the model did not load)/ })
         .waitFor({ timeout: 300_000 });
+      await page.waitForFunction(() => window.taorlRl !== undefined, null, { timeout: 60_000 });
+      // The controls' defaults: task.json's seed and plug-ins, and the page says where they came from.
+      expect(await page.inputValue('#rl-seed')).toBe('3');
+      expect(await page.inputValue('#rl-filters')).toBe(task.rl.filters.join(', '));
+      expect(await page.inputValue('#rl-shaper')).toBe(task.rl.shaper);
+      expect(await page.inputValue('#rl-estimator')).toBe(task.rl.estimator);
+      expect(await page.textContent('#rl-defaults')).toMatch(/default to policy\/task\.json/);
       const inPage = await page.evaluate(async (request) => {
         const rl = window.taorlRl;
         if (rl === undefined) throw new Error('no window.taorlRl');
