@@ -1,16 +1,17 @@
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { arithUserMessage } from '@taorl/data';
 import { deriveSeed } from '@taorl/rollout';
-import { loadConfig, type TrainerConfig } from '@taorl/trainer';
-import { rlComponents } from '../../trainer/src/session/components';
-// The trainer's own prompt building, so the page's prompts are the ones its policy was trained and evaluated on.
-import { arithProblems, toolInstructionsOf } from '../../trainer/src/session/problem-source';
-import { rolloutOptionsOf } from '../../trainer/src/session/rollout-options';
-import type { Session } from '../../trainer/src/session/session';
-import { withSystemPrompt } from '../../trainer/src/task/tool-instructions';
+// The trainer's own resolution of the config (tool.instructions, the loss, the rollout options), from its entry.
+import {
+  loadConfig,
+  rlComponents,
+  rolloutOptionsOf,
+  type TrainerConfig,
+  toolInstructionsOf,
+} from '@taorl/trainer';
 import type { DemoPrompt } from '../src/model/demo-prompts';
 import { POLICY_FILES } from '../src/model/fetch-policy';
+import { demoQuestions } from '../src/rl/demo-rl';
 import type { DemoTask } from '../src/rl/demo-task';
 
 // The policy asset the page serves at policy/: the weights and config.json of a `taorl sft` policy folder, and
@@ -21,20 +22,14 @@ export const DEMO_CONFIG = new URL('../../trainer/configs/demo.yaml', import.met
 
 /**
  * The first `count` held-out problems of `config`'s arith-tool task (the test split the trainer evaluates on, same
- * seed), each as the trainer's chat: the system message of tool.instructions (none in the demo), then the question.
+ * seed), each as the page's RL renders it (demoQuestions, equal to `taorl rl`'s: rl-step.test.ts): the system
+ * message of tool.instructions (none in the demo), then the question.
  */
 export function demoPrompts(config: TrainerConfig, count: number): DemoPrompt[] {
-  const system = systemMessage(config);
-  // arithProblems reads only the session's config (task.mix).
-  const session = { config } as Session;
-  return arithProblems(session, 'test', count, deriveSeed(config.seed, 'test-problems')).map((problem) => {
-    const question = [{ role: 'user' as const, content: arithUserMessage(problem) }];
-    return {
-      id: problem.id,
-      messages: system === null ? question : withSystemPrompt(question, system),
-      answer: problem.answer,
-    };
-  });
+  const task = { mix: config.task.mix, system: systemMessage(config) };
+  return demoQuestions(task, 'test', count, deriveSeed(config.seed, 'test-problems')).map(
+    ({ problem, messages }) => ({ id: problem.id, messages, answer: problem.answer }),
+  );
 }
 
 /** The system message the trainer puts before each prompt of `config` (tool.instructions), or null for none. */

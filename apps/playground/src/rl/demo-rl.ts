@@ -1,7 +1,9 @@
 import { getAdvantageEstimator, getEntropyShaper } from '@taorl/advantage';
 import {
+  type ArithProblem,
   arithMix,
   arithUserMessage,
+  type ChatMessage,
   type ChatTemplate,
   generateArithProblems,
   type Tokenizer,
@@ -42,17 +44,16 @@ export function demoChoices(task: DemoTask): RlChoices {
 }
 
 /**
- * Problems of the demo's arith-tool task, drawn as `taorl rl` draws them for the same seed (the generator of
- * @taorl/data seeded with deriveSeed(seed, split's tag, ...)), each prompt the task's system message (if any) then
- * the question, rendered by the chat template with the generation prompt.
+ * Questions of the demo's arith-tool task, drawn as `taorl rl` draws them for the same seed (the generator of
+ * @taorl/data seeded with deriveSeed(seed, split's tag, ...)), each chat the task's system message (if any) then
+ * the question: the RL steps', the held-out evaluation's and the asset's prompts.json.
  */
-export function demoProblems(
-  task: DemoTask,
-  parts: Pick<RlParts, 'tokenizer' | 'template'>,
+export function demoQuestions(
+  task: Pick<DemoTask, 'mix' | 'system'>,
   split: 'train' | 'test',
   count: number,
   seed: number,
-): Problem[] {
+): { problem: ArithProblem; messages: ChatMessage[] }[] {
   const { kinds, levels } = arithMix(task.mix);
   return generateArithProblems({
     seed,
@@ -62,17 +63,28 @@ export function demoProblems(
     ...(levels === null ? {} : { levels }),
   }).map((problem) => {
     const question = { role: 'user' as const, content: arithUserMessage(problem) };
-    const promptMessages =
+    const messages =
       task.system === null ? [question] : [{ role: 'system' as const, content: task.system }, question];
-    return {
-      id: problem.id,
-      promptIds: parts.tokenizer.encode(parts.template.render(promptMessages, { addGenerationPrompt: true })),
-      promptMessages,
-      gold: problem.answer,
-      level: problem.level,
-      requiredCalls: problem.steps.length,
-    };
+    return { problem, messages };
   });
+}
+
+/** demoQuestions as RL problems, each chat rendered by the chat template with the generation prompt. */
+export function demoProblems(
+  task: DemoTask,
+  parts: Pick<RlParts, 'tokenizer' | 'template'>,
+  split: 'train' | 'test',
+  count: number,
+  seed: number,
+): Problem[] {
+  return demoQuestions(task, split, count, seed).map(({ problem, messages }) => ({
+    id: problem.id,
+    promptIds: parts.tokenizer.encode(parts.template.render(messages, { addGenerationPrompt: true })),
+    promptMessages: messages,
+    gold: problem.answer,
+    level: problem.level,
+    requiredCalls: problem.steps.length,
+  }));
 }
 
 /** Named plug-ins of a registry, each error naming the control that chose it. */
