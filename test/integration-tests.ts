@@ -44,6 +44,8 @@ export const integrationTests: readonly string[] = [
   'packages/sandbox/test/unprivileged.test.ts',
   'apps/playground/test/model.test.ts',
   'apps/playground/test/playground.test.ts',
+  'apps/playground/test/rl-page.test.ts',
+  'apps/playground/test/rl-step.test.ts',
   'apps/trainer/test/ablate/ablation.test.ts',
   'apps/trainer/test/base-model.test.ts',
   'apps/trainer/test/benchmark-eval-choice-code.test.ts',

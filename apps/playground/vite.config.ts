@@ -82,14 +82,30 @@ function sandboxTexts(): Plugin {
   };
 }
 
+/**
+ * The workspace's sources keep their side effects: a package's package.json marks only its built entries as having
+ * any (the registries' built-ins register themselves on import, e.g. the sandbox's tool formats, the filters), so
+ * its src/ files, which the "@taorl/source" condition resolves to, would otherwise be tree-shaken out of the page.
+ */
+function sourceSideEffects(): Plugin {
+  return {
+    name: 'taorl-source-side-effects',
+    transform(code, id) {
+      if (!/\/packages\/[\w-]+\/src\//.test(id)) return null;
+      return { code, map: null, moduleSideEffects: true };
+    },
+  };
+}
+
 export default defineConfig({
   root: import.meta.dirname,
   resolve: { conditions: ['@taorl/source', 'browser', 'module', 'import', 'default'] },
-  plugins: [sandboxTexts(), packageFiles()],
+  plugins: [sandboxTexts(), sourceSideEffects(), packageFiles()],
   // Not minified: tfjs's threaded wasm backend starts its threads from its factory function's source text
   // (Function.prototype.toString), which must keep the names it refers to outside the function.
   build: { target: 'es2022', minify: false },
-  worker: { format: 'es' },
+  // The model's worker runs the RL step, so it imports the sandbox's browser entry too: the same text loading.
+  worker: { format: 'es', plugins: () => [sandboxTexts(), sourceSideEffects()] },
   server: { headers: ISOLATION_HEADERS },
   preview: { headers: ISOLATION_HEADERS },
 });

@@ -14,7 +14,7 @@ import { createTinyPolicy, loadPolicy } from '@taorl/model/node';
 import { chromium } from 'playwright-core';
 import { build, preview } from 'vite';
 import { CHROMIUM_ARGS, findChromium, NO_CHROMIUM } from '../../../test/support/chromium';
-import { DEMO_CONFIG, demoPrompts, loadConfig, writeAsset } from '../scripts/demo-asset';
+import { DEMO_CONFIG, demoPrompts, demoTask, loadConfig, writeAsset } from '../scripts/demo-asset';
 import { demoTokenizer, promptIds } from '../src/model/demo-prompts';
 import type { WorkerSampling } from '../src/model/protocol';
 import { trainStep } from '../src/model/train-step';
@@ -52,8 +52,9 @@ try {
     await fresh.save(policyDir);
     fresh.dispose();
   } else asset = `${policyDir}`;
-  const prompts = demoPrompts(loadConfig(DEMO_CONFIG, []), ROWS);
-  writeAsset(policyDir, join(site, 'policy'), prompts);
+  const config = loadConfig(DEMO_CONFIG, []);
+  const prompts = demoPrompts(config, ROWS);
+  writeAsset(policyDir, join(site, 'policy'), prompts, demoTask(config));
   const { tokenizer, template } = demoTokenizer(259);
   const ids = prompts.map((prompt) => promptIds(prompt, tokenizer, template));
   // The training batch: the prompts with completions of the full length, fixed for every setting.

@@ -1,19 +1,18 @@
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { arithUserMessage } from '@taorl/data';
 import { deriveSeed } from '@taorl/rollout';
-import { loadConfig, type TrainerConfig } from '@taorl/trainer';
-import { toolFormatOf } from '../../trainer/src/session/components';
-// The trainer's own prompt building, so the page's prompts are the ones its policy was trained and evaluated on.
-import { arithProblems } from '../../trainer/src/session/problem-source';
-import type { Session } from '../../trainer/src/session/session';
+// The trainer's own resolution of the config (tool.instructions, the loss, the rollout options), from its entry.
 import {
-  BOXED_ANSWER_RULE,
-  toolSystemPrompt,
-  withSystemPrompt,
-} from '../../trainer/src/task/tool-instructions';
+  loadConfig,
+  rlComponents,
+  rolloutOptionsOf,
+  type TrainerConfig,
+  toolInstructionsOf,
+} from '@taorl/trainer';
 import type { DemoPrompt } from '../src/model/demo-prompts';
 import { POLICY_FILES } from '../src/model/fetch-policy';
+import { demoQuestions } from '../src/rl/demo-rl';
+import type { DemoTask } from '../src/rl/demo-task';
 
 // The policy asset the page serves at policy/: the weights and config.json of a `taorl sft` policy folder, and
 // prompts.json, held-out prompts of the demo's task as the trainer renders them.
@@ -23,24 +22,78 @@ export const DEMO_CONFIG = new URL('../../trainer/configs/demo.yaml', import.met
 
 /**
  * The first `count` held-out problems of `config`'s arith-tool task (the test split the trainer evaluates on, same
- * seed), each as the trainer's chat: the tool format's instructions and the answer rule, then the question.
+ * seed), each as the page's RL renders it (demoQuestions, equal to `taorl rl`'s: rl-step.test.ts): the system
+ * message of tool.instructions (none in the demo), then the question.
  */
 export function demoPrompts(config: TrainerConfig, count: number): DemoPrompt[] {
-  const system = toolSystemPrompt(toolFormatOf(config, DEMO_CONFIG), BOXED_ANSWER_RULE);
-  // arithProblems reads only the session's config (task.mix).
-  const session = { config } as Session;
-  return arithProblems(session, 'test', count, deriveSeed(config.seed, 'test-problems')).map((problem) => ({
-    id: problem.id,
-    messages: withSystemPrompt([{ role: 'user', content: arithUserMessage(problem) }], system),
-    answer: problem.answer,
-  }));
+  const task = { mix: config.task.mix, system: systemMessage(config) };
+  return demoQuestions(task, 'test', count, deriveSeed(config.seed, 'test-problems')).map(
+    ({ problem, messages }) => ({ id: problem.id, messages, answer: problem.answer }),
+  );
 }
 
-/** Writes the asset folder `out`: the policy files copied from `policyDir`, and prompts.json. */
-export function writeAsset(policyDir: string, out: string, prompts: readonly DemoPrompt[]): void {
+/** The system message the trainer puts before each prompt of `config` (tool.instructions), or null for none. */
+function systemMessage(config: TrainerConfig): string | null {
+  return toolInstructionsOf({ config, source: DEMO_CONFIG, toolTurns: null });
+}
+
+/**
+ * The RL task of `config` as the page runs it (task.json): what `taorl rl` reads from the config for an arith-tool
+ * run with local rollouts, resolved by the trainer's own code (the loss's options, the rollout options, the
+ * overlong buffer in tokens, the system message).
+ */
+export function demoTask(config: TrainerConfig): DemoTask {
+  const { rl, rollout, tool, task } = config;
+  const name = (spec: { name: string; options: Record<string, unknown> }, field: string) => {
+    if (Object.keys(spec.options).length > 0)
+      throw new Error(`${field}: the page takes no options (${spec.name})`);
+    return spec.name;
+  };
+  const options = rolloutOptionsOf(config);
+  return {
+    seed: config.seed,
+    mix: task.mix,
+    system: systemMessage(config),
+    tool: {
+      format: tool.format.name,
+      timeoutMs: tool.timeoutMs,
+      observationChars: tool.observationChars,
+      maxInfraFailureRate: tool.maxInfraFailureRate,
+    },
+    rollout: { ...options, sampling: { ...options.sampling, temperature: rollout.temperature } },
+    rl: {
+      groups: rl.groups,
+      groupSize: rl.groupSize,
+      maxGenBatches: rl.maxGenBatches,
+      learningRate: rl.learningRate,
+      maxGradNorm: rl.maxGradNorm,
+      microBatchRows: rl.microBatchRows,
+      estimator: name(rl.estimator, 'rl.estimator'),
+      shaper: name(rl.shaper, 'rl.shaper'),
+      filters: rl.filters.map((spec, i) => name(spec, `rl.filters[${i}]`)),
+      loss: rlComponents(config, DEMO_CONFIG).loss,
+      overlong: rl.overlong.enabled
+        ? {
+            buffer: rl.overlong.bufferFraction * rollout.maxResponseTokens,
+            factor: rl.overlong.factor,
+            policyTokensOnly: rl.overlong.length === 'policy',
+          }
+        : null,
+    },
+  };
+}
+
+/** Writes the asset folder `out`: the policy files copied from `policyDir`, prompts.json and task.json. */
+export function writeAsset(
+  policyDir: string,
+  out: string,
+  prompts: readonly DemoPrompt[],
+  task: DemoTask,
+): void {
   mkdirSync(out, { recursive: true });
   for (const name of POLICY_FILES) copyFileSync(join(policyDir, name), join(out, name));
   writeFileSync(join(out, 'prompts.json'), `${JSON.stringify(prompts, null, 1)}\n`);
+  writeFileSync(join(out, 'task.json'), `${JSON.stringify(task, null, 1)}\n`);
 }
 
 export { loadConfig };

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { runCli } from '@taorl/trainer';
-import { DEMO_CONFIG, demoPrompts, loadConfig, writeAsset } from './demo-asset';
+import { DEMO_CONFIG, demoPrompts, demoTask, loadConfig, writeAsset } from './demo-asset';
 
 // `pnpm --filter @taorl/playground asset [--seed N] [--steps N] [--out DIR]`: runs the SFT phase of `taorl demo`
 // (its config, apps/trainer/configs/demo.yaml, with `taorl sft`) and writes the policy it saves, with held-out
@@ -26,12 +26,9 @@ try {
   const args = ['sft', '--config', DEMO_CONFIG, '--out', run, ...overrides.flatMap((o) => ['--set', o])];
   const code = await runCli(args);
   if (code !== 0) throw new Error(`taorl ${args.join(' ')} exited with ${code}`);
-  writeAsset(
-    join(run, 'policy'),
-    values.out,
-    demoPrompts(loadConfig(DEMO_CONFIG, overrides), Number(values.prompts)),
-  );
-  for (const name of ['config.json', 'model.safetensors', 'prompts.json']) {
+  const config = loadConfig(DEMO_CONFIG, overrides);
+  writeAsset(join(run, 'policy'), values.out, demoPrompts(config, Number(values.prompts)), demoTask(config));
+  for (const name of ['config.json', 'model.safetensors', 'prompts.json', 'task.json']) {
     console.log(`${join(values.out, name)}: ${statSync(join(values.out, name)).size} bytes`);
   }
 } finally {

@@ -1,6 +1,7 @@
 import { grade } from '@taorl/eval';
 import { createSandbox, type ExecResult } from '@taorl/sandbox/browser';
 import { startModelPanel } from './model-panel';
+import { startRlPanel } from './rl-panel';
 
 // The RL playground's page (issue 50): the demo's SFT policy sampling in a web worker, Python in another, graded
 // in the page, nothing from a CDN.
@@ -55,7 +56,9 @@ async function main(): Promise<void> {
   });
 }
 
-void startModelPanel(element);
+void startModelPanel(element).then((model) => {
+  if (model !== null) return startRlPanel(element, model);
+});
 main().catch((error: unknown) => {
   state.textContent = `Python did not start: ${(error as Error).message}`;
 });

@@ -61,8 +61,13 @@ function describeWasm({ wasm, parameters }: ModelClient): string {
   return `ready: ${parameters.toLocaleString('en')} parameters on tfjs wasm, ${threads}${wasm.simd ? ', SIMD' : ''}`;
 }
 
-/** Loads the policy asset into the worker and wires the sample button; failures are shown, naming the file. */
-export async function startModelPanel(element: <T extends HTMLElement>(id: string) => T): Promise<void> {
+/**
+ * Loads the policy asset into the worker and wires the sample button; failures are shown, naming the file. The
+ * loaded model, or null when it did not load.
+ */
+export async function startModelPanel(
+  element: <T extends HTMLElement>(id: string) => T,
+): Promise<ModelClient | null> {
   const [state, seed, button, question, text, stats] = [
     element('model-state'),
     element<HTMLInputElement>('seed'),
@@ -113,8 +118,10 @@ export async function startModelPanel(element: <T extends HTMLElement>(id: strin
       }
       button.disabled = false;
     });
+    return model;
   } catch (error) {
     state.textContent = `the model did not load: ${(error as Error).message}`;
     state.className = 'failed';
+    return null;
   }
 }

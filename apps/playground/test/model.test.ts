@@ -173,6 +173,17 @@ describe.skipIf(executablePath === null)(
       expect((await openPage(cut)).state).toMatch(
         new RegExp(`^the model did not load: ${cut}policy/model\\.safetensors: `),
       );
+      // The RL panel's defaults come from task.json: without it the model loads and the RL panel says what is missing.
+      const noTask = await variant('no-task', (dir) => unlinkSync(join(dir, 'policy', 'task.json')));
+      const { page, state } = await openPage(noTask);
+      expect(state).toMatch(/^ready/);
+      const defaults = page.locator('#rl-defaults');
+      await defaults.filter({ hasText: /^RL is off/ }).waitFor({ timeout: 60_000 });
+      expect(await defaults.textContent()).toMatch(
+        new RegExp(`^RL is off: ${noTask}policy/task\\.json: HTTP 404`),
+      );
+      expect(await page.locator('#rl-run').isDisabled()).toBe(true);
+      await page.close();
     }, 600_000);
 
     it('says that WebAssembly is needed in a browser without it', async () => {

@@ -10,7 +10,7 @@ import {
 export const POLICY_FILES = ['config.json', 'model.safetensors'] as const;
 
 /** A file of the site, whole; a failed request or a body cut short is an error naming the file's URL. */
-async function fetchBytes(url: string): Promise<Uint8Array> {
+export async function fetchBytes(url: string): Promise<Uint8Array> {
   let response: Response;
   try {
     response = await fetch(url);

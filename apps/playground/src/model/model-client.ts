@@ -1,4 +1,5 @@
 import type { WeightedTokenBatch } from '@taorl/model';
+import type { RlEvent, RlRunRequest } from '../rl/demo-run';
 import type { FromWorker, Sample, ToWorker, WasmInfo, WorkerSampling } from './protocol';
 
 /** The page's handle on the model worker: one load, then sampling and training calls, each answered by its id. */
@@ -12,9 +13,18 @@ export interface ModelClient {
   ): Promise<{ samples: Sample[]; seconds: number }>;
   /** One training step in the worker (`trainStep`): the loss and the step's seconds. */
   train(batch: WeightedTokenBatch, learningRate: number): Promise<{ loss: number; seconds: number }>;
+  /**
+   * An RL run in the worker on the loaded policy (`runDemoRl`), the tool's Python in web workers of the model's
+   * worker (pyodide's files at `pyodideURL`, absolute); each event goes to `onEvent` as it arrives.
+   */
+  rl(
+    request: RlRunRequest,
+    pyodideURL: string,
+    onEvent: (event: RlEvent) => void,
+  ): Promise<{ seconds: number }>;
 }
 
-type Answer = Extract<FromWorker, { type: 'samples' | 'trained' }>;
+type Answer = Extract<FromWorker, { type: 'samples' | 'trained' | 'rl-done' }>;
 
 /** Starts the worker, which starts tfjs's wasm backend (files at `wasmURL`) and loads the policy at `policyURL`. */
 export function startModel(policyURL: string, wasmURL: string): Promise<ModelClient> {
@@ -26,6 +36,8 @@ export function startModel(policyURL: string, wasmURL: string): Promise<ModelCli
   }
   const worker = new Worker(new URL('./worker.ts', import.meta.url), { type: 'module' });
   const pending = new Map<number, { resolve: (answer: Answer) => void; reject: (error: Error) => void }>();
+  /** The event listeners of the RL runs under way, by id. */
+  const runs = new Map<number, (event: RlEvent) => void>();
   let nextId = 0;
   const call = (message: (id: number) => ToWorker): Promise<Answer> => {
     const id = nextId++;
@@ -60,11 +72,22 @@ export function startModel(policyURL: string, wasmURL: string): Promise<ModelCli
               throw new Error(`the model worker answered ${answer.type} to train`);
             return { loss: answer.loss, seconds: answer.seconds };
           },
+          async rl(request, pyodideURL, onEvent) {
+            const answer = await call((id) => {
+              runs.set(id, onEvent);
+              return { type: 'rl', id, request, pyodideURL };
+            });
+            if (answer.type !== 'rl-done') throw new Error(`the model worker answered ${answer.type} to rl`);
+            return { seconds: answer.seconds };
+          },
         });
       } else if (data.type === 'error' && data.id === undefined) {
         worker.terminate();
         reject(new Error(data.message));
+      } else if (data.type === 'rl-event') {
+        runs.get(data.id)?.(data.event);
       } else if (data.id !== undefined) {
+        runs.delete(data.id);
         const waiting = pending.get(data.id);
         pending.delete(data.id);
         if (data.type === 'error') waiting?.reject(new Error(data.message));

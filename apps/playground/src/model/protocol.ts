@@ -1,4 +1,5 @@
 import type { TransformerPolicy, WeightedTokenBatch } from '@taorl/model';
+import type { RlEvent, RlRunRequest } from '../rl/demo-run';
 
 /** How tfjs's wasm backend runs in the worker: its threads need cross-origin isolation (SharedArrayBuffer). */
 export interface WasmInfo {
@@ -21,10 +22,14 @@ export type WorkerSampling = Omit<Parameters<TransformerPolicy['generate']>[1], 
 export type ToWorker =
   | { type: 'load'; policyURL: string; wasmURL: string }
   | { type: 'sample'; id: number; prompts: number[][]; sampling: WorkerSampling }
-  | { type: 'train'; id: number; batch: WeightedTokenBatch; learningRate: number };
+  | { type: 'train'; id: number; batch: WeightedTokenBatch; learningRate: number }
+  /** An RL run on the loaded policy (trained in place); `pyodideURL`: where the page serves pyodide's files. */
+  | { type: 'rl'; id: number; request: RlRunRequest; pyodideURL: string };
 
 export type FromWorker =
   | { type: 'ready'; wasm: WasmInfo; parameters: number; vocabSize: number }
   | { type: 'samples'; id: number; samples: Sample[]; seconds: number }
   | { type: 'trained'; id: number; loss: number; seconds: number }
+  | { type: 'rl-event'; id: number; event: RlEvent }
+  | { type: 'rl-done'; id: number; seconds: number }
   | { type: 'error'; id?: number; message: string };

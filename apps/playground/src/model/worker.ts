@@ -1,7 +1,11 @@
 import { AdamW } from '@taorl/grpo';
 import type { TransformerPolicy } from '@taorl/model';
+import { createSandbox, getToolFormat, type PyodideSandbox } from '@taorl/sandbox/browser';
 import * as tf from '@tensorflow/tfjs';
 import { setWasmPaths } from '@tensorflow/tfjs-backend-wasm';
+import { runDemoRl } from '../rl/demo-run';
+import { fetchDemoTask } from '../rl/fetch-task';
+import { demoTokenizer } from './demo-prompts';
 import { fetchPolicy } from './fetch-policy';
 import type { FromWorker, ToWorker, WasmInfo } from './protocol';
 import { trainStep } from './train-step';
@@ -11,6 +15,9 @@ import { trainStep } from './train-step';
 
 const post = (message: FromWorker) => self.postMessage(message);
 let policy: TransformerPolicy | null = null;
+let policyURL = '';
+/** The tool's Python sandbox of RL runs (its interpreters in web workers of this worker), made at the first. */
+let sandbox: PyodideSandbox | null = null;
 /** The optimizer of `train` steps, made at the first (its moments follow the policy from then on). */
 let optimizer: AdamW | null = null;
 
@@ -34,6 +41,7 @@ self.onmessage = async ({ data }: MessageEvent<ToWorker>) => {
     try {
       const wasm = await startWasm(data.wasmURL);
       policy = await fetchPolicy(data.policyURL);
+      policyURL = data.policyURL;
       const parameters = policy.trainableVariables().reduce((sum, variable) => sum + variable.size, 0);
       post({ type: 'ready', wasm, parameters, vocabSize: policy.vocabSize });
     } catch (error) {
@@ -45,6 +53,19 @@ self.onmessage = async ({ data }: MessageEvent<ToWorker>) => {
     if (policy === null) throw new Error('the policy is not loaded yet');
     const started = performance.now();
     const seconds = () => (performance.now() - started) / 1000;
+    if (data.type === 'rl') {
+      const task = await fetchDemoTask(policyURL);
+      sandbox ??= await createSandbox({ backend: 'pyodide', indexURL: data.pyodideURL });
+      const parts = {
+        policy,
+        ...demoTokenizer(policy.vocabSize),
+        sandbox,
+        format: getToolFormat(task.tool.format),
+      };
+      await runDemoRl(task, parts, data.request, (event) => post({ type: 'rl-event', id: data.id, event }));
+      post({ type: 'rl-done', id: data.id, seconds: seconds() });
+      return;
+    }
     if (data.type === 'train') {
       optimizer ??= new AdamW(policy.trainableVariables());
       const loss = trainStep(policy, optimizer, data.batch, data.learningRate);

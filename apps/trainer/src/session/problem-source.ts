@@ -210,7 +210,7 @@ async function codeProblems(session: Session, renderPrompt: RenderPrompt): Promi
  * template layout, the template's own tool section instead), then where the final answer goes (a code problem's
  * user message says where its program goes instead).
  */
-function toolInstructionsOf(session: Session): string | null {
+export function toolInstructionsOf(session: Pick<Session, 'config' | 'source' | 'toolTurns'>): string | null {
   const { config, source } = session;
   const { instructions } = config.tool;
   if (instructions === 'none') return null;

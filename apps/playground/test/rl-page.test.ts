@@ -1,0 +1,117 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { initBackend } from '@taorl/grpo';
+import { loadPolicy } from '@taorl/model/node';
+import { createSandbox, getToolFormat } from '@taorl/sandbox';
+import { type Browser, chromium } from 'playwright-core';
+import { build, type PreviewServer, preview } from 'vite';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM_ARGS, findChromium, NO_CHROMIUM } from '../../../test/support/chromium';
+import { DEMO_CONFIG, demoTask, loadConfig } from '../scripts/demo-asset';
+import { demoTokenizer } from '../src/model/demo-prompts';
+import { demoChoices } from '../src/rl/demo-rl';
+import { type RlEvent, type RlRunRequest, runDemoRl } from '../src/rl/demo-run';
+import { metricsDiff } from './metrics-diff';
+import { writeTestAsset } from './test-asset';
+import { TINY_RL } from './tiny-rl';
+
+// RL steps in the page (the model's worker on tfjs wasm, Python in pyodide web workers) against the same
+// composition in Node (tfjs wasm, the pyodide sandbox): the same metrics lines, counts exactly, floats within the
+// kernels' rounding. The asset: a fresh model of the demo's shape and the demo's task at a tiny size (TINY_RL), on a
+// seed other than the demo config's, which the page's controls must take from task.json.
+
+const executablePath = findChromium();
+if (executablePath === null && process.env.CI)
+  throw new Error(`CI must run the RL page test: ${NO_CHROMIUM}`);
+const configFile = fileURLToPath(new URL('../vite.config.ts', import.meta.url));
+
+/** Relative difference allowed between the page's and Node's float metrics (log-probs differ by <= 1e-4). */
+const TOLERANCE = 1e-3;
+const OVERRIDES = [...TINY_RL, 'seed=3'];
+
+describe.skipIf(executablePath === null)(
+  executablePath === null ? `the playground's RL (skipped: ${NO_CHROMIUM})` : "the playground's RL",
+  () => {
+    let work: string;
+    let site: string;
+    let server: PreviewServer;
+    let browser: Browser;
+
+    beforeAll(async () => {
+      work = mkdtempSync(join(tmpdir(), 'taorl-playground-rl-'));
+      site = join(work, 'site');
+      await build({ configFile, logLevel: 'silent', build: { outDir: site, emptyOutDir: true } });
+      await writeTestAsset(site, work, 4, OVERRIDES);
+      server = await preview({
+        configFile,
+        logLevel: 'silent',
+        build: { outDir: site },
+        preview: { host: '127.0.0.1', port: 0, strictPort: false },
+      });
+      browser = await chromium.launch({ executablePath: executablePath as string, args: CHROMIUM_ARGS });
+    }, 600_000);
+    afterAll(async () => {
+      await browser?.close();
+      await new Promise((resolve) => server?.httpServer.close(resolve));
+      if (work) rmSync(work, { recursive: true, force: true });
+    });
+
+    it("gives the Node run's metrics for a seed's first steps", async () => {
+      const task = demoTask(loadConfig(DEMO_CONFIG, OVERRIDES));
+      // No filter, so that the update runs on the untrained policy's groups (tool-aware drops all-wrong ones).
+      const request: RlRunRequest = {
+        choices: { ...demoChoices(task), filters: [] },
+        steps: 2,
+        heldOut: 2,
+        heldOutEvery: 1,
+      };
+      const page = await browser.newPage();
+      await page.goto(server.resolvedUrls?.local[0] ?? '');
+      await page
+        .locator('#model-state')
+        .filter({ hasText: /^(ready|the model did not load)/ })
+        .waitFor({ timeout: 300_000 });
+      await page.waitForFunction(() => window.taorlRl !== undefined, null, { timeout: 60_000 });
+      // The controls' defaults: task.json's seed and plug-ins, and the page says where they came from.
+      expect(await page.inputValue('#rl-seed')).toBe('3');
+      expect(await page.inputValue('#rl-filters')).toBe(task.rl.filters.join(', '));
+      expect(await page.inputValue('#rl-shaper')).toBe(task.rl.shaper);
+      expect(await page.inputValue('#rl-estimator')).toBe(task.rl.estimator);
+      expect(await page.textContent('#rl-defaults')).toMatch(/default to policy\/task\.json/);
+      const inPage = await page.evaluate(async (request) => {
+        const rl = window.taorlRl;
+        if (rl === undefined) throw new Error('no window.taorlRl');
+        return rl.run(request);
+      }, request);
+      expect(await page.textContent('#rl-state')).toMatch(/^done: 2 steps in /);
+      expect(await page.textContent('#curve-reward-caption')).toMatch(/^reward: .* at step 2 /);
+      expect(await page.textContent('#curve-held-out-caption')).toMatch(/^held-out accuracy: .* at step 2 /);
+      expect(await page.locator('#curve-held-out polyline').getAttribute('points')).toMatch(/^(\S+ ){2}\S+$/);
+      await page.close();
+
+      await initBackend({ prefer: 'wasm' });
+      const policy = await loadPolicy(join(site, 'policy'));
+      const sandbox = await createSandbox({ backend: 'pyodide' });
+      const inNode: RlEvent[] = [];
+      try {
+        const parts = {
+          policy,
+          ...demoTokenizer(policy.vocabSize),
+          sandbox,
+          format: getToolFormat(task.tool.format),
+        };
+        await runDemoRl(task, parts, request, (event) => inNode.push(event));
+      } finally {
+        policy.dispose();
+        await sandbox.close();
+      }
+      expect(inPage.map((event) => event.type)).toEqual(['held-out', 'step', 'held-out', 'step', 'held-out']);
+      const diff = metricsDiff(inPage, inNode, TOLERANCE);
+      const exact = metricsDiff(inPage, inNode, 0);
+      console.log(`page vs Node, bit for bit: ${exact.length === 0 ? 'equal' : exact.join('; ')}`);
+      expect(diff).toEqual([]);
+    }, 900_000);
+  },
+);
