@@ -8,9 +8,12 @@ import type { HeldOut } from './rl/held-out';
 // The RL panel: a run of TAO-RL steps on the loaded policy in the model's worker, its curves drawn as each step's
 // metrics arrive, and the held-out evaluations (before, every few steps, after) as a curve. The page only draws.
 
-/** What the tests call in the page: an RL run, its events in order. */
+/**
+ * What the tests call in the page: an RL run, its events in order; `onEvent` (optional) sees each as it arrives,
+ * with when the worker posted it (`wallClock`, comparable with the page's own).
+ */
 export interface PlaygroundRl {
-  run(request: RlRunRequest): Promise<RlEvent[]>;
+  run(request: RlRunRequest, onEvent?: (event: RlEvent, postedAt: number) => void): Promise<RlEvent[]>;
 }
 
 declare global {
@@ -130,7 +133,7 @@ export async function startRlPanel(
   ];
   if (!(await fillDefaults(element, new URL('policy/', document.baseURI).href))) return;
   const pyodideURL = new URL('pyodide/', document.baseURI).href;
-  const run = async (request: RlRunRequest): Promise<RlEvent[]> => {
+  const run: PlaygroundRl['run'] = async (request, onEvent) => {
     const events: RlEvent[] = [];
     const lines: RlStepMetrics[] = [];
     const accuracy: [number, number][] = [];
@@ -143,8 +146,9 @@ export async function startRlPanel(
         label,
         points,
       );
-    const { seconds } = await model.rl(request, pyodideURL, (event) => {
+    const { seconds } = await model.rl(request, pyodideURL, (event, postedAt) => {
       events.push(event);
+      onEvent?.(event, postedAt);
       if (event.type === 'held-out') {
         const { step, result } = event;
         accuracy.push([step, result.accuracy]);

@@ -80,11 +80,59 @@ describe.skipIf(executablePath === null)(
       expect(await page.inputValue('#rl-shaper')).toBe(task.rl.shaper);
       expect(await page.inputValue('#rl-estimator')).toBe(task.rl.estimator);
       expect(await page.textContent('#rl-defaults')).toMatch(/default to policy\/task\.json/);
-      const inPage = await page.evaluate(async (request) => {
+      // The page stays responsive while it trains: a main-thread heartbeat (a setTimeout(0) loop stamping each turn)
+      // must beat while the worker computes, between each two events it posts. Work on the main thread would hold
+      // the heartbeat off for that stretch; no timing threshold is involved. Long tasks (> 50 ms) are only logged.
+      const run = await page.evaluate(async (request) => {
         const rl = window.taorlRl;
         if (rl === undefined) throw new Error('no window.taorlRl');
-        return rl.run(request);
+        const clock = () => performance.timeOrigin + performance.now();
+        const beats: number[] = [];
+        let beating = true;
+        const beat = () => {
+          beats.push(clock());
+          if (beating) setTimeout(beat, 0);
+        };
+        const longTasks: number[] = [];
+        const observer = new PerformanceObserver((list) => {
+          for (const entry of list.getEntries()) longTasks.push(entry.duration);
+        });
+        const observed = PerformanceObserver.supportedEntryTypes.includes('longtask');
+        if (observed) observer.observe({ type: 'longtask' });
+        const startedAt = clock();
+        beat();
+        const postedAt: number[] = [];
+        try {
+          const events = await rl.run(request, (_, at) => postedAt.push(at));
+          // The run's end closes the last gap; long tasks not yet delivered to the observer are taken too.
+          beats.push(clock());
+          for (const entry of observer.takeRecords()) longTasks.push(entry.duration);
+          return { events, startedAt, postedAt, beats, longTasks: observed ? longTasks : null };
+        } finally {
+          beating = false;
+          observer.disconnect();
+        }
       }, request);
+      const inPage = run.events;
+      const bounds = [run.startedAt, ...run.postedAt];
+      const stalled = run.postedAt.flatMap((end, k) =>
+        run.beats.some((at) => at > (bounds[k] as number) && at < end) ? [] : [`${k}: ${inPage[k]?.type}`],
+      );
+      const gaps = run.beats.slice(1).map((at, i) => at - (run.beats[i] as number));
+      const perEvent = run.postedAt.map((end, k) => {
+        const start = bounds[k] as number;
+        const beats = run.beats.filter((at) => at > start && at < end).length;
+        return `${inPage[k]?.type} ${((end - start) / 1000).toFixed(1)} s ${beats} beats`;
+      });
+      console.log(
+        `main thread while training (${perEvent.join(', ')}): ${run.beats.length} heartbeats, longest gap ` +
+          `${Math.max(...gaps).toFixed(0)} ms; ` +
+          (run.longTasks === null
+            ? 'long tasks not observable in this browser'
+            : `${run.longTasks.length} long tasks, longest ${Math.max(0, ...run.longTasks).toFixed(0)} ms`),
+      );
+      expect(run.postedAt).toHaveLength(inPage.length);
+      expect(stalled, 'events the worker computed with no main-thread heartbeat').toEqual([]);
       expect(await page.textContent('#rl-state')).toMatch(/^done: 2 steps in /);
       expect(await page.textContent('#curve-reward-caption')).toMatch(/^reward: .* at step 2 /);
       expect(await page.textContent('#curve-held-out-caption')).toMatch(/^held-out accuracy: .* at step 2 /);
