@@ -1,5 +1,5 @@
 import type { WeightedTokenBatch } from '@taorl/model';
-import { lossTokenCount, weightedTokenBatch } from '../../trainer/src/sft/token-batch';
+import { lossTokenCount, weightedTokenBatch } from '@taorl/trainer';
 import type { PlainTokenBatch } from '../src/model-panel';
 
 /**

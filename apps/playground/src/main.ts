@@ -1,6 +1,7 @@
 import { grade } from '@taorl/eval';
 import { createSandbox, type ExecResult } from '@taorl/sandbox/browser';
 import { startModelPanel } from './model-panel';
+import { fetchDemoTask } from './rl/fetch-task';
 import { startRlPanel } from './rl-panel';
 
 // The RL playground's page (issue 50): the demo's SFT policy sampling in a web worker, Python in another, graded
@@ -56,8 +57,11 @@ async function main(): Promise<void> {
   });
 }
 
-void startModelPanel(element).then((model) => {
-  if (model !== null) return startRlPanel(element, model);
+// task.json, fetched once: the model panel's sampling settings and the RL controls' defaults (an error is shown by
+// each panel).
+const task = fetchDemoTask(new URL('policy/', document.baseURI).href).catch((error: Error) => error);
+void startModelPanel(element, task).then((model) => {
+  if (model !== null) return startRlPanel(element, model, task);
 });
 main().catch((error: unknown) => {
   state.textContent = `Python did not start: ${(error as Error).message}`;

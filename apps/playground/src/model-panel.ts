@@ -2,11 +2,9 @@ import type { WeightedTokenBatch } from '@taorl/model';
 import { type DemoPrompt, demoTokenizer, parseDemoPrompts, promptIds } from './model/demo-prompts';
 import { type ModelClient, startModel } from './model/model-client';
 import type { Sample, WorkerSampling } from './model/protocol';
+import type { DemoTask } from './rl/demo-task';
 
 // The demo's SFT policy on the page: loaded and sampled in a web worker, the page only renders.
-
-/** The demo's rollout sampling (apps/trainer/configs/demo.yaml: rollout.temperature, maxResponseTokens), to the end of the turn. */
-const SAMPLING = { temperature: 0.7, maxNewTokens: 256 } as const;
 
 /** What the tests and the speed bench call in the page: the worker's sampling of the asset's prompts, and training. */
 export interface PlaygroundModel {
@@ -62,16 +60,19 @@ function describeWasm({ wasm, parameters }: ModelClient): string {
 }
 
 /**
- * Loads the policy asset into the worker and wires the sample button; failures are shown, naming the file. The
- * loaded model, or null when it did not load.
+ * Loads the policy asset into the worker and wires the sample button, which samples as the demo's rollouts do (the
+ * asset's `task`: task.json, or why it did not load); failures are shown, naming the file. The loaded model, or
+ * null when it did not load.
  */
 export async function startModelPanel(
   element: <T extends HTMLElement>(id: string) => T,
+  task: Promise<DemoTask | Error>,
 ): Promise<ModelClient | null> {
-  const [state, seed, button, question, text, stats] = [
+  const [state, seed, button, settings, question, text, stats] = [
     element('model-state'),
     element<HTMLInputElement>('seed'),
     element<HTMLButtonElement>('sample'),
+    element('sample-settings'),
     element('sample-question'),
     element('sample-text'),
     element('sample-stats'),
@@ -94,6 +95,16 @@ export async function startModelPanel(
       train: (batch, learningRate) => model.train(typedBatch(batch), learningRate),
     };
     state.textContent = describeWasm(model);
+    const demo = await task;
+    if (demo instanceof Error) {
+      settings.textContent = `sampling is off: ${demo.message}`;
+      settings.className = 'failed';
+      return model;
+    }
+    const { sampling: rolloutSampling, maxResponseTokens } = demo.rollout;
+    settings.textContent =
+      `temperature ${rolloutSampling.temperature}, at most ${maxResponseTokens} new tokens: ` +
+      "the demo's rollout sampling, from policy/task.json";
     button.disabled = false;
     button.addEventListener('click', async () => {
       const value = Number(seed.value);
@@ -108,7 +119,12 @@ export async function startModelPanel(
       text.textContent = 'sampling in the worker…';
       stats.textContent = '';
       try {
-        const sampling = { ...SAMPLING, seed: value, stopTokenIds: [tokenizer.eosTokenId] };
+        const sampling = {
+          ...rolloutSampling,
+          maxNewTokens: maxResponseTokens,
+          seed: value,
+          stopTokenIds: [tokenizer.eosTokenId],
+        };
         const { samples, seconds } = await model.sample([ids(index)], sampling);
         const [sample] = samples as [Sample];
         text.textContent = tokenizer.decode(Int32Array.from(sample.tokens));

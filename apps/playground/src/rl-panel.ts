@@ -2,15 +2,18 @@ import type { RlStepMetrics } from '@taorl/rl';
 import type { ModelClient } from './model/model-client';
 import { demoChoices } from './rl/demo-rl';
 import type { RlEvent, RlRunRequest } from './rl/demo-run';
-import { fetchDemoTask } from './rl/fetch-task';
+import type { DemoTask } from './rl/demo-task';
 import type { HeldOut } from './rl/held-out';
 
 // The RL panel: a run of TAO-RL steps on the loaded policy in the model's worker, its curves drawn as each step's
 // metrics arrive, and the held-out evaluations (before, every few steps, after) as a curve. The page only draws.
 
-/** What the tests call in the page: an RL run, its events in order. */
+/**
+ * What the tests call in the page: an RL run, its events in order; `onEvent` (optional) sees each as it arrives,
+ * with when the worker posted it (`wallClock`, comparable with the page's own).
+ */
 export interface PlaygroundRl {
-  run(request: RlRunRequest): Promise<RlEvent[]>;
+  run(request: RlRunRequest, onEvent?: (event: RlEvent, postedAt: number) => void): Promise<RlEvent[]>;
 }
 
 declare global {
@@ -89,48 +92,44 @@ function readControls(element: <T extends HTMLElement>(id: string) => T): RlRunR
 
 /**
  * Fills the seed and plug-in controls from the asset's task.json (the demo config's RL settings, as the asset
- * command resolved them) and says so; a task.json that does not load is named and leaves the panel off.
+ * command resolved them) and says so; a task.json that did not load is named and leaves the panel off.
  */
-async function fillDefaults(
-  element: <T extends HTMLElement>(id: string) => T,
-  policyURL: string,
-): Promise<boolean> {
+function fillDefaults(element: <T extends HTMLElement>(id: string) => T, task: DemoTask | Error): boolean {
   const note = element('rl-defaults');
-  try {
-    const task = await fetchDemoTask(policyURL);
-    const { seed, filters, shaper, estimator } = demoChoices(task);
-    element<HTMLInputElement>('rl-seed').value = String(seed);
-    element<HTMLInputElement>('rl-filters').value = filters.join(', ');
-    element<HTMLInputElement>('rl-shaper').value = shaper;
-    element<HTMLInputElement>('rl-estimator').value = estimator;
-    note.textContent =
-      'Seed, filters, shaper and estimator default to policy/task.json, the RL settings of the demo config ' +
-      '(apps/trainer/configs/demo.yaml) that the asset command wrote; steps and held-out are sized for a tab ' +
-      '(the demo config runs more RL steps and evaluates more held-out problems).';
-    return true;
-  } catch (error) {
-    note.textContent = `RL is off: ${(error as Error).message}`;
+  if (task instanceof Error) {
+    note.textContent = `RL is off: ${task.message}`;
     note.className = 'failed';
     return false;
   }
+  const { seed, filters, shaper, estimator } = demoChoices(task);
+  element<HTMLInputElement>('rl-seed').value = String(seed);
+  element<HTMLInputElement>('rl-filters').value = filters.join(', ');
+  element<HTMLInputElement>('rl-shaper').value = shaper;
+  element<HTMLInputElement>('rl-estimator').value = estimator;
+  note.textContent =
+    'Seed, filters, shaper and estimator default to policy/task.json, the RL settings of the demo config ' +
+    '(apps/trainer/configs/demo.yaml) that the asset command wrote; steps and held-out are sized for a tab ' +
+    '(the demo config runs more RL steps and evaluates more held-out problems).';
+  return true;
 }
 
 /**
- * Wires the RL controls to `model`, their defaults from the asset's task.json; each run's curves and held-out
- * results drawn as they arrive.
+ * Wires the RL controls to `model`, their defaults from the asset's `task` (task.json, or why it did not load);
+ * each run's curves and held-out results drawn as they arrive.
  */
 export async function startRlPanel(
   element: <T extends HTMLElement>(id: string) => T,
   model: ModelClient,
+  task: Promise<DemoTask | Error>,
 ): Promise<void> {
   const [button, state, heldOut] = [
     element<HTMLButtonElement>('rl-run'),
     element('rl-state'),
     element('rl-held-out-result'),
   ];
-  if (!(await fillDefaults(element, new URL('policy/', document.baseURI).href))) return;
+  if (!fillDefaults(element, await task)) return;
   const pyodideURL = new URL('pyodide/', document.baseURI).href;
-  const run = async (request: RlRunRequest): Promise<RlEvent[]> => {
+  const run: PlaygroundRl['run'] = async (request, onEvent) => {
     const events: RlEvent[] = [];
     const lines: RlStepMetrics[] = [];
     const accuracy: [number, number][] = [];
@@ -143,8 +142,9 @@ export async function startRlPanel(
         label,
         points,
       );
-    const { seconds } = await model.rl(request, pyodideURL, (event) => {
+    const { seconds } = await model.rl(request, pyodideURL, (event, postedAt) => {
       events.push(event);
+      onEvent?.(event, postedAt);
       if (event.type === 'held-out') {
         const { step, result } = event;
         accuracy.push([step, result.accuracy]);

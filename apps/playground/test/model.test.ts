@@ -173,10 +173,17 @@ describe.skipIf(executablePath === null)(
       expect((await openPage(cut)).state).toMatch(
         new RegExp(`^the model did not load: ${cut}policy/model\\.safetensors: `),
       );
-      // The RL panel's defaults come from task.json: without it the model loads and the RL panel says what is missing.
+      // The sampling settings and the RL panel's defaults come from task.json: without it the model loads, and the
+      // sample button and the RL panel say what is missing.
       const noTask = await variant('no-task', (dir) => unlinkSync(join(dir, 'policy', 'task.json')));
       const { page, state } = await openPage(noTask);
       expect(state).toMatch(/^ready/);
+      const settings = page.locator('#sample-settings');
+      await settings.filter({ hasText: /^sampling is off/ }).waitFor({ timeout: 60_000 });
+      expect(await settings.textContent()).toMatch(
+        new RegExp(`^sampling is off: ${noTask}policy/task\\.json: HTTP 404`),
+      );
+      expect(await page.locator('#sample').isDisabled()).toBe(true);
       const defaults = page.locator('#rl-defaults');
       await defaults.filter({ hasText: /^RL is off/ }).waitFor({ timeout: 60_000 });
       expect(await defaults.textContent()).toMatch(

@@ -9,8 +9,8 @@ import { type Browser, chromium } from 'playwright-core';
 import { build, type PreviewServer, preview } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM_ARGS, findChromium, NO_CHROMIUM } from '../../../test/support/chromium';
-import { DEMO_CONFIG, demoTask, loadConfig } from '../scripts/demo-asset';
-import { demoTokenizer } from '../src/model/demo-prompts';
+import { DEMO_CONFIG, demoPrompts, demoTask, loadConfig } from '../scripts/demo-asset';
+import { type DemoPrompt, demoTokenizer, promptIds } from '../src/model/demo-prompts';
 import { demoChoices } from '../src/rl/demo-rl';
 import { type RlEvent, type RlRunRequest, runDemoRl } from '../src/rl/demo-run';
 import { metricsDiff } from './metrics-diff';
@@ -20,7 +20,8 @@ import { TINY_RL } from './tiny-rl';
 // RL steps in the page (the model's worker on tfjs wasm, Python in pyodide web workers) against the same
 // composition in Node (tfjs wasm, the pyodide sandbox): the same metrics lines, counts exactly, floats within the
 // kernels' rounding. The asset: a fresh model of the demo's shape and the demo's task at a tiny size (TINY_RL), on a
-// seed other than the demo config's, which the page's controls must take from task.json.
+// seed and temperature other than the demo config's, which the page's controls and sample button must take from
+// task.json.
 
 const executablePath = findChromium();
 if (executablePath === null && process.env.CI)
@@ -29,7 +30,9 @@ const configFile = fileURLToPath(new URL('../vite.config.ts', import.meta.url));
 
 /** Relative difference allowed between the page's and Node's float metrics (log-probs differ by <= 1e-4). */
 const TOLERANCE = 1e-3;
-const OVERRIDES = [...TINY_RL, 'seed=3'];
+const OVERRIDES = [...TINY_RL, 'seed=3', 'rollout.temperature=0.8'];
+/** The prompts of the asset; the sample button's default seed, 1, samples the second. */
+const PROMPTS = 4;
 
 describe.skipIf(executablePath === null)(
   executablePath === null ? `the playground's RL (skipped: ${NO_CHROMIUM})` : "the playground's RL",
@@ -43,7 +46,7 @@ describe.skipIf(executablePath === null)(
       work = mkdtempSync(join(tmpdir(), 'taorl-playground-rl-'));
       site = join(work, 'site');
       await build({ configFile, logLevel: 'silent', build: { outDir: site, emptyOutDir: true } });
-      await writeTestAsset(site, work, 4, OVERRIDES);
+      await writeTestAsset(site, work, PROMPTS, OVERRIDES);
       server = await preview({
         configFile,
         logLevel: 'silent',
@@ -80,11 +83,69 @@ describe.skipIf(executablePath === null)(
       expect(await page.inputValue('#rl-shaper')).toBe(task.rl.shaper);
       expect(await page.inputValue('#rl-estimator')).toBe(task.rl.estimator);
       expect(await page.textContent('#rl-defaults')).toMatch(/default to policy\/task\.json/);
-      const inPage = await page.evaluate(async (request) => {
+      // The sample button samples as the rollouts do: task.json's temperature and length (checked against Node below).
+      expect(await page.textContent('#sample-settings')).toBe(
+        "temperature 0.8, at most 48 new tokens: the demo's rollout sampling, from policy/task.json",
+      );
+      await page.click('#sample');
+      await page
+        .locator('#sample-stats')
+        .filter({ hasText: /tokens in/ })
+        .waitFor({ timeout: 300_000 });
+      const sampled = await page.textContent('#sample-text');
+      // The page stays responsive while it trains: a main-thread heartbeat (a setTimeout(0) loop stamping each turn)
+      // must beat while the worker computes, between each two events it posts. Work on the main thread would hold
+      // the heartbeat off for that stretch; no timing threshold is involved. Long tasks (> 50 ms) are only logged.
+      const run = await page.evaluate(async (request) => {
         const rl = window.taorlRl;
         if (rl === undefined) throw new Error('no window.taorlRl');
-        return rl.run(request);
+        const clock = () => performance.timeOrigin + performance.now();
+        const beats: number[] = [];
+        let beating = true;
+        const beat = () => {
+          beats.push(clock());
+          if (beating) setTimeout(beat, 0);
+        };
+        const longTasks: number[] = [];
+        const observer = new PerformanceObserver((list) => {
+          for (const entry of list.getEntries()) longTasks.push(entry.duration);
+        });
+        const observed = PerformanceObserver.supportedEntryTypes.includes('longtask');
+        if (observed) observer.observe({ type: 'longtask' });
+        const startedAt = clock();
+        beat();
+        const postedAt: number[] = [];
+        try {
+          const events = await rl.run(request, (_, at) => postedAt.push(at));
+          // The run's end closes the last gap; long tasks not yet delivered to the observer are taken too.
+          beats.push(clock());
+          for (const entry of observer.takeRecords()) longTasks.push(entry.duration);
+          return { events, startedAt, postedAt, beats, longTasks: observed ? longTasks : null };
+        } finally {
+          beating = false;
+          observer.disconnect();
+        }
       }, request);
+      const inPage = run.events;
+      const bounds = [run.startedAt, ...run.postedAt];
+      const stalled = run.postedAt.flatMap((end, k) =>
+        run.beats.some((at) => at > (bounds[k] as number) && at < end) ? [] : [`${k}: ${inPage[k]?.type}`],
+      );
+      const gaps = run.beats.slice(1).map((at, i) => at - (run.beats[i] as number));
+      const perEvent = run.postedAt.map((end, k) => {
+        const start = bounds[k] as number;
+        const beats = run.beats.filter((at) => at > start && at < end).length;
+        return `${inPage[k]?.type} ${((end - start) / 1000).toFixed(1)} s ${beats} beats`;
+      });
+      console.log(
+        `main thread while training (${perEvent.join(', ')}): ${run.beats.length} heartbeats, longest gap ` +
+          `${Math.max(...gaps).toFixed(0)} ms; ` +
+          (run.longTasks === null
+            ? 'long tasks not observable in this browser'
+            : `${run.longTasks.length} long tasks, longest ${Math.max(0, ...run.longTasks).toFixed(0)} ms`),
+      );
+      expect(run.postedAt).toHaveLength(inPage.length);
+      expect(stalled, 'events the worker computed with no main-thread heartbeat').toEqual([]);
       expect(await page.textContent('#rl-state')).toMatch(/^done: 2 steps in /);
       expect(await page.textContent('#curve-reward-caption')).toMatch(/^reward: .* at step 2 /);
       expect(await page.textContent('#curve-held-out-caption')).toMatch(/^held-out accuracy: .* at step 2 /);
@@ -96,12 +157,16 @@ describe.skipIf(executablePath === null)(
       const sandbox = await createSandbox({ backend: 'pyodide' });
       const inNode: RlEvent[] = [];
       try {
-        const parts = {
-          policy,
-          ...demoTokenizer(policy.vocabSize),
-          sandbox,
-          format: getToolFormat(task.tool.format),
-        };
+        const { tokenizer, template } = demoTokenizer(policy.vocabSize);
+        const prompt = demoPrompts(loadConfig(DEMO_CONFIG, OVERRIDES), PROMPTS)[1] as DemoPrompt;
+        const [sample] = await policy.generate([promptIds(prompt, tokenizer, template)], {
+          ...task.rollout.sampling,
+          maxNewTokens: task.rollout.maxResponseTokens,
+          seed: 1,
+          stopTokenIds: [tokenizer.eosTokenId],
+        });
+        expect(sampled).toBe(tokenizer.decode(sample?.tokens ?? new Int32Array()));
+        const parts = { policy, tokenizer, template, sandbox, format: getToolFormat(task.tool.format) };
         await runDemoRl(task, parts, request, (event) => inNode.push(event));
       } finally {
         policy.dispose();

@@ -67,6 +67,7 @@ export { type RlComponents, rlComponents } from './session/components.js';
 export { type ProblemSource, problemSource, toolInstructionsOf } from './session/problem-source.js';
 export { rolloutOptionsOf } from './session/rollout-options.js';
 export { openSession, type Session } from './session/session.js';
+export { lossTokenCount, weightedTokenBatch } from './sft/token-batch.js';
 export { writeFileAtomic } from './util/atomic-write.js';
 export { deriveSeed, permutation, seededRandom } from './util/seeds.js';
 export { PolicyWorkers, RolloutWorkers } from './workers/policy-workers.js';

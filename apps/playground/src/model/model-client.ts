@@ -15,12 +15,13 @@ export interface ModelClient {
   train(batch: WeightedTokenBatch, learningRate: number): Promise<{ loss: number; seconds: number }>;
   /**
    * An RL run in the worker on the loaded policy (`runDemoRl`), the tool's Python in web workers of the model's
-   * worker (pyodide's files at `pyodideURL`, absolute); each event goes to `onEvent` as it arrives.
+   * worker (pyodide's files at `pyodideURL`, absolute); each event goes to `onEvent` as it arrives, with when the
+   * worker posted it (`wallClock`).
    */
   rl(
     request: RlRunRequest,
     pyodideURL: string,
-    onEvent: (event: RlEvent) => void,
+    onEvent: (event: RlEvent, postedAt: number) => void,
   ): Promise<{ seconds: number }>;
 }
 
@@ -37,7 +38,7 @@ export function startModel(policyURL: string, wasmURL: string): Promise<ModelCli
   const worker = new Worker(new URL('./worker.ts', import.meta.url), { type: 'module' });
   const pending = new Map<number, { resolve: (answer: Answer) => void; reject: (error: Error) => void }>();
   /** The event listeners of the RL runs under way, by id. */
-  const runs = new Map<number, (event: RlEvent) => void>();
+  const runs = new Map<number, (event: RlEvent, postedAt: number) => void>();
   let nextId = 0;
   const call = (message: (id: number) => ToWorker): Promise<Answer> => {
     const id = nextId++;
@@ -85,7 +86,7 @@ export function startModel(policyURL: string, wasmURL: string): Promise<ModelCli
         worker.terminate();
         reject(new Error(data.message));
       } else if (data.type === 'rl-event') {
-        runs.get(data.id)?.(data.event);
+        runs.get(data.id)?.(data.event, data.postedAt);
       } else if (data.id !== undefined) {
         runs.delete(data.id);
         const waiting = pending.get(data.id);

@@ -30,6 +30,13 @@ export type FromWorker =
   | { type: 'ready'; wasm: WasmInfo; parameters: number; vocabSize: number }
   | { type: 'samples'; id: number; samples: Sample[]; seconds: number }
   | { type: 'trained'; id: number; loss: number; seconds: number }
-  | { type: 'rl-event'; id: number; event: RlEvent }
+  /** `postedAt`: when the worker posted it, in ms on the clock every thread shares (`wallClock`). */
+  | { type: 'rl-event'; id: number; event: RlEvent; postedAt: number }
   | { type: 'rl-done'; id: number; seconds: number }
   | { type: 'error'; id?: number; message: string };
+
+/**
+ * Now, in ms since the epoch, at the resolution of `performance.now`: a time the page's main thread and its workers
+ * can compare (each one's `performance.now` counts from its own origin).
+ */
+export const wallClock = (): number => performance.timeOrigin + performance.now();

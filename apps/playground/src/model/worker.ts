@@ -7,7 +7,7 @@ import { runDemoRl } from '../rl/demo-run';
 import { fetchDemoTask } from '../rl/fetch-task';
 import { demoTokenizer } from './demo-prompts';
 import { fetchPolicy } from './fetch-policy';
-import type { FromWorker, ToWorker, WasmInfo } from './protocol';
+import { type FromWorker, type ToWorker, type WasmInfo, wallClock } from './protocol';
 import { trainStep } from './train-step';
 
 // The model's worker: tfjs on its wasm backend (threaded where the page is cross-origin isolated), the policy
@@ -62,7 +62,9 @@ self.onmessage = async ({ data }: MessageEvent<ToWorker>) => {
         sandbox,
         format: getToolFormat(task.tool.format),
       };
-      await runDemoRl(task, parts, data.request, (event) => post({ type: 'rl-event', id: data.id, event }));
+      await runDemoRl(task, parts, data.request, (event) =>
+        post({ type: 'rl-event', id: data.id, event, postedAt: wallClock() }),
+      );
       post({ type: 'rl-done', id: data.id, seconds: seconds() });
       return;
     }
