@@ -9,7 +9,7 @@ import * as filterDriver from './browser-smoke/filter';
 import * as modelDriver from './browser-smoke/model';
 import * as rlDriver from './browser-smoke/rl';
 import * as rolloutDriver from './browser-smoke/rollout';
-import { CHROMIUM_ARGS, findChromium, NO_CHROMIUM } from './support/chromium';
+import { CHROMIUM_ARGS, chromiumForTest, NO_CHROMIUM } from './support/chromium';
 
 // The packages whose main entry claims to run in any JavaScript runtime, each bundled for the browser from the
 // code vitest tests (the "@taorl/source" condition) and run in headless Chromium, where it must compute what it
@@ -69,9 +69,7 @@ describe('portable entries bundle for the browser without Node built-ins', () =>
   });
 });
 
-const executablePath = findChromium();
-if (executablePath === null && process.env.CI)
-  throw new Error(`CI must run the browser smoke test: ${NO_CHROMIUM}`);
+const executablePath = chromiumForTest('the browser smoke test');
 
 describe.skipIf(executablePath === null)(
   executablePath === null

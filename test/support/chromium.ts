@@ -25,3 +25,13 @@ export const CHROMIUM_ARGS = [
 
 /** Why the browser tests cannot run here, in words that say how to fix it. */
 export const NO_CHROMIUM = `no Chromium binary at ${CANDIDATES.join(', ')}: run 'bash scripts/setup.sh' (it installs Debian's chromium)`;
+
+/**
+ * The Chromium binary for a browser test, or null where this machine has none (the test then skips, saying why).
+ * CI must run every browser test, so there a missing binary fails the file, naming the test.
+ */
+export function chromiumForTest(test: string): string | null {
+  const executablePath = findChromium();
+  if (executablePath === null && process.env.CI) throw new Error(`CI must run ${test}: ${NO_CHROMIUM}`);
+  return executablePath;
+}

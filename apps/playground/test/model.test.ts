@@ -8,7 +8,7 @@ import { loadPolicy } from '@taorl/model/node';
 import { type Browser, chromium } from 'playwright-core';
 import { build, type PreviewServer, preview } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM_ARGS, findChromium, NO_CHROMIUM } from '../../../test/support/chromium';
+import { CHROMIUM_ARGS, chromiumForTest, NO_CHROMIUM } from '../../../test/support/chromium';
 import { plainBatch, sequenceBatch } from '../bench/sequence-batch';
 import { DEMO_CONFIG, demoPrompts, loadConfig } from '../scripts/demo-asset';
 import { demoTokenizer, promptIds } from '../src/model/demo-prompts';
@@ -22,8 +22,7 @@ import { writeTestAsset } from './test-asset';
 // file, and a browser without WebAssembly, each said plainly. The asset is a tiny model of the demo's shape,
 // untrained, saved as `taorl sft` saves its policy, with the demo's held-out prompts.
 
-const executablePath = findChromium();
-if (executablePath === null && process.env.CI) throw new Error(`CI must run the model test: ${NO_CHROMIUM}`);
+const executablePath = chromiumForTest('the model test');
 const configFile = fileURLToPath(new URL('../vite.config.ts', import.meta.url));
 
 /** Log-probs of the same tokens may differ by this much between the browser's and Node's wasm kernels. */

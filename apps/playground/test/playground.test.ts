@@ -5,15 +5,13 @@ import { fileURLToPath } from 'node:url';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { build, type PreviewServer, preview } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM_ARGS, findChromium, NO_CHROMIUM } from '../../../test/support/chromium';
+import { CHROMIUM_ARGS, chromiumForTest, NO_CHROMIUM } from '../../../test/support/chromium';
 import { writeTestAsset } from './test-asset';
 
 // The playground as a static host serves it: `vite build` into a folder, `vite preview` serving that folder, and
 // headless Chromium clicking through the page: Python runs in the page's web worker, @taorl/eval grades the answer.
 
-const executablePath = findChromium();
-if (executablePath === null && process.env.CI)
-  throw new Error(`CI must run the playground test: ${NO_CHROMIUM}`);
+const executablePath = chromiumForTest('the playground test');
 const configFile = fileURLToPath(new URL('../vite.config.ts', import.meta.url));
 
 describe.skipIf(executablePath === null)(

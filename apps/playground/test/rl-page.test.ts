@@ -8,7 +8,7 @@ import { createSandbox, getToolFormat } from '@taorl/sandbox';
 import { type Browser, chromium } from 'playwright-core';
 import { build, type PreviewServer, preview } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM_ARGS, findChromium, NO_CHROMIUM } from '../../../test/support/chromium';
+import { CHROMIUM_ARGS, chromiumForTest, NO_CHROMIUM } from '../../../test/support/chromium';
 import { DEMO_CONFIG, demoPrompts, demoTask, loadConfig } from '../scripts/demo-asset';
 import { type DemoPrompt, demoTokenizer, promptIds } from '../src/model/demo-prompts';
 import { demoChoices } from '../src/rl/demo-rl';
@@ -23,9 +23,7 @@ import { TINY_RL } from './tiny-rl';
 // seed and temperature other than the demo config's, which the page's controls and sample button must take from
 // task.json.
 
-const executablePath = findChromium();
-if (executablePath === null && process.env.CI)
-  throw new Error(`CI must run the RL page test: ${NO_CHROMIUM}`);
+const executablePath = chromiumForTest('the RL page test');
 const configFile = fileURLToPath(new URL('../vite.config.ts', import.meta.url));
 
 /** Relative difference allowed between the page's and Node's float metrics (log-probs differ by <= 1e-4). */
