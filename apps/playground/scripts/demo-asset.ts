@@ -4,6 +4,7 @@ import { deriveSeed } from '@taorl/rollout';
 // The trainer's own resolution of the config (tool.instructions, the loss, the rollout options), from its entry.
 import {
   loadConfig,
+  overlongOptionsOf,
   rlComponents,
   rolloutOptionsOf,
   type TrainerConfig,
@@ -72,13 +73,7 @@ export function demoTask(config: TrainerConfig): DemoTask {
       shaper: name(rl.shaper, 'rl.shaper'),
       filters: rl.filters.map((spec, i) => name(spec, `rl.filters[${i}]`)),
       loss: rlComponents(config, DEMO_CONFIG).loss,
-      overlong: rl.overlong.enabled
-        ? {
-            buffer: rl.overlong.bufferFraction * rollout.maxResponseTokens,
-            factor: rl.overlong.factor,
-            policyTokensOnly: rl.overlong.length === 'policy',
-          }
-        : null,
+      overlong: overlongOptionsOf(config),
     },
   };
 }

@@ -65,7 +65,7 @@ export { openServedModel, type ServedModel, type ServedModelOptions } from './se
 export { type InferenceServer, type ServeOptions, startServer } from './serve/server.js';
 export { type RlComponents, rlComponents } from './session/components.js';
 export { type ProblemSource, problemSource, toolInstructionsOf } from './session/problem-source.js';
-export { rolloutOptionsOf } from './session/rollout-options.js';
+export { overlongOptionsOf, rolloutOptionsOf } from './session/rollout-options.js';
 export { openSession, type Session } from './session/session.js';
 export { lossTokenCount, weightedTokenBatch } from './sft/token-batch.js';
 export { writeFileAtomic } from './util/atomic-write.js';

@@ -1,3 +1,4 @@
+import type { RlStepContext } from '@taorl/rl';
 import type { RolloutOptions } from '@taorl/rollout';
 import type { TrainerConfig } from '../config/trainer-config.js';
 
@@ -20,4 +21,16 @@ export function rolloutOptionsOf(config: TrainerConfig, greedy = false): Omit<Ro
     maxRepeatedCalls: rollout.maxRepeatedCalls,
     checkTokenIntegrity: rollout.checkTokenIntegrity,
   };
+}
+
+/** The RL step's overlong shaping a config gives (rl.overlong.*), or null when it is off. */
+export function overlongOptionsOf(config: TrainerConfig): RlStepContext['overlong'] {
+  const { overlong } = config.rl;
+  return overlong.enabled
+    ? {
+        buffer: overlong.bufferFraction * config.rollout.maxResponseTokens,
+        factor: overlong.factor,
+        policyTokensOnly: overlong.length === 'policy',
+      }
+    : null;
 }

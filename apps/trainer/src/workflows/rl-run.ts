@@ -12,7 +12,7 @@ import { idleFilters } from '../report/filter-table.js';
 import type { MetricsWriter } from '../report/metrics.js';
 import { ProgressBar } from '../report/progress.js';
 import type { ProblemSource } from '../session/problem-source.js';
-import { rolloutOptionsOf } from '../session/rollout-options.js';
+import { overlongOptionsOf, rolloutOptionsOf } from '../session/rollout-options.js';
 import type { Session } from '../session/session.js';
 
 export interface RlRunOptions {
@@ -122,13 +122,7 @@ export function rlContext(
     groups: rl.groups,
     groupSize: rl.groupSize,
     maxGenBatches: rl.maxGenBatches,
-    overlong: rl.overlong.enabled
-      ? {
-          buffer: rl.overlong.bufferFraction * rollout.maxResponseTokens,
-          factor: rl.overlong.factor,
-          policyTokensOnly: rl.overlong.length === 'policy',
-        }
-      : null,
+    overlong: overlongOptionsOf(config),
     maxInfraFailureRate: config.tool.maxInfraFailureRate,
     seed: config.seed,
     ...(servers === null || session.toolTurns === null || remote.templateCheck === 0
