@@ -1,12 +1,9 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync, truncateSync, unlinkSync } from 'node:fs';
+import { cpSync, readFileSync, truncateSync, unlinkSync } from 'node:fs';
 import type { Server } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { AdamW, initBackend } from '@taorl/grpo';
 import { loadPolicy } from '@taorl/model/node';
 import { type Browser, chromium } from 'playwright-core';
-import { build, type PreviewServer, preview } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM_ARGS, chromiumForTest, NO_CHROMIUM } from '../../../test/support/chromium';
 import { plainBatch, sequenceBatch } from '../bench/sequence-batch';
@@ -15,7 +12,7 @@ import { demoTokenizer, promptIds } from '../src/model/demo-prompts';
 import type { Sample, WorkerSampling } from '../src/model/protocol';
 import { trainStep } from '../src/model/train-step';
 import { serveStatic } from './static-server';
-import { writeTestAsset } from './test-asset';
+import { serveTestSite, type TestSite } from './test-site';
 
 // The demo's policy in the page's model worker (tfjs wasm), in headless Chromium: cross-origin isolated (threads)
 // and not (one thread); samples equal to @taorl/model's in Node on the same backend; a missing or truncated asset
@@ -23,7 +20,6 @@ import { writeTestAsset } from './test-asset';
 // untrained, saved as `taorl sft` saves its policy, with the demo's held-out prompts.
 
 const executablePath = chromiumForTest('the model test');
-const configFile = fileURLToPath(new URL('../vite.config.ts', import.meta.url));
 
 /** Log-probs of the same tokens may differ by this much between the browser's and Node's wasm kernels. */
 const LOGPROB_TOLERANCE = 1e-4;
@@ -33,30 +29,18 @@ describe.skipIf(executablePath === null)(
     ? `the playground's model (skipped: ${NO_CHROMIUM})`
     : "the playground's model worker",
   () => {
-    let work: string;
-    let site: string;
-    let server: PreviewServer;
+    let served: TestSite;
     let browser: Browser;
     const statics: Server[] = [];
 
     beforeAll(async () => {
-      work = mkdtempSync(join(tmpdir(), 'taorl-playground-model-'));
-      site = join(work, 'site');
-      await build({ configFile, logLevel: 'silent', build: { outDir: site, emptyOutDir: true } });
-      await writeTestAsset(site, work);
-      server = await preview({
-        configFile,
-        logLevel: 'silent',
-        build: { outDir: site },
-        preview: { host: '127.0.0.1', port: 0, strictPort: false },
-      });
+      served = await serveTestSite('model');
       browser = await chromium.launch({ executablePath: executablePath as string, args: CHROMIUM_ARGS });
     }, 600_000);
     afterAll(async () => {
       await browser?.close();
-      await new Promise((resolve) => server?.httpServer.close(resolve));
       for (const s of statics) s.close();
-      if (work) rmSync(work, { recursive: true, force: true });
+      await served?.close();
     });
 
     /** A page of the site at `origin`, once its model panel has loaded or failed; the state line it shows. */
@@ -70,8 +54,8 @@ describe.skipIf(executablePath === null)(
 
     /** A copy of the site, changed by `edit`, served by a plain static host (no isolation headers). */
     async function variant(name: string, edit: (dir: string) => void = () => {}): Promise<string> {
-      const dir = join(work, name);
-      cpSync(site, dir, { recursive: true });
+      const dir = join(served.work, name);
+      cpSync(served.site, dir, { recursive: true });
       edit(dir);
       const { origin, server } = await serveStatic(dir);
       statics.push(server);
@@ -79,7 +63,7 @@ describe.skipIf(executablePath === null)(
     }
 
     it('samples in the worker, threaded when isolated, and equals @taorl/model in Node on wasm', async () => {
-      const origin = server.resolvedUrls?.local[0] ?? '';
+      const origin = served.origin;
       const { page, state } = await openPage(origin);
       expect(state).toMatch(/^ready: [\d,]+ parameters on tfjs wasm, threaded, SIMD$/);
       await page.click('#sample');
@@ -115,7 +99,7 @@ describe.skipIf(executablePath === null)(
       expect(inPage.ids).toEqual(ids.map((row) => [...row]));
 
       await initBackend({ prefer: 'wasm' });
-      const policy = await loadPolicy(join(site, 'policy'));
+      const policy = await loadPolicy(join(served.site, 'policy'));
       const inNode: Sample[] = (await policy.generate(ids, sampling)).map((s) => ({
         tokens: [...s.tokens],
         logProbs: [...s.logProbs],
@@ -200,7 +184,7 @@ describe.skipIf(executablePath === null)(
       });
       try {
         const page = await context.newPage();
-        await page.goto(server.resolvedUrls?.local[0] ?? '');
+        await page.goto(served.origin);
         const state = page.locator('#model-state');
         await state.filter({ hasText: /^the model did not load/ }).waitFor({ timeout: 300_000 });
         expect(await state.textContent()).toBe(

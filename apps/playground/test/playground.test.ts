@@ -1,42 +1,25 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { type Browser, chromium, type Page } from 'playwright-core';
-import { build, type PreviewServer, preview } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM_ARGS, chromiumForTest, NO_CHROMIUM } from '../../../test/support/chromium';
-import { writeTestAsset } from './test-asset';
+import { serveTestSite, type TestSite } from './test-site';
 
 // The playground as a static host serves it: `vite build` into a folder, `vite preview` serving that folder, and
 // headless Chromium clicking through the page: Python runs in the page's web worker, @taorl/eval grades the answer.
 
 const executablePath = chromiumForTest('the playground test');
-const configFile = fileURLToPath(new URL('../vite.config.ts', import.meta.url));
 
 describe.skipIf(executablePath === null)(
   executablePath === null ? `the playground (skipped: ${NO_CHROMIUM})` : 'the playground, built and served',
   () => {
-    let outDir: string;
-    let assetWork: string;
-    let server: PreviewServer;
+    let served: TestSite;
     let browser: Browser;
     let page: Page;
     const problems: string[] = [];
 
     beforeAll(async () => {
-      outDir = mkdtempSync(join(tmpdir(), 'taorl-playground-'));
-      await build({ configFile, logLevel: 'silent', build: { outDir, emptyOutDir: true } });
       // The page also loads the model's asset: without it, its requests would fail (and this test with them).
-      assetWork = mkdtempSync(join(tmpdir(), 'taorl-playground-asset-'));
-      await writeTestAsset(outDir, assetWork);
-      server = await preview({
-        configFile,
-        logLevel: 'silent',
-        build: { outDir },
-        preview: { host: '127.0.0.1', port: 0, strictPort: false },
-      });
-      const origin = server.resolvedUrls?.local[0] ?? '';
+      served = await serveTestSite('code');
+      const { origin } = served;
       browser = await chromium.launch({ executablePath: executablePath as string, args: CHROMIUM_ARGS });
       page = await browser.newPage();
       page.on('pageerror', (error) => problems.push(error.message));
@@ -56,9 +39,7 @@ describe.skipIf(executablePath === null)(
     }, 600_000);
     afterAll(async () => {
       await browser?.close();
-      await new Promise((resolve) => server?.httpServer.close(resolve));
-      if (outDir) rmSync(outDir, { recursive: true, force: true });
-      if (assetWork) rmSync(assetWork, { recursive: true, force: true });
+      await served?.close();
     });
 
     /** Puts `code` in the editor, runs it and returns the verdict the page shows. */

@@ -1,12 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { initBackend } from '@taorl/grpo';
 import { loadPolicy } from '@taorl/model/node';
 import { createSandbox, getToolFormat } from '@taorl/sandbox';
 import { type Browser, chromium } from 'playwright-core';
-import { build, type PreviewServer, preview } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM_ARGS, chromiumForTest, NO_CHROMIUM } from '../../../test/support/chromium';
 import { DEMO_CONFIG, demoPrompts, demoTask, loadConfig } from '../scripts/demo-asset';
@@ -14,7 +10,7 @@ import { type DemoPrompt, demoTokenizer, promptIds } from '../src/model/demo-pro
 import { demoChoices } from '../src/rl/demo-rl';
 import { type RlEvent, type RlRunRequest, runDemoRl } from '../src/rl/demo-run';
 import { metricsDiff } from './metrics-diff';
-import { writeTestAsset } from './test-asset';
+import { serveTestSite, type TestSite } from './test-site';
 import { TINY_RL } from './tiny-rl';
 
 // RL steps in the page (the model's worker on tfjs wasm, Python in pyodide web workers) against the same
@@ -24,7 +20,6 @@ import { TINY_RL } from './tiny-rl';
 // task.json.
 
 const executablePath = chromiumForTest('the RL page test');
-const configFile = fileURLToPath(new URL('../vite.config.ts', import.meta.url));
 
 /** Relative difference allowed between the page's and Node's float metrics (log-probs differ by <= 1e-4). */
 const TOLERANCE = 1e-3;
@@ -35,28 +30,16 @@ const PROMPTS = 4;
 describe.skipIf(executablePath === null)(
   executablePath === null ? `the playground's RL (skipped: ${NO_CHROMIUM})` : "the playground's RL",
   () => {
-    let work: string;
-    let site: string;
-    let server: PreviewServer;
+    let served: TestSite;
     let browser: Browser;
 
     beforeAll(async () => {
-      work = mkdtempSync(join(tmpdir(), 'taorl-playground-rl-'));
-      site = join(work, 'site');
-      await build({ configFile, logLevel: 'silent', build: { outDir: site, emptyOutDir: true } });
-      await writeTestAsset(site, work, PROMPTS, OVERRIDES);
-      server = await preview({
-        configFile,
-        logLevel: 'silent',
-        build: { outDir: site },
-        preview: { host: '127.0.0.1', port: 0, strictPort: false },
-      });
+      served = await serveTestSite('rl', PROMPTS, OVERRIDES);
       browser = await chromium.launch({ executablePath: executablePath as string, args: CHROMIUM_ARGS });
     }, 600_000);
     afterAll(async () => {
       await browser?.close();
-      await new Promise((resolve) => server?.httpServer.close(resolve));
-      if (work) rmSync(work, { recursive: true, force: true });
+      await served?.close();
     });
 
     it("gives the Node run's metrics for a seed's first steps", async () => {
@@ -69,7 +52,7 @@ describe.skipIf(executablePath === null)(
         heldOutEvery: 1,
       };
       const page = await browser.newPage();
-      await page.goto(server.resolvedUrls?.local[0] ?? '');
+      await page.goto(served.origin);
       await page
         .locator('#model-state')
         .filter({ hasText: /^(ready|the model did not load)/ })
@@ -151,7 +134,7 @@ describe.skipIf(executablePath === null)(
       await page.close();
 
       await initBackend({ prefer: 'wasm' });
-      const policy = await loadPolicy(join(site, 'policy'));
+      const policy = await loadPolicy(join(served.site, 'policy'));
       const sandbox = await createSandbox({ backend: 'pyodide' });
       const inNode: RlEvent[] = [];
       try {
