@@ -31,10 +31,10 @@ export interface PoolOptions {
 
 const encoder = new TextEncoder();
 
-/** A run's result, and whether its process ended the run itself and may load the next interpreter. */
+/** A run's result, and (when its process ended the run itself and serves another) the process once ready again. */
 interface Executed {
   result: ExecResult;
-  reusable: boolean;
+  ready: Promise<Interpreter> | null;
 }
 
 /**
@@ -42,7 +42,11 @@ interface Executed {
  * thread) and the output cap are kept here, by killing the interpreter's process; so is any process whose run did
  * not end with its 'done'.
  */
-function execute(interpreter: Interpreter, request: ResolvedRequest): Promise<Executed> {
+function execute(
+  interpreter: Interpreter,
+  request: ResolvedRequest,
+  whenReady: (interpreter: Interpreter) => Promise<Interpreter>,
+): Promise<Executed> {
   const { limits } = request;
   const chunks = { stdout: [] as Uint8Array[], stderr: [] as Uint8Array[] };
   const sizes = { stdout: 0, stderr: 0 };
@@ -56,7 +60,8 @@ function execute(interpreter: Interpreter, request: ResolvedRequest): Promise<Ex
       settled = true;
       clearTimeout(timer);
       if (!reusable) interpreter.kill();
-      resolve({ result, reusable });
+      // Listened for at once: a process put back in place says 'ready' right after its 'done'.
+      resolve({ result, ready: reusable ? whenReady(interpreter) : null });
     };
     const reply = (
       exitCode: number | null,
@@ -198,11 +203,11 @@ class PyodidePool implements PyodideSandbox {
         if (!replacedAhead && !this.closed) this.prepared.push(this.prepare());
         return sandboxError(`@taorl/sandbox: ${(error as Error).message}`);
       }
-      const { result, reusable } = await execute(interpreter, resolved);
+      const { result, ready } = await execute(interpreter, resolved, (started) => this.whenReady(started));
       const served = (this.served.get(interpreter) ?? 0) + 1;
       this.served.set(interpreter, served);
       if (this.closed) return result;
-      if (reusable && served < RUNS_PER_PROCESS) this.prepared.push(this.whenReady(interpreter));
+      if (ready !== null && served < RUNS_PER_PROCESS) this.prepared.push(ready);
       else {
         interpreter.kill();
         if (!replacedAhead) this.prepared.push(this.prepare());
