@@ -1,14 +1,15 @@
 // The inside of the pyodide backend (src/pyodide/): Pyodide interpreters, in their own process (Node: a child
 // process started by src/pyodide/interpreter-process.ts) or web worker, that either make the memory snapshot every
-// run starts from, or load that snapshot, close the bridges to their host and serve exactly one run each. With
-// `reuse`, the process then discards the interpreter and loads a fresh one from the same snapshot for the next run
-// (so no run sees another's interpreter, and no run pays for starting a process); without it, the host discards
-// the process after its run. Plain JavaScript without Node built-ins at the top level, so that the same file runs
+// run starts from, or load that snapshot, close the bridges to their host and serve runs. With `reuse` (Node), the
+// process serves the next run too: after a clean run it puts the interpreter back in place as it was when ready
+// (`keep`, `putBack`: memory, references, file system), and on any doubt loads a fresh one from the snapshot, so
+// that no run sees another's state and no run pays for starting a process; without it (a web worker), the host
+// discards the process after its one run. Plain JavaScript without Node built-ins at the top level, so that the same file runs
 // in a browser's web worker.
 //
 // Messages in: {type: 'make', files, preload, runner, indexURL?} |
 // {type: 'start', snapshot, site, reuse, indexURL?} | {type: 'run', request}.
-// Messages out: {type: 'snapshot', snapshot, site} | {type: 'ready'} | {type: 'output', stream, data} |
+// Messages out: {type: 'snapshot', snapshot, site} | {type: 'ready', fresh} | {type: 'output', stream, data} |
 // {type: 'done', exitCode, files, reusable} | {type: 'failed', message}.
 // In a browser, `indexURL` is where the page serves the npm package pyodide's files; the browser entry's build
 // carries this file as text and starts it from a blob: URL (src/pyodide/browser-sources.ts), so it imports nothing.
@@ -471,7 +472,7 @@ async function start({ snapshot, site, reuse, indexURL }) {
   const aligned = snapshot.byteOffset % 4 === 0 ? snapshot : snapshot.slice();
   if (reuse) next = { snapshot: aligned, site, indexURL };
   await loadFresh(aligned, site, indexURL);
-  send({ type: 'ready' });
+  send({ type: 'ready', fresh: true });
 }
 
 /** A fresh interpreter from the snapshot, its bridges closed; the previous one (if any) is left to the collector. */
@@ -537,16 +538,28 @@ function settleMicrotasks() {
   return new Promise((resolve) => setTimeout(resolve, 0));
 }
 
+/**
+ * The process's umask as it started: in Node the runtime's umask() sets the process's own (process.umask), which
+ * outlives the interpreter; every run starts with this one.
+ */
+const startUmask = IS_NODE ? process.umask() : null;
+
 async function serve(request) {
+  if (startUmask !== null) process.umask(startUmask);
+  // A run never has more memory than its limit: a put-back interpreter keeps the pages earlier runs grew.
+  const limitBytes = request.limits.memoryMb * 1024 * 1024;
+  if (kept !== null && memory.instance.buffer.byteLength > limitBytes) {
+    await loadFresh(next.snapshot, next.site, next.indexURL);
+  }
   const { exitCode, clean, files } = run(request);
   if (next !== null) await settleMicrotasks();
   const reusable = next !== null && !leftScheduled();
   send({ type: 'done', exitCode, files, reusable });
   if (!reusable) return;
   // A clean run's interpreter is put back as it was when it became ready; any doubt loads a fresh one instead.
-  if (!(clean && kept !== null && tryPutBack(py, kept)))
-    await loadFresh(next.snapshot, next.site, next.indexURL);
-  send({ type: 'ready' });
+  const putBack = clean && kept !== null && tryPutBack(py, kept);
+  if (!putBack) await loadFresh(next.snapshot, next.site, next.indexURL);
+  send({ type: 'ready', fresh: !putBack });
 }
 
 onMessage(async (message) => {

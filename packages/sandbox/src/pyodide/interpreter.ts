@@ -1,13 +1,14 @@
 /** The messages pyodide/worker.mjs sends (its header describes the protocol). */
 export type FromInterpreter =
   | { type: 'snapshot'; snapshot: Uint8Array; site: Uint8Array | null }
-  | { type: 'ready' }
+  /** `fresh`: loaded from the snapshot; else the interpreter of the last run, put back as it was when ready. */
+  | { type: 'ready'; fresh: boolean }
   | { type: 'output'; stream: 'stdout' | 'stderr'; data: Uint8Array }
   | {
       type: 'done';
       exitCode: number | null;
       files: { path: string; content: Uint8Array }[];
-      /** The interpreter loads a fresh one for the next run (it was started with `reuse`, and the run left nothing scheduled; a web worker never does). */
+      /** The process serves the next run (it was started with `reuse`, and the run left nothing scheduled; a web worker never does). */
       reusable: boolean;
     }
   | { type: 'failed'; message: string };
