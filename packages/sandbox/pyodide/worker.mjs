@@ -4,8 +4,8 @@
 // process serves the next run too: after a clean run it puts the interpreter back in place as it was when ready
 // (`keep`, `putBack`: memory, references, file system), and on any doubt loads a fresh one from the snapshot, so
 // that no run sees another's state and no run pays for starting a process; without it (a web worker), the host
-// discards the process after its one run. Plain JavaScript without Node built-ins at the top level, so that the same file runs
-// in a browser's web worker.
+// discards the process after its one run. Plain JavaScript without Node built-ins at the top level, so that the same
+// file runs in a browser's web worker.
 //
 // Messages in: {type: 'make', files, preload, runner, indexURL?} |
 // {type: 'start', snapshot, site, reuse, indexURL?} | {type: 'run', request}.
@@ -74,9 +74,10 @@ function capMemory(wasmMemory) {
  * fail), all files together past `totalBytes` with ENOSPC (they live in the process's memory). Writes and
  * truncations are where a file grows (MEMFS stores a first write without growing the file's storage); its files
  * take their write from the operations table MEMFS made at start, a copy of its stream_ops. Installed once per
- * interpreter; each run sets `fileLimits` (an interpreter put back in place serves several runs).
+ * interpreter; each run sets `fileLimits` for its code (an interpreter put back in place serves several runs), and
+ * they are unbounded otherwise (the request's files, the put-back's rewriting of the kept files).
  */
-const fileLimits = { maxFileBytes: 0, totalBytes: 0, total: 0 };
+const fileLimits = { maxFileBytes: Infinity, totalBytes: Infinity, total: 0 };
 
 function capFiles(py) {
   const memfs = py.FS.filesystems.MEMFS;

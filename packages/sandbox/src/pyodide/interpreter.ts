@@ -8,7 +8,10 @@ export type FromInterpreter =
       type: 'done';
       exitCode: number | null;
       files: { path: string; content: Uint8Array }[];
-      /** The process serves the next run (it was started with `reuse`, and the run left nothing scheduled; a web worker never does). */
+      /**
+       * The process serves the next run (it was started with `reuse`, and the run left nothing scheduled; a web
+       * worker never does).
+       */
       reusable: boolean;
     }
   | { type: 'failed'; message: string };
@@ -22,7 +25,7 @@ export interface InterpreterExit {
 /**
  * One Pyodide interpreter running pyodide/worker.mjs where the host cannot reach into it: a child process (Node,
  * interpreter-process.ts) or a web worker (a browser, web-worker.ts). A web worker serves one run; a child process
- * may serve several, loading a fresh interpreter from the snapshot for each.
+ * may serve several, putting its interpreter back as it was before each (or loading a fresh one from the snapshot).
  */
 export interface Interpreter {
   /** Sends a message; false when the interpreter is gone. */

@@ -135,8 +135,8 @@ function execute(
 }
 
 /**
- * Runs one process serves before it is replaced: its interpreters are fresh anyway; the cap bounds what a
- * long-lived Node process might accumulate (its resident memory stayed flat over 15 loads, measured).
+ * Runs one process serves before it is replaced: each run starts from the snapshot's state anyway; the cap bounds
+ * what a long-lived Node process might accumulate (its resident memory stayed flat over 15 loads, measured).
  */
 const RUNS_PER_PROCESS = 100;
 
@@ -145,7 +145,8 @@ class PyodidePool implements PyodideSandbox {
   private readonly lanes: Semaphore;
   /**
    * Interpreters loaded ahead of their runs, one per lane: a run never waits for a load it could avoid. A process
-   * loads the next fresh interpreter as soon as its run is done, so no run pays for starting a process.
+   * makes its interpreter ready for the next run as soon as its run is done (put back in place, or loaded fresh), so
+   * no run pays for starting a process.
    */
   private readonly prepared: Promise<Interpreter>[] = [];
   private readonly live = new Set<Interpreter>();
@@ -156,7 +157,7 @@ class PyodidePool implements PyodideSandbox {
     private readonly snapshot: Snapshot,
     private readonly options: PoolOptions,
     private readonly startInterpreter: () => Interpreter,
-    /** Its interpreters load the next run's fresh interpreter themselves (Node's processes; a web worker cannot). */
+    /** Its interpreters serve the next run themselves, from the snapshot's state (Node's processes; not a web worker). */
     private readonly reuse: boolean,
   ) {
     this.lanes = new Semaphore(options.workers);
@@ -236,8 +237,8 @@ class PyodidePool implements PyodideSandbox {
 /**
  * Starts the pyodide backend on interpreters from `startInterpreter`: one imports `files` (the packages' sources)
  * and the preloads and gives the memory snapshot every run's interpreter starts from; then `workers` interpreters
- * start from it, ahead of their runs. With `reuse` (Node's processes) each loads a fresh interpreter for its next run
- * itself; without it (web workers) each serves one run, and its successor starts when that run begins.
+ * start from it, ahead of their runs. With `reuse` (Node's processes) each makes its interpreter ready for its next
+ * run itself; without it (web workers) each serves one run, and its successor starts when that run begins.
  */
 export async function startPyodidePool(
   options: PoolOptions,
