@@ -157,7 +157,7 @@ class PyodidePool implements PyodideSandbox {
     private readonly snapshot: Snapshot,
     private readonly options: PoolOptions,
     private readonly startInterpreter: () => Interpreter,
-    /** Its interpreters serve the next run themselves, from the snapshot's state (Node's processes; not a web worker). */
+    /** Its interpreters serve the next run themselves from the snapshot's state (Node's processes, no web worker). */
     private readonly reuse: boolean,
   ) {
     this.lanes = new Semaphore(options.workers);
