@@ -297,9 +297,9 @@ async function make({ files, preload, runner, indexURL }) {
  * An interpreter's state when it became ready, for putting it back in place after a run instead of loading a fresh
  * one from the snapshot (each load copies the snapshot into new WebAssembly memory and instantiates the module: most
  * of a call's cost). What a run can change is kept: the linear memory (all of Python's state: modules, builtins,
- * globals, the allocator), the stack pointer (the one mutable WebAssembly global the C code moves), the JavaScript
- * values the interpreter's references point to (Pyodide's hiwire table), and what lives in JavaScript objects: the
- * in-memory file system's tree and contents, its open descriptors and working directory. What would show that a run
+ * globals, the allocator), the stack pointer (the one mutable WebAssembly global the C code moves), Pyodide's table
+ * of references to JavaScript values (to check that the run left it as it was), and what lives in JavaScript
+ * objects: the in-memory file system's tree and contents, its open descriptors and working directory. What would show that a run
  * reached beyond these (a grown function table: a loaded library or a callback; more loaded libraries) makes
  * `putBack` refuse, and a fresh interpreter is loaded.
  */
@@ -314,13 +314,26 @@ function keep(py) {
     tableLength: module.wasmTable.length,
     libraries: Object.keys(module.LDSO.loadedLibsByName).length,
     references: references(module),
+    referenceSlots: referenceSlots(module),
     tree: keepTree(py.FS),
     streams: py.FS.streams.slice(),
     cwd: py.FS.cwd(),
   };
 }
 
-/** The values of Pyodide's reference table (JavaScript objects Python holds by index), up to its end. */
+/**
+ * The state of Pyodide's reference table (the JavaScript objects Python holds by index): its count and each slot's
+ * bookkeeping word (a slot's version and count, or the next free one). Part of it lives outside the linear memory,
+ * so a run that changed it (it kept or dropped a JavaScript object: the FFI, a JavaScript error) is not put back.
+ */
+function referenceSlots(module) {
+  const slots = [module._hiwire_num_refs()];
+  const count = references(module).length;
+  for (let index = 0; index < count; index++) slots.push(module.__hiwire_slot_info(index));
+  return slots;
+}
+
+/** The values of Pyodide's reference table, up to its end. */
 function references(module) {
   const values = [];
   for (;;) {
@@ -339,6 +352,8 @@ function putBack(py, state) {
   if (module.wasmTable.length !== state.tableLength) return false;
   if (Object.keys(module.LDSO.loadedLibsByName).length !== state.libraries) return false;
   if (memory.instance.buffer.byteLength > state.memory.length + MAX_KEPT_GROWTH) return false;
+  if (!sameItems(referenceSlots(module), state.referenceSlots)) return false;
+  if (!sameItems(references(module), state.references)) return false;
   if (!putBackTree(FS, state.tree)) return false;
   for (let fd = 0; fd < FS.streams.length; fd++) {
     const stream = FS.streams[fd];
@@ -347,17 +362,16 @@ function putBack(py, state) {
   // Standard descriptors are opened again by each run's forwardOutput and feedStdin; others must be the kept ones.
   for (let fd = 3; fd < state.streams.length; fd++) if (FS.streams[fd] !== state.streams[fd]) return false;
   FS.chdir(state.cwd);
-  const current = references(module);
-  for (let index = 0; index < current.length; index++) {
-    const value = index < state.references.length ? state.references[index] : null;
-    if (current[index] !== value && module.__hiwire_set(index, value) < 0) return false;
-  }
   // Last, so that nothing above leaves its mark in memory: the bytes are exactly the kept ones, pages grown since zero.
   module.___stack_pointer.value = state.stackPointer;
   const heap = new Uint8Array(memory.instance.buffer);
   heap.set(state.memory);
   heap.fill(0, state.memory.length);
   return true;
+}
+
+function sameItems(items, kept) {
+  return items.length === kept.length && items.every((item, index) => item === kept[index]);
 }
 
 /** `putBack`, false where it failed part-way (the interpreter is then discarded). */
