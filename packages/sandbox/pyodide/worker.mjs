@@ -299,9 +299,9 @@ async function make({ files, preload, runner, indexURL }) {
  * of a call's cost). What a run can change is kept: the linear memory (all of Python's state: modules, builtins,
  * globals, the allocator), the stack pointer (the one mutable WebAssembly global the C code moves), Pyodide's table
  * of references to JavaScript values (to check that the run left it as it was), and what lives in JavaScript
- * objects: the in-memory file system's tree and contents, its open descriptors and working directory. What would show that a run
- * reached beyond these (a grown function table: a loaded library or a callback; more loaded libraries) makes
- * `putBack` refuse, and a fresh interpreter is loaded.
+ * objects: the in-memory file system's tree and contents, its open descriptors and working directory. What would
+ * show that a run reached beyond these (a changed reference table, a grown function table: a loaded library or a
+ * callback; more loaded libraries) makes `putBack` refuse, and a fresh interpreter is loaded.
  */
 function keep(py) {
   const module = py._module;
