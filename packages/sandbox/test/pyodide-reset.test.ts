@@ -158,6 +158,20 @@ describe('pyodide: an interpreter put back in place keeps nothing of its run', (
     expect(await serve('print(1)')).toMatchObject({ stdout: '1\n', exitCode: 0 });
   }, 300_000);
 
+  it('loads a fresh interpreter after a run that kept or dropped a JavaScript value (FFI, JS error)', async () => {
+    // Part of the reference table's bookkeeping lives outside the linear memory: put back after such a run, the
+    // next run's first proxy was an invalid reference, and the runtime aborted.
+    const ffi = await serve(
+      'from pyodide.ffi import create_proxy\nproxy = create_proxy(lambda: 0)\ntry:\n' +
+        '    proxy.constructor.constructor("return 1")()\nexcept Exception:\n    print("refused")',
+    );
+    expect(ffi).toMatchObject({ stdout: 'refused\n', exitCode: 0, reusable: true, fresh: true });
+    const next = await serve(
+      'from pyodide.ffi import create_proxy\nprint(create_proxy(print).constructor is None)',
+    );
+    expect(next).toMatchObject({ stdout: 'False\n', stderr: '', exitCode: 0 });
+  }, 300_000);
+
   it('loads a fresh interpreter after a run that grew the function table (ctypes loads a library)', async () => {
     const callback = await serve(
       'import builtins, ctypes\nbuiltins.planted = 1\nprint(ctypes.CFUNCTYPE(ctypes.c_int)(lambda: 7)())',
