@@ -548,9 +548,12 @@ function leftScheduled() {
   return process.getActiveResourcesInfo().some((kind) => kind === 'Timeout' || kind === 'Immediate');
 }
 
-/** Lets the jobs the run queued as microtasks (promise callbacks) run now, before its 'done' and any reset. */
+/**
+ * Lets the jobs the run queued as microtasks (promise callbacks) run now, in its interpreter, before its 'done' and
+ * any put-back. Only after a run that left no timer or immediate: this one then comes before anything it queued.
+ */
 function settleMicrotasks() {
-  return new Promise((resolve) => setTimeout(resolve, 0));
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 /**
@@ -567,8 +570,11 @@ async function serve(request) {
     await loadFresh(next.snapshot, next.site, next.indexURL);
   }
   const { exitCode, clean, files } = run(request);
-  if (next !== null) await settleMicrotasks();
-  const reusable = next !== null && !leftScheduled();
+  let reusable = next !== null && !leftScheduled();
+  if (reusable) {
+    await settleMicrotasks();
+    reusable = !leftScheduled();
+  }
   send({ type: 'done', exitCode, files, reusable });
   if (!reusable) return;
   // A clean run's interpreter is put back as it was when it became ready; any doubt loads a fresh one instead.
