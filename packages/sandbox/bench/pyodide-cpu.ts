@@ -6,8 +6,8 @@
 // (the next interpreter's load, or putting the interpreter back). Run from the repository root:
 //   pnpm bench packages/sandbox/bench/pyodide-cpu.ts
 // Knobs: BENCH_CALLS (20 per cell), SANDBOX_BEFORE=<another build's src/index.ts> adds that build's pyodide backend
-// as a "before" arm of the same run (e.g. a `git archive` of an earlier commit's packages/sandbox inside this one,
-// where it finds the npm package pyodide).
+// as a "before" arm of the same run (a `git archive` of an earlier commit's packages/sandbox, with links to this
+// checkout's packages: docs/benchmarks/sandbox.md has the commands).
 import { readdirSync, readFileSync } from 'node:fs';
 import { createSandbox, type Sandbox, type SandboxOptions } from '@taorl/sandbox';
 
