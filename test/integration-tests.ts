@@ -30,6 +30,7 @@ export const integrationTests: readonly string[] = [
   'packages/sandbox/test/local.test.ts',
   'packages/sandbox/test/pyodide-boundary.test.ts',
   'packages/sandbox/test/pyodide-browser.test.ts',
+  'packages/sandbox/test/pyodide-reset.test.ts',
   'packages/sandbox/test/pyodide-sympy.test.ts',
   'packages/sandbox/test/pyodide.test.ts',
   'packages/sandbox/test/python.test.ts',

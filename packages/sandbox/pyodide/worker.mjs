@@ -1,14 +1,15 @@
 // The inside of the pyodide backend (src/pyodide/): Pyodide interpreters, in their own process (Node: a child
 // process started by src/pyodide/interpreter-process.ts) or web worker, that either make the memory snapshot every
-// run starts from, or load that snapshot, close the bridges to their host and serve exactly one run each. With
-// `reuse`, the process then discards the interpreter and loads a fresh one from the same snapshot for the next run
-// (so no run sees another's interpreter, and no run pays for starting a process); without it, the host discards
-// the process after its run. Plain JavaScript without Node built-ins at the top level, so that the same file runs
-// in a browser's web worker.
+// run starts from, or load that snapshot, close the bridges to their host and serve runs. With `reuse` (Node), the
+// process serves the next run too: after a clean run it puts the interpreter back in place as it was when ready
+// (`keep`, `putBack`: memory, references, file system), and on any doubt loads a fresh one from the snapshot, so
+// that no run sees another's state and no run pays for starting a process; without it (a web worker), the host
+// discards the process after its one run. Plain JavaScript without Node built-ins at the top level, so that the same
+// file runs in a browser's web worker.
 //
 // Messages in: {type: 'make', files, preload, runner, indexURL?} |
 // {type: 'start', snapshot, site, reuse, indexURL?} | {type: 'run', request}.
-// Messages out: {type: 'snapshot', snapshot, site} | {type: 'ready'} | {type: 'output', stream, data} |
+// Messages out: {type: 'snapshot', snapshot, site} | {type: 'ready', fresh} | {type: 'output', stream, data} |
 // {type: 'done', exitCode, files, reusable} | {type: 'failed', message}.
 // In a browser, `indexURL` is where the page serves the npm package pyodide's files; the browser entry's build
 // carries this file as text and starts it from a blob: URL (src/pyodide/browser-sources.ts), so it imports nothing.
@@ -72,16 +73,19 @@ function capMemory(wasmMemory) {
  * Bounds the in-memory file system: a file past `maxFileBytes` fails with EFBIG (as RLIMIT_FSIZE makes a write
  * fail), all files together past `totalBytes` with ENOSPC (they live in the process's memory). Writes and
  * truncations are where a file grows (MEMFS stores a first write without growing the file's storage); its files
- * take their write from the operations table MEMFS made at start, a copy of its stream_ops.
+ * take their write from the operations table MEMFS made at start, a copy of its stream_ops. Installed once per
+ * interpreter; each run sets `fileLimits` for its code (an interpreter put back in place serves several runs), and
+ * they are unbounded otherwise (the request's files, the put-back's rewriting of the kept files).
  */
-function capFiles(py, maxFileBytes, totalBytes) {
+const fileLimits = { maxFileBytes: Infinity, totalBytes: Infinity, total: 0 };
+
+function capFiles(py) {
   const memfs = py.FS.filesystems.MEMFS;
-  let total = 0;
   const grow = (node, size) => {
-    if (size > maxFileBytes) throw new py.FS.ErrnoError(EFBIG);
+    if (size > fileLimits.maxFileBytes) throw new py.FS.ErrnoError(EFBIG);
     const growth = Math.max(0, size - node.usedBytes);
-    if (total + growth > totalBytes) throw new py.FS.ErrnoError(ENOSPC);
-    total += growth;
+    if (fileLimits.total + growth > fileLimits.totalBytes) throw new py.FS.ErrnoError(ENOSPC);
+    fileLimits.total += growth;
   };
   const fileOps = memfs.ops_table.file.stream;
   const { write } = fileOps;
@@ -289,15 +293,201 @@ async function make({ files, preload, runner, indexURL }) {
   send({ type: 'snapshot', snapshot: py.makeMemorySnapshot(), site });
 }
 
+/**
+ * An interpreter's state when it became ready, for putting it back in place after a run instead of loading a fresh
+ * one from the snapshot (each load copies the snapshot into new WebAssembly memory and instantiates the module: most
+ * of a call's cost). What a run can change is kept: the linear memory (all of Python's state: modules, builtins,
+ * globals, the allocator), the stack pointer (the one mutable WebAssembly global the C code moves), Pyodide's table
+ * of references to JavaScript values (to check that the run left it as it was), and what lives in JavaScript
+ * objects: the in-memory file system's tree and contents, its open descriptors and working directory. What would
+ * show that a run reached beyond these (a changed reference table, a grown function table: a loaded library or a
+ * callback; more loaded libraries) makes `putBack` refuse, and a fresh interpreter is loaded.
+ */
+function keep(py) {
+  const module = py._module;
+  // A proxy made during a run must never release its Python object once the memory it points into is put back.
+  const registry = module.finalizationRegistry;
+  module.finalizationRegistry = { register() {}, unregister: (token) => registry.unregister(token) };
+  return {
+    memory: new Uint8Array(memory.instance.buffer).slice(),
+    stackPointer: module.___stack_pointer.value,
+    tableLength: module.wasmTable.length,
+    libraries: Object.keys(module.LDSO.loadedLibsByName).length,
+    references: references(module),
+    referenceSlots: referenceSlots(module),
+    tree: keepTree(py.FS),
+    streams: py.FS.streams.slice(),
+    cwd: py.FS.cwd(),
+  };
+}
+
+/**
+ * The state of Pyodide's reference table (the JavaScript objects Python holds by index): its count and each slot's
+ * bookkeeping word (a slot's version and count, or the next free one). Part of it lives outside the linear memory,
+ * so a run that changed it (it kept or dropped a JavaScript object: the FFI, a JavaScript error) is not put back.
+ */
+function referenceSlots(module) {
+  const slots = [module._hiwire_num_refs()];
+  const count = references(module).length;
+  for (let index = 0; index < count; index++) slots.push(module.__hiwire_slot_info(index));
+  return slots;
+}
+
+/** The values of Pyodide's reference table, up to its end. */
+function references(module) {
+  const values = [];
+  for (;;) {
+    try {
+      values.push(module.__hiwire_get(values.length));
+    } catch {
+      return values;
+    }
+  }
+}
+
+/** Puts the interpreter back as `keep` found it; false (and the interpreter is to be discarded) when it cannot. */
+function putBack(py, state) {
+  const module = py._module;
+  const { FS } = py;
+  if (module.wasmTable.length !== state.tableLength) return false;
+  if (Object.keys(module.LDSO.loadedLibsByName).length !== state.libraries) return false;
+  if (memory.instance.buffer.byteLength > state.memory.length + MAX_KEPT_GROWTH) return false;
+  if (!sameItems(referenceSlots(module), state.referenceSlots)) return false;
+  if (!sameItems(references(module), state.references)) return false;
+  if (!putBackTree(FS, state.tree)) return false;
+  for (let fd = 0; fd < FS.streams.length; fd++) {
+    const stream = FS.streams[fd];
+    if (stream && stream !== state.streams[fd]) FS.close(stream);
+  }
+  // Standard descriptors are opened again by each run's forwardOutput and feedStdin; others must be the kept ones.
+  for (let fd = 3; fd < state.streams.length; fd++) if (FS.streams[fd] !== state.streams[fd]) return false;
+  FS.chdir(state.cwd);
+  // Last, so that nothing above leaves its mark in memory: the bytes are exactly the kept ones, pages grown since zero.
+  module.___stack_pointer.value = state.stackPointer;
+  const heap = new Uint8Array(memory.instance.buffer);
+  heap.set(state.memory);
+  heap.fill(0, state.memory.length);
+  return true;
+}
+
+function sameItems(items, kept) {
+  return items.length === kept.length && items.every((item, index) => item === kept[index]);
+}
+
+/** `putBack`, false where it failed part-way (the interpreter is then discarded). */
+function tryPutBack(py, state) {
+  try {
+    return putBack(py, state);
+  } catch {
+    return false;
+  }
+}
+
+/** Pages a run may grow past the kept memory and still be put back (zeroed at every put-back; then a fresh load). */
+const MAX_KEPT_GROWTH = 64 * 1024 * 1024;
+
+/**
+ * The in-memory file system's tree (the parts the run could change: every path below the root except inside other
+ * mounts), each entry with its node and what a run could change of it: mode, times, a file's bytes (a copy),
+ * a link's target, a device's number. In depth-first order, so a parent comes before its children.
+ */
+function keepTree(FS) {
+  const tree = new Map();
+  const visit = (path, node) => {
+    tree.set(path, {
+      node,
+      mode: node.mode,
+      times: [node.atime, node.mtime, node.ctime],
+      contents: FS.isFile(node.mode) ? node.contents.subarray(0, node.usedBytes).slice() : null,
+      link: node.link,
+      rdev: node.rdev,
+    });
+    if (FS.isDir(node.mode) && !isOtherMount(FS, node)) {
+      for (const name of Object.keys(node.contents).sort()) visit(childPath(path, name), node.contents[name]);
+    }
+  };
+  visit('/', FS.root);
+  return tree;
+}
+
+/** The node at `path` in the in-memory tree, found through its directories' entries (no link or mount followed). */
+function nodeAt(FS, path) {
+  let node = FS.root;
+  for (const name of path.split('/').filter(Boolean)) {
+    if (!FS.isDir(node.mode) || isOtherMount(FS, node)) return null;
+    node = Object.hasOwn(node.contents, name) ? node.contents[name] : null;
+    if (node === null) return null;
+  }
+  return node;
+}
+
+function childPath(path, name) {
+  return path === '/' ? `/${name}` : `${path}/${name}`;
+}
+
+/** A mount other than the root's in-memory one (/proc/self/fd): kept as a whole, by its node. */
+function isOtherMount(FS, node) {
+  return node !== FS.root && (node.mounted !== null || node.mount !== FS.root.mount);
+}
+
+/**
+ * Makes the file system's tree what `keepTree` found: removes what the run created or replaced, makes again what it
+ * removed, and gives every kept file its kept bytes again (a run may have written into a file's storage in place).
+ * False when something cannot be made again (another mount's node).
+ */
+function putBackTree(FS, tree) {
+  const remove = (path, node) => {
+    if (FS.isDir(node.mode)) {
+      for (const name of Object.keys(node.contents)) remove(childPath(path, name), node.contents[name]);
+      FS.rmdir(path);
+    } else FS.unlink(path);
+  };
+  const prune = (path, node) => {
+    if (!FS.isDir(node.mode) || isOtherMount(FS, node)) return;
+    for (const name of Object.keys(node.contents)) {
+      const child = node.contents[name];
+      const path_ = childPath(path, name);
+      if (tree.get(path_)?.node === child) prune(path_, child);
+      else remove(path_, child);
+    }
+  };
+  prune('/', FS.root);
+  for (const [path, entry] of tree) {
+    let node = nodeAt(FS, path);
+    if (node !== entry.node) {
+      if (node !== null || isOtherMount(FS, entry.node)) return false;
+      if (FS.isDir(entry.mode)) FS.mkdir(path, entry.mode);
+      else if (FS.isFile(entry.mode)) FS.writeFile(path, entry.contents);
+      else if (FS.isLink(entry.mode)) FS.symlink(entry.link, path);
+      else FS.mknod(path, entry.mode, entry.rdev);
+      node = nodeAt(FS, path);
+      entry.node = node;
+    }
+    if (isOtherMount(FS, node)) continue;
+    node.mode = entry.mode;
+    [node.atime, node.mtime, node.ctime] = entry.times;
+    if (FS.isFile(entry.mode)) {
+      node.contents = entry.contents.slice();
+      node.usedBytes = entry.contents.length;
+    } else if (FS.isLink(entry.mode)) node.link = entry.link;
+  }
+  return true;
+}
+
 let py = null;
+/** The loaded interpreter's `taorl_run`, taken before its state is kept (see `keep`). */
+let runCell = null;
 /** What the next interpreter loads, kept when the host reuses this process (the `reuse` of 'start'). */
 let next = null;
+/** The ready interpreter's state, which each clean run's end puts back in place (with `reuse` only). */
+let kept = null;
 
 async function start({ snapshot, site, reuse, indexURL }) {
   // Pyodide reads the snapshot's header as 32-bit words: a copy aligns what the channel delivered unaligned.
   const aligned = snapshot.byteOffset % 4 === 0 ? snapshot : snapshot.slice();
   if (reuse) next = { snapshot: aligned, site, indexURL };
   await loadFresh(aligned, site, indexURL);
+  send({ type: 'ready', fresh: true });
 }
 
 /** A fresh interpreter from the snapshot, its bridges closed; the previous one (if any) is left to the collector. */
@@ -306,36 +496,46 @@ async function loadFresh(snapshot, site, indexURL) {
   memory.instance = null;
   memory.minimumBytes = snapshot.length;
   memory.limitBytes = Number.POSITIVE_INFINITY;
+  kept = null;
   py = await load(indexURL, { _loadSnapshot: snapshot, jsglobals: Object.create(null) });
   if (site) py.FS.writeFile(SITE_ZIP, site);
   await closeBridges(py);
-  send({ type: 'ready' });
+  capFiles(py);
+  runCell = py.globals.get('taorl_run');
+  if (next !== null) kept = keep(py);
 }
 
 function run({ code, stdin, files, fetchFiles, session, limits }) {
   writeFiles(py, files);
-  capFiles(py, limits.maxFileBytes, limits.memoryMb * 1024 * 1024);
+  Object.assign(fileLimits, {
+    maxFileBytes: limits.maxFileBytes,
+    totalBytes: limits.memoryMb * 1024 * 1024,
+    total: 0,
+  });
   // The highest descriptor number, as RLIMIT_NOFILE bounds it.
   py.FS.MAX_OPEN_FDS = limits.maxOpenFiles - 1;
   forwardOutput(py, limits.maxOutputBytes);
   feedStdin(py, stdin);
   memory.limitBytes = limits.memoryMb * 1024 * 1024;
   let exitCode;
+  let clean = true;
+  const replay = py.toPy(session);
   try {
-    const runCell = py.globals.get('taorl_run');
-    exitCode = runCell(code, py.toPy(session));
+    exitCode = runCell(code, replay);
   } catch (error) {
+    clean = false;
     // os._exit() ends the runtime with its status; anything else is a fatal error of the runtime.
     if (typeof error?.status === 'number') exitCode = error.status & 0xff;
     else {
       send({ type: 'output', stream: 'stderr', data: new TextEncoder().encode(`\n${String(error)}\n`) });
       exitCode = null;
     }
+  } finally {
+    if (clean) replay.destroy();
   }
-  const reusable = next !== null && !leftScheduled();
-  send({ type: 'done', exitCode, files: readFiles(py, fetchFiles), reusable });
-  py = null;
-  return reusable;
+  memory.limitBytes = Number.POSITIVE_INFINITY;
+  Object.assign(fileLimits, { maxFileBytes: Infinity, totalBytes: Infinity });
+  return { exitCode, clean, files: readFiles(py, fetchFiles) };
 }
 
 /**
@@ -348,13 +548,46 @@ function leftScheduled() {
   return process.getActiveResourcesInfo().some((kind) => kind === 'Timeout' || kind === 'Immediate');
 }
 
+/**
+ * Lets the jobs the run queued as microtasks (promise callbacks) run now, in its interpreter, before its 'done' and
+ * any put-back. Only after a run that left no timer or immediate: this one then comes before anything it queued.
+ */
+function settleMicrotasks() {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+/**
+ * The process's umask as it started: in Node the runtime's umask() sets the process's own (process.umask), which
+ * outlives the interpreter; every run starts with this one.
+ */
+const startUmask = IS_NODE ? process.umask() : null;
+
+async function serve(request) {
+  if (startUmask !== null) process.umask(startUmask);
+  // A run never has more memory than its limit: a put-back interpreter keeps the pages earlier runs grew.
+  const limitBytes = request.limits.memoryMb * 1024 * 1024;
+  if (kept !== null && memory.instance.buffer.byteLength > limitBytes) {
+    await loadFresh(next.snapshot, next.site, next.indexURL);
+  }
+  const { exitCode, clean, files } = run(request);
+  let reusable = next !== null && !leftScheduled();
+  if (reusable) {
+    await settleMicrotasks();
+    reusable = !leftScheduled();
+  }
+  send({ type: 'done', exitCode, files, reusable });
+  if (!reusable) return;
+  // A clean run's interpreter is put back as it was when it became ready; any doubt loads a fresh one instead.
+  const putBack = clean && kept !== null && tryPutBack(py, kept);
+  if (!putBack) await loadFresh(next.snapshot, next.site, next.indexURL);
+  send({ type: 'ready', fresh: !putBack });
+}
+
 onMessage(async (message) => {
   try {
     if (message.type === 'make') await make(message);
     else if (message.type === 'start') await start(message);
-    else if (message.type === 'run') {
-      if (run(message.request)) await loadFresh(next.snapshot, next.site, next.indexURL);
-    }
+    else if (message.type === 'run') await serve(message.request);
   } catch (error) {
     send({ type: 'failed', message: String(error?.stack ?? error) });
   }

@@ -1,13 +1,17 @@
 /** The messages pyodide/worker.mjs sends (its header describes the protocol). */
 export type FromInterpreter =
   | { type: 'snapshot'; snapshot: Uint8Array; site: Uint8Array | null }
-  | { type: 'ready' }
+  /** `fresh`: loaded from the snapshot; else the interpreter of the last run, put back as it was when ready. */
+  | { type: 'ready'; fresh: boolean }
   | { type: 'output'; stream: 'stdout' | 'stderr'; data: Uint8Array }
   | {
       type: 'done';
       exitCode: number | null;
       files: { path: string; content: Uint8Array }[];
-      /** The interpreter loads a fresh one for the next run (it was started with `reuse`, and the run left nothing scheduled; a web worker never does). */
+      /**
+       * The process serves the next run (it was started with `reuse`, and the run left nothing scheduled; a web
+       * worker never does).
+       */
       reusable: boolean;
     }
   | { type: 'failed'; message: string };
@@ -21,7 +25,7 @@ export interface InterpreterExit {
 /**
  * One Pyodide interpreter running pyodide/worker.mjs where the host cannot reach into it: a child process (Node,
  * interpreter-process.ts) or a web worker (a browser, web-worker.ts). A web worker serves one run; a child process
- * may serve several, loading a fresh interpreter from the snapshot for each.
+ * may serve several, putting its interpreter back as it was before each (or loading a fresh one from the snapshot).
  */
 export interface Interpreter {
   /** Sends a message; false when the interpreter is gone. */

@@ -31,10 +31,10 @@ export interface PoolOptions {
 
 const encoder = new TextEncoder();
 
-/** A run's result, and whether its process ended the run itself and may load the next interpreter. */
+/** A run's result, and (when its process ended the run itself and serves another) the process once ready again. */
 interface Executed {
   result: ExecResult;
-  reusable: boolean;
+  ready: Promise<Interpreter> | null;
 }
 
 /**
@@ -42,7 +42,11 @@ interface Executed {
  * thread) and the output cap are kept here, by killing the interpreter's process; so is any process whose run did
  * not end with its 'done'.
  */
-function execute(interpreter: Interpreter, request: ResolvedRequest): Promise<Executed> {
+function execute(
+  interpreter: Interpreter,
+  request: ResolvedRequest,
+  whenReady: (interpreter: Interpreter) => Promise<Interpreter>,
+): Promise<Executed> {
   const { limits } = request;
   const chunks = { stdout: [] as Uint8Array[], stderr: [] as Uint8Array[] };
   const sizes = { stdout: 0, stderr: 0 };
@@ -56,7 +60,8 @@ function execute(interpreter: Interpreter, request: ResolvedRequest): Promise<Ex
       settled = true;
       clearTimeout(timer);
       if (!reusable) interpreter.kill();
-      resolve({ result, reusable });
+      // Listened for at once: a process put back in place says 'ready' right after its 'done'.
+      resolve({ result, ready: reusable ? whenReady(interpreter) : null });
     };
     const reply = (
       exitCode: number | null,
@@ -130,8 +135,8 @@ function execute(interpreter: Interpreter, request: ResolvedRequest): Promise<Ex
 }
 
 /**
- * Runs one process serves before it is replaced: its interpreters are fresh anyway; the cap bounds what a
- * long-lived Node process might accumulate (its resident memory stayed flat over 15 loads, measured).
+ * Runs one process serves before it is replaced: each run starts from the snapshot's state anyway; the cap bounds
+ * what a long-lived Node process might accumulate (its resident memory stayed flat over 15 loads, measured).
  */
 const RUNS_PER_PROCESS = 100;
 
@@ -140,7 +145,8 @@ class PyodidePool implements PyodideSandbox {
   private readonly lanes: Semaphore;
   /**
    * Interpreters loaded ahead of their runs, one per lane: a run never waits for a load it could avoid. A process
-   * loads the next fresh interpreter as soon as its run is done, so no run pays for starting a process.
+   * makes its interpreter ready for the next run as soon as its run is done (put back in place, or loaded fresh), so
+   * no run pays for starting a process.
    */
   private readonly prepared: Promise<Interpreter>[] = [];
   private readonly live = new Set<Interpreter>();
@@ -151,7 +157,7 @@ class PyodidePool implements PyodideSandbox {
     private readonly snapshot: Snapshot,
     private readonly options: PoolOptions,
     private readonly startInterpreter: () => Interpreter,
-    /** Its interpreters load the next run's fresh interpreter themselves (Node's processes; a web worker cannot). */
+    /** Its interpreters serve the next run themselves from the snapshot's state (Node's processes, no web worker). */
     private readonly reuse: boolean,
   ) {
     this.lanes = new Semaphore(options.workers);
@@ -198,11 +204,11 @@ class PyodidePool implements PyodideSandbox {
         if (!replacedAhead && !this.closed) this.prepared.push(this.prepare());
         return sandboxError(`@taorl/sandbox: ${(error as Error).message}`);
       }
-      const { result, reusable } = await execute(interpreter, resolved);
+      const { result, ready } = await execute(interpreter, resolved, (started) => this.whenReady(started));
       const served = (this.served.get(interpreter) ?? 0) + 1;
       this.served.set(interpreter, served);
       if (this.closed) return result;
-      if (reusable && served < RUNS_PER_PROCESS) this.prepared.push(this.whenReady(interpreter));
+      if (ready !== null && served < RUNS_PER_PROCESS) this.prepared.push(ready);
       else {
         interpreter.kill();
         if (!replacedAhead) this.prepared.push(this.prepare());
@@ -231,8 +237,8 @@ class PyodidePool implements PyodideSandbox {
 /**
  * Starts the pyodide backend on interpreters from `startInterpreter`: one imports `files` (the packages' sources)
  * and the preloads and gives the memory snapshot every run's interpreter starts from; then `workers` interpreters
- * start from it, ahead of their runs. With `reuse` (Node's processes) each loads a fresh interpreter for its next run
- * itself; without it (web workers) each serves one run, and its successor starts when that run begins.
+ * start from it, ahead of their runs. With `reuse` (Node's processes) each makes its interpreter ready for its next
+ * run itself; without it (web workers) each serves one run, and its successor starts when that run begins.
  */
 export async function startPyodidePool(
   options: PoolOptions,

@@ -1,0 +1,95 @@
+// CPU per call of the pyodide backend: what one fresh-state call costs the machine (the host process and its
+// interpreter processes together, read from /proc, so Linux only), whatever else the machine runs. One process
+// (`workers: 1`) with the default packages (sympy imported in the snapshot); each arm makes its sandbox, makes two
+// calls, waits until its processes are idle, then makes BENCH_CALLS calls one after another and waits until idle
+// again: the CPU between the two idle points, over the calls, includes what each call left for after its result
+// (the next interpreter's load, or putting the interpreter back). Run from the repository root:
+//   pnpm bench packages/sandbox/bench/pyodide-cpu.ts
+// Knobs: BENCH_CALLS (20 per cell), SANDBOX_BEFORE=<another build's src/index.ts> adds that build's pyodide backend
+// as a "before" arm of the same run (a `git archive` of an earlier commit's packages/sandbox, with links to this
+// checkout's packages: docs/benchmarks/sandbox.md has the commands).
+import { readdirSync, readFileSync } from 'node:fs';
+import { createSandbox, type Sandbox, type SandboxOptions } from '@taorl/sandbox';
+
+const SNIPPETS = {
+  arithmetic: 'print(41 * 73 % 97)',
+  sympy: 'import sympy as sp\nx = sp.Symbol("x")\nprint(sp.factor(x**6 - 1), sp.integrate(sp.sin(x)**2, x))',
+} as const;
+const CALLS = Number(process.env.BENCH_CALLS ?? 20);
+const BEFORE_MODULE = process.env.SANDBOX_BEFORE;
+
+type Create = (options: SandboxOptions) => Promise<Sandbox>;
+const arms: [string, Create][] = [['after', createSandbox]];
+if (BEFORE_MODULE !== undefined) arms.unshift(['before', (await import(BEFORE_MODULE)).createSandbox]);
+
+function descendants(pid: number): number[] {
+  const children: number[] = [];
+  for (const task of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const text = readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim();
+      if (text !== '') children.push(...text.split(/\s+/).map(Number));
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+  return children.flatMap((child) => [child, ...descendants(child)]);
+}
+
+/** CPU ms (user + system) of this process and its live descendants. */
+function treeCpuMs(): number {
+  let total = 0;
+  for (const pid of [process.pid, ...descendants(process.pid)]) {
+    try {
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+      total += ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+    } catch {
+      // it exited meanwhile
+    }
+  }
+  return total;
+}
+
+/** Waits until the tree uses under 20 ms of CPU in a second (a load under way, or a process exiting, has ended). */
+async function idle(): Promise<number> {
+  let last = treeCpuMs();
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const now = treeCpuMs();
+    if (now - last < 20) return now;
+    last = now;
+  }
+}
+
+console.log('| arm | snippet | sandbox start ms | CPU ms per call | wall ms per call |');
+console.log('|---|---|---|---|---|');
+const cpu = new Map<string, number>();
+for (const [arm, create] of arms) {
+  const started = performance.now();
+  const sandbox = await create({ backend: 'pyodide', workers: 1, limits: { timeoutMs: 120_000 } });
+  const startMs = performance.now() - started;
+  for (const [snippet, code] of Object.entries(SNIPPETS)) {
+    for (let call = 0; call < 2; call++) {
+      const result = await sandbox.run({ code });
+      if (result.status !== 'ok') throw new Error(`${arm} ${snippet}: ${result.status} ${result.stderr}`);
+    }
+    const before = await idle();
+    const wallStarted = performance.now();
+    for (let call = 0; call < CALLS; call++) {
+      const result = await sandbox.run({ code });
+      if (result.status !== 'ok') throw new Error(`${arm} ${snippet}: ${result.status} ${result.stderr}`);
+    }
+    const wallMs = (performance.now() - wallStarted) / CALLS;
+    const perCall = ((await idle()) - before) / CALLS;
+    cpu.set(`${arm} ${snippet}`, perCall);
+    console.log(
+      `| ${arm} | ${snippet} | ${startMs.toFixed(0)} | ${perCall.toFixed(1)} | ${wallMs.toFixed(1)} |`,
+    );
+  }
+  await sandbox.close();
+}
+if (BEFORE_MODULE !== undefined) {
+  for (const snippet of Object.keys(SNIPPETS)) {
+    const ratio = (cpu.get(`before ${snippet}`) ?? 0) / (cpu.get(`after ${snippet}`) ?? 1);
+    console.log(`${snippet}: CPU per call, before / after: ${ratio.toFixed(1)}x`);
+  }
+}
