@@ -9,7 +9,7 @@
 // as a "before" arm of the same run (a `git archive` of an earlier commit's packages/sandbox, with links to this
 // checkout's packages: docs/benchmarks/sandbox.md has the commands).
 import { readdirSync, readFileSync } from 'node:fs';
-import { createSandbox, type Sandbox, type SandboxOptions } from '@taorl/sandbox';
+import { createSandbox, type PyodideSandboxOptions, type Sandbox } from '@taorl/sandbox';
 
 const SNIPPETS = {
   arithmetic: 'print(41 * 73 % 97)',
@@ -18,7 +18,7 @@ const SNIPPETS = {
 const CALLS = Number(process.env.BENCH_CALLS ?? 20);
 const BEFORE_MODULE = process.env.SANDBOX_BEFORE;
 
-type Create = (options: SandboxOptions) => Promise<Sandbox>;
+type Create = (options: PyodideSandboxOptions & { backend: 'pyodide' }) => Promise<Sandbox>;
 const arms: [string, Create][] = [['after', createSandbox]];
 if (BEFORE_MODULE !== undefined) arms.unshift(['before', (await import(BEFORE_MODULE)).createSandbox]);
 
@@ -40,7 +40,7 @@ function treeCpuMs(): number {
   let total = 0;
   for (const pid of [process.pid, ...descendants(process.pid)]) {
     try {
-      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+      const fields = (readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1] ?? '').split(' ');
       total += ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
     } catch {
       // it exited meanwhile
