@@ -109,14 +109,16 @@ export interface Arm<Request, Response> {
 
 /**
  * The parent's side: forks `script` (the bench file itself: `import.meta.filename`) with the same Node flags, to
- * import `module` (a path to a build's src/index.ts, or '@taorl/sandbox' for this checkout) and serve requests.
+ * import `given` (a path to a build's src/index.ts, or '@taorl/sandbox' for this checkout) and serve requests.
  * Its output goes to this process's stderr, so that stdout keeps the bench's table.
  */
 export async function startArm<Request, Response>(
   label: string,
   script: string,
-  module: string,
+  given: string,
 ): Promise<Arm<Request, Response>> {
+  // A relative path is taken from the working directory (where the bench was started), not from this file.
+  const module = given.startsWith('.') ? resolve(given) : given;
   const asked = fileURLToPath(import.meta.resolve(module));
   const child: ChildProcess = fork(script, [], {
     env: { ...process.env, [MODULE_VARIABLE]: module },
