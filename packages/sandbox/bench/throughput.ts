@@ -14,11 +14,15 @@
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { createSandbox, type ExecRequest, type LocalSandboxOptions, type Sandbox } from '@taorl/sandbox';
+import type { ExecRequest, LocalSandboxOptions, Sandbox } from '@taorl/sandbox';
 import { type Arm, checkArms, isArmChild, serveArm, startArm } from './support/build-arm';
 
 type CreateSandbox = (options: LocalSandboxOptions) => Promise<Sandbox>;
 const BEFORE_MODULE = process.env.SANDBOX_BEFORE;
+// This checkout's build, in the parent only: an arm's child must import no build but its own.
+const { createSandbox } = isArmChild
+  ? { createSandbox: () => Promise.reject(new Error('an arm uses the build it was given')) }
+  : await import('@taorl/sandbox');
 
 const SNIPPETS = {
   arithmetic: 'total = 0\nfor i in range(1, 2001):\n    total += i * i % 7\nprint(total)',

@@ -60,6 +60,17 @@ export async function serveArm<Request, Response>(
 ): Promise<void> {
   const specifier = process.env[MODULE_VARIABLE] as string;
   const module = fileURLToPath(import.meta.resolve(specifier));
+  // A build imported before this one (a value import of '@taorl/sandbox' in the bench file) would already hold the
+  // registry's entries, and serve this arm; the guard's check of files cannot see that for the local backend.
+  const loaded = Object.getOwnPropertySymbols(globalThis).filter((symbol) =>
+    Symbol.keyFor(symbol)?.startsWith('taorl.sandbox.'),
+  );
+  if (loaded.length > 0) {
+    throw new Error(
+      `a build of @taorl/sandbox was loaded before ${module} (${loaded.map(String).join(', ')}): ` +
+        'the bench file must import @taorl/sandbox as types only, or dynamically outside the arm',
+    );
+  }
   const build = (await import(specifier)) as { createSandbox: CreateSandbox };
   const backendFiles = new Set<string>();
   const create = (async (options: Parameters<CreateSandbox>[0]) => {
