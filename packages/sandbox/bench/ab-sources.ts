@@ -43,6 +43,7 @@ if (isArmChild) {
   const median = (values: number[]) =>
     [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
   const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
+  const lines: string[] = [];
   try {
     await Promise.all([arms.base.call({ open: mode }), arms.this.call({ open: mode })]);
     for (const [name, code] of Object.entries(SNIPPETS)) {
@@ -52,13 +53,14 @@ if (isArmChild) {
           times[arm].push(await arms[arm].call({ code }));
         }
       }
-      console.log(
+      lines.push(
         `${name}: p50 ${median(times.base).toFixed(1)} ms (base) vs ${median(times.this).toFixed(1)} ms (this), ` +
           `ratio ${(median(times.this) / median(times.base)).toFixed(3)}; mean ratio ` +
           `${(mean(times.this) / mean(times.base)).toFixed(3)} (${calls} calls each, mode ${mode})`,
       );
     }
     checkArms([arms.base, arms.this]);
+    console.log(lines.join('\n'));
   } finally {
     await Promise.all([arms.base.call({ close: true }), arms.this.call({ close: true })]);
     arms.base.close();
