@@ -7,9 +7,11 @@
 //   pnpm bench packages/sandbox/bench/pyodide-cpu.ts
 // Knobs: BENCH_CALLS (20 per cell), SANDBOX_BEFORE=<another build's src/index.ts> adds that build's pyodide backend
 // as a "before" arm of the same run (a `git archive` of an earlier commit's packages/sandbox, with links to this
-// checkout's packages: docs/benchmarks/sandbox.md has the commands).
-import { readdirSync, readFileSync } from 'node:fs';
-import { createSandbox, type PyodideSandboxOptions, type Sandbox } from '@taorl/sandbox';
+// checkout's packages: docs/benchmarks/sandbox.md has the commands). Each arm runs in a child process of its own that
+// imports only its build (support/build-arm.ts), and the run fails unless each arm ran its own build's worker.
+import { readFileSync } from 'node:fs';
+import type { PyodideSandboxOptions, Sandbox } from '@taorl/sandbox';
+import { checkArms, descendants, isArmChild, serveArm, startArm } from './support/build-arm';
 
 const SNIPPETS = {
   arithmetic: 'print(41 * 73 % 97)',
@@ -19,20 +21,11 @@ const CALLS = Number(process.env.BENCH_CALLS ?? 20);
 const BEFORE_MODULE = process.env.SANDBOX_BEFORE;
 
 type Create = (options: PyodideSandboxOptions & { backend: 'pyodide' }) => Promise<Sandbox>;
-const arms: [string, Create][] = [['after', createSandbox]];
-if (BEFORE_MODULE !== undefined) arms.unshift(['before', (await import(BEFORE_MODULE)).createSandbox]);
-
-function descendants(pid: number): number[] {
-  const children: number[] = [];
-  for (const task of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      const text = readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim();
-      if (text !== '') children.push(...text.split(/\s+/).map(Number));
-    } catch {
-      // the thread ended meanwhile
-    }
-  }
-  return children.flatMap((child) => [child, ...descendants(child)]);
+interface Row {
+  snippet: string;
+  startMs: number;
+  perCall: number;
+  wallMs: number;
 }
 
 /** CPU ms (user + system) of this process and its live descendants. */
@@ -60,36 +53,63 @@ async function idle(): Promise<number> {
   }
 }
 
-console.log('| arm | snippet | sandbox start ms | CPU ms per call | wall ms per call |');
-console.log('|---|---|---|---|---|');
-const cpu = new Map<string, number>();
-for (const [arm, create] of arms) {
+/** One arm, in its child: the sandbox's start, then the CPU and wall time per call of each snippet. */
+async function measureArm(create: Create): Promise<Row[]> {
+  const rows: Row[] = [];
   const started = performance.now();
   const sandbox = await create({ backend: 'pyodide', workers: 1, limits: { timeoutMs: 120_000 } });
   const startMs = performance.now() - started;
   for (const [snippet, code] of Object.entries(SNIPPETS)) {
     for (let call = 0; call < 2; call++) {
       const result = await sandbox.run({ code });
-      if (result.status !== 'ok') throw new Error(`${arm} ${snippet}: ${result.status} ${result.stderr}`);
+      if (result.status !== 'ok') throw new Error(`${snippet}: ${result.status} ${result.stderr}`);
     }
     const before = await idle();
     const wallStarted = performance.now();
     for (let call = 0; call < CALLS; call++) {
       const result = await sandbox.run({ code });
-      if (result.status !== 'ok') throw new Error(`${arm} ${snippet}: ${result.status} ${result.stderr}`);
+      if (result.status !== 'ok') throw new Error(`${snippet}: ${result.status} ${result.stderr}`);
     }
     const wallMs = (performance.now() - wallStarted) / CALLS;
-    const perCall = ((await idle()) - before) / CALLS;
-    cpu.set(`${arm} ${snippet}`, perCall);
-    console.log(
-      `| ${arm} | ${snippet} | ${startMs.toFixed(0)} | ${perCall.toFixed(1)} | ${wallMs.toFixed(1)} |`,
-    );
+    rows.push({ snippet, startMs, perCall: ((await idle()) - before) / CALLS, wallMs });
   }
   await sandbox.close();
+  return rows;
 }
-if (BEFORE_MODULE !== undefined) {
-  for (const snippet of Object.keys(SNIPPETS)) {
-    const ratio = (cpu.get(`before ${snippet}`) ?? 0) / (cpu.get(`after ${snippet}`) ?? 1);
-    console.log(`${snippet}: CPU per call, before / after: ${ratio.toFixed(1)}x`);
+
+if (isArmChild) {
+  await serveArm((create) => measureArm(create as Create));
+} else {
+  const builds: [string, string][] = [
+    ...(BEFORE_MODULE === undefined ? [] : ([['before', BEFORE_MODULE]] as [string, string][])),
+    ['after', '@taorl/sandbox'],
+  ];
+  const arms = [];
+  const cpu = new Map<string, number>();
+  const lines = [
+    '| arm | snippet | sandbox start ms | CPU ms per call | wall ms per call |',
+    '|---|---|---|---|---|',
+  ];
+  for (const [label, module] of builds) {
+    const arm = await startArm<null, Row[]>(label, import.meta.filename, module);
+    arms.push(arm);
+    try {
+      for (const { snippet, startMs, perCall, wallMs } of await arm.call(null)) {
+        cpu.set(`${label} ${snippet}`, perCall);
+        lines.push(
+          `| ${label} | ${snippet} | ${startMs.toFixed(0)} | ${perCall.toFixed(1)} | ${wallMs.toFixed(1)} |`,
+        );
+      }
+    } finally {
+      arm.close();
+    }
+  }
+  checkArms(arms);
+  console.log(lines.join('\n'));
+  if (BEFORE_MODULE !== undefined) {
+    for (const snippet of Object.keys(SNIPPETS)) {
+      const ratio = (cpu.get(`before ${snippet}`) ?? 0) / (cpu.get(`after ${snippet}`) ?? 1);
+      console.log(`${snippet}: CPU per call, before / after: ${ratio.toFixed(1)}x`);
+    }
   }
 }

@@ -8,16 +8,21 @@
 //   pnpm bench packages/sandbox/bench/throughput.ts
 // Knobs: BENCH_CONCURRENCY (1,2,8), BENCH_ROUNDS (1: each cell's arms measured that many times, interleaved, in
 // alternating order; the table shows medians); SANDBOX_BEFORE=<another build's src/index.ts> adds that build's pool
-// as a "before" arm of the same run (e.g. a `git archive` of an earlier commit's packages/sandbox).
+// as a "before" arm of the same run (e.g. a `git archive` of an earlier commit's packages/sandbox); the "before" and
+// "pool" arms then run in child processes of their own, each importing only its build (support/build-arm.ts), and
+// the run fails unless each arm imported the build it names.
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { createSandbox, type ExecRequest, type LocalSandboxOptions, type Sandbox } from '@taorl/sandbox';
+import type { ExecRequest, LocalSandboxOptions, Sandbox } from '@taorl/sandbox';
+import { type Arm, checkArms, isArmChild, serveArm, startArm } from './support/build-arm';
 
 type CreateSandbox = (options: LocalSandboxOptions) => Promise<Sandbox>;
 const BEFORE_MODULE = process.env.SANDBOX_BEFORE;
-const createBefore: CreateSandbox | null =
-  BEFORE_MODULE === undefined ? null : (await import(BEFORE_MODULE)).createSandbox;
+// This checkout's build, in the parent only: an arm's child must import no build but its own.
+const { createSandbox } = isArmChild
+  ? { createSandbox: () => Promise.reject(new Error('an arm uses the build it was given')) }
+  : await import('@taorl/sandbox');
 
 const SNIPPETS = {
   arithmetic: 'total = 0\nfor i in range(1, 2001):\n    total += i * i % 7\nprint(total)',
@@ -216,88 +221,113 @@ const medianOf = (rounds: readonly Measurement[]): Measurement => ({
   p50: median(rounds.map((m) => m.p50)),
   p95: median(rounds.map((m) => m.p95)),
 });
-type Arm = 'baseline' | 'pyodide' | 'before' | 'pool' | 'ceiling';
-const arms: Arm[] = [
-  'baseline',
-  'pyodide',
-  ...(createBefore === null ? [] : (['before'] as Arm[])),
-  'pool',
-  'ceiling',
-];
-const measureArm = (arm: Arm, workload: Workload, concurrency: number): Promise<Measurement> => {
-  if (arm === 'baseline') return sandboxRun('spawn', workload, concurrency);
-  if (arm === 'pyodide') return pyodideRun(workload, concurrency);
-  if (arm === 'ceiling') return ceilingRun(workload, concurrency);
-  return sandboxRun(
-    'fork',
-    workload,
-    concurrency,
-    arm === 'before' ? (createBefore ?? undefined) : undefined,
+interface Cell {
+  workload: Workload;
+  concurrency: number;
+}
+// With a "before" build, its pool and this build's are measured in child processes, one build each.
+if (isArmChild) {
+  await serveArm((create, { workload, concurrency }: Cell) =>
+    sandboxRun('fork', workload, concurrency, create as CreateSandbox),
   );
-};
-const rows: string[] = [];
-for (const workload of ['arithmetic', 'sympy'] as Workload[]) {
-  for (const concurrency of CONCURRENCY) {
-    const runs = Object.fromEntries(arms.map((arm) => [arm, [] as Measurement[]])) as Record<
-      Arm,
-      Measurement[]
-    >;
-    for (let round = 0; round < ROUNDS; round++) {
-      // Alternating order, so that a change in the machine's load does not fall on one arm only.
-      for (const arm of round % 2 === 0 ? arms : [...arms].reverse()) {
-        const measured = await measureArm(arm, workload, concurrency);
-        runs[arm].push(measured);
-        console.error(
-          `  ${workload}, concurrency ${concurrency}, round ${round + 1}, ${arm}: ${fmt(measured.perSecond)} exec/s, ` +
-            `p50 ${fmt(measured.p50)} ms`,
-        );
-      }
-    }
-    const ratios = (arm: Arm, over: Arm) =>
-      median(runs[arm].map((m, round) => m.perSecond / (runs[over][round] as Measurement).perSecond));
-    const [baseline, pyodide, pool, ceiling] = [
-      medianOf(runs.baseline),
-      medianOf(runs.pyodide),
-      medianOf(runs.pool),
-      medianOf(runs.ceiling),
-    ];
-    const before =
-      createBefore === null
-        ? ''
-        : (() => {
-            const measured = medianOf(runs.before);
-            return (
-              `${fmt(measured.perSecond)} | ${fmt(measured.p50)} / ${fmt(measured.p95)} | ` +
-              `**${fmt(ratios('before', 'baseline'))}x** | `
-            );
-          })();
-    const versusBefore = createBefore === null ? '' : ` **${fmt(ratios('pool', 'before'), 2)}x** |`;
-    rows.push(
-      `| ${workload} | ${concurrency} | ${fmt(baseline.perSecond)} | ${fmt(baseline.p50)} / ${fmt(baseline.p95)} | ` +
-        `${fmt(pyodide.perSecond, 2)} | ${fmt(pyodide.p50)} / ${fmt(pyodide.p95)} | ` +
-        `**${fmt(ratios('pyodide', 'baseline'), 2)}x** | ` +
-        before +
-        `${fmt(pool.perSecond)} | ${fmt(pool.p50)} / ${fmt(pool.p95)} | **${fmt(ratios('pool', 'baseline'))}x** |` +
-        versusBefore +
-        ` ${fmt(ceiling.perSecond)} | ${fmt(ceiling.p50, 2)} / ${fmt(ceiling.p95, 2)} |`,
-    );
-    console.error(rows.at(-1));
+} else {
+  const builds: Arm<Cell, Measurement>[] | null =
+    BEFORE_MODULE === undefined
+      ? null
+      : [
+          await startArm('before', import.meta.filename, BEFORE_MODULE),
+          await startArm('pool', import.meta.filename, '@taorl/sandbox'),
+        ];
+  try {
+    await compare(builds);
+  } finally {
+    for (const arm of builds ?? []) arm.close();
   }
 }
-for (const sandbox of pyodideSandboxes.values()) await (await sandbox).close();
-const footprint = await poolFootprint();
-console.log(
-  [
-    createBefore === null
-      ? '| snippet | concurrency | baseline exec/s | baseline p50 / p95 ms | pyodide exec/s | pyodide p50 / p95 ms | pyodide / baseline | pool exec/s | pool p50 / p95 ms | pool / baseline | ceiling exec/s | ceiling p50 / p95 ms |'
-      : '| snippet | concurrency | baseline exec/s | baseline p50 / p95 ms | pyodide exec/s | pyodide p50 / p95 ms | pyodide / baseline | before exec/s | before p50 / p95 ms | before / baseline | pool exec/s | pool p50 / p95 ms | pool / baseline | pool / before | ceiling exec/s | ceiling p50 / p95 ms |',
-    `|${'---|'.repeat(createBefore === null ? 12 : 16)}`,
-    ...rows,
-    '',
-    `Medians over ${ROUNDS} round(s) per cell; the ratios are medians of the per-round ratios.`,
-    '',
-    `Pool start (2 workers, sympy + numpy preloaded): ${fmt(footprint.startMs, 0)} ms. Per worker ` +
-      `(${fmt(footprint.processes, 0)} processes: bwrap, its init, the Python worker, its zygote and the children it prepared for the next requests): RSS ${fmt(footprint.rssMb)} MB, ` +
-      `PSS ${fmt(footprint.pssMb)} MB.`,
-  ].join('\n'),
-);
+
+async function compare(builds: Arm<Cell, Measurement>[] | null): Promise<void> {
+  type ArmName = 'baseline' | 'pyodide' | 'before' | 'pool' | 'ceiling';
+  const arms: ArmName[] = [
+    'baseline',
+    'pyodide',
+    ...(BEFORE_MODULE === undefined ? [] : (['before'] as ArmName[])),
+    'pool',
+    'ceiling',
+  ];
+  const measureArm = (arm: ArmName, workload: Workload, concurrency: number): Promise<Measurement> => {
+    if (arm === 'baseline') return sandboxRun('spawn', workload, concurrency);
+    if (arm === 'pyodide') return pyodideRun(workload, concurrency);
+    if (arm === 'ceiling') return ceilingRun(workload, concurrency);
+    const build = builds?.[arm === 'before' ? 0 : 1];
+    return build === undefined
+      ? sandboxRun('fork', workload, concurrency)
+      : build.call({ workload, concurrency });
+  };
+  const rows: string[] = [];
+  for (const workload of ['arithmetic', 'sympy'] as Workload[]) {
+    for (const concurrency of CONCURRENCY) {
+      const runs = Object.fromEntries(arms.map((arm) => [arm, [] as Measurement[]])) as Record<
+        ArmName,
+        Measurement[]
+      >;
+      for (let round = 0; round < ROUNDS; round++) {
+        // Alternating order, so that a change in the machine's load does not fall on one arm only.
+        for (const arm of round % 2 === 0 ? arms : [...arms].reverse()) {
+          const measured = await measureArm(arm, workload, concurrency);
+          runs[arm].push(measured);
+          console.error(
+            `  ${workload}, concurrency ${concurrency}, round ${round + 1}, ${arm}: ${fmt(measured.perSecond)} exec/s, ` +
+              `p50 ${fmt(measured.p50)} ms`,
+          );
+        }
+      }
+      const ratios = (arm: ArmName, over: ArmName) =>
+        median(runs[arm].map((m, round) => m.perSecond / (runs[over][round] as Measurement).perSecond));
+      const [baseline, pyodide, pool, ceiling] = [
+        medianOf(runs.baseline),
+        medianOf(runs.pyodide),
+        medianOf(runs.pool),
+        medianOf(runs.ceiling),
+      ];
+      const before =
+        BEFORE_MODULE === undefined
+          ? ''
+          : (() => {
+              const measured = medianOf(runs.before);
+              return (
+                `${fmt(measured.perSecond)} | ${fmt(measured.p50)} / ${fmt(measured.p95)} | ` +
+                `**${fmt(ratios('before', 'baseline'))}x** | `
+              );
+            })();
+      const versusBefore = BEFORE_MODULE === undefined ? '' : ` **${fmt(ratios('pool', 'before'), 2)}x** |`;
+      rows.push(
+        `| ${workload} | ${concurrency} | ${fmt(baseline.perSecond)} | ${fmt(baseline.p50)} / ${fmt(baseline.p95)} | ` +
+          `${fmt(pyodide.perSecond, 2)} | ${fmt(pyodide.p50)} / ${fmt(pyodide.p95)} | ` +
+          `**${fmt(ratios('pyodide', 'baseline'), 2)}x** | ` +
+          before +
+          `${fmt(pool.perSecond)} | ${fmt(pool.p50)} / ${fmt(pool.p95)} | **${fmt(ratios('pool', 'baseline'))}x** |` +
+          versusBefore +
+          ` ${fmt(ceiling.perSecond)} | ${fmt(ceiling.p50, 2)} / ${fmt(ceiling.p95, 2)} |`,
+      );
+      console.error(rows.at(-1));
+    }
+  }
+  for (const sandbox of pyodideSandboxes.values()) await (await sandbox).close();
+  if (builds !== null) checkArms(builds);
+  const footprint = await poolFootprint();
+  console.log(
+    [
+      BEFORE_MODULE === undefined
+        ? '| snippet | concurrency | baseline exec/s | baseline p50 / p95 ms | pyodide exec/s | pyodide p50 / p95 ms | pyodide / baseline | pool exec/s | pool p50 / p95 ms | pool / baseline | ceiling exec/s | ceiling p50 / p95 ms |'
+        : '| snippet | concurrency | baseline exec/s | baseline p50 / p95 ms | pyodide exec/s | pyodide p50 / p95 ms | pyodide / baseline | before exec/s | before p50 / p95 ms | before / baseline | pool exec/s | pool p50 / p95 ms | pool / baseline | pool / before | ceiling exec/s | ceiling p50 / p95 ms |',
+      `|${'---|'.repeat(BEFORE_MODULE === undefined ? 12 : 16)}`,
+      ...rows,
+      '',
+      `Medians over ${ROUNDS} round(s) per cell; the ratios are medians of the per-round ratios.`,
+      '',
+      `Pool start (2 workers, sympy + numpy preloaded): ${fmt(footprint.startMs, 0)} ms. Per worker ` +
+        `(${fmt(footprint.processes, 0)} processes: bwrap, its init, the Python worker, its zygote and the children it prepared for the next requests): RSS ${fmt(footprint.rssMb)} MB, ` +
+        `PSS ${fmt(footprint.pssMb)} MB.`,
+    ].join('\n'),
+  );
+}
