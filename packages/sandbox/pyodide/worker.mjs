@@ -75,9 +75,19 @@ function capMemory(wasmMemory) {
  * truncations are where a file grows (MEMFS stores a first write without growing the file's storage); its files
  * take their write from the operations table MEMFS made at start, a copy of its stream_ops. Installed once per
  * interpreter; each run sets `fileLimits` for its code (an interpreter put back in place serves several runs), and
- * they are unbounded otherwise (the request's files, the put-back's rewriting of the kept files).
+ * they are unbounded otherwise (the request's files, the put-back's rewriting of the kept files). The same places
+ * record which files' bytes changed (`writtenFiles`). A shared mapping's write-back (msync, at munmap) goes to
+ * MEMFS's own write, not the table's, so it is bounded and recorded on its own.
  */
 const fileLimits = { maxFileBytes: Infinity, totalBytes: Infinity, total: 0 };
+
+/**
+ * The files whose bytes changed since the interpreter's state was kept: a write, a truncation or a shared mapping's
+ * write-back, the only ways to a file's bytes from Python (which reaches no JavaScript object). `putBackTree` copies
+ * back only these files' kept bytes: copying every kept file at every put-back (the 40 MB site zip among them) cost
+ * more than the fresh load it replaces.
+ */
+const writtenFiles = new Set();
 
 function capFiles(py) {
   const memfs = py.FS.filesystems.MEMFS;
@@ -86,12 +96,17 @@ function capFiles(py) {
     const growth = Math.max(0, size - node.usedBytes);
     if (fileLimits.total + growth > fileLimits.totalBytes) throw new py.FS.ErrnoError(ENOSPC);
     fileLimits.total += growth;
+    writtenFiles.add(node);
   };
   const fileOps = memfs.ops_table.file.stream;
-  const { write } = fileOps;
+  const { write, msync } = fileOps;
   fileOps.write = function (stream, buffer, offset, length, position, canOwn) {
     grow(stream.node, position + length);
     return write.call(this, stream, buffer, offset, length, position, canOwn);
+  };
+  fileOps.msync = function (stream, buffer, offset, length, mmapFlags) {
+    grow(stream.node, offset + length);
+    return msync.call(this, stream, buffer, offset, length, mmapFlags);
   };
   const { resizeFileStorage } = memfs;
   memfs.resizeFileStorage = function (node, size) {
@@ -308,6 +323,7 @@ function keep(py) {
   // A proxy made during a run must never release its Python object once the memory it points into is put back.
   const registry = module.finalizationRegistry;
   module.finalizationRegistry = { register() {}, unregister: (token) => registry.unregister(token) };
+  writtenFiles.clear();
   return {
     memory: new Uint8Array(memory.instance.buffer).slice(),
     stackPointer: module.___stack_pointer.value,
@@ -367,6 +383,7 @@ function putBack(py, state) {
   const heap = new Uint8Array(memory.instance.buffer);
   heap.set(state.memory);
   heap.fill(0, state.memory.length);
+  writtenFiles.clear();
   return true;
 }
 
@@ -432,8 +449,8 @@ function isOtherMount(FS, node) {
 
 /**
  * Makes the file system's tree what `keepTree` found: removes what the run created or replaced, makes again what it
- * removed, and gives every kept file its kept bytes again (a run may have written into a file's storage in place).
- * False when something cannot be made again (another mount's node).
+ * removed, and gives each kept file the run wrote (`writtenFiles`: a run may write into a file's storage in place)
+ * its kept bytes again. False when something cannot be made again (another mount's node).
  */
 function putBackTree(FS, tree) {
   const remove = (path, node) => {
@@ -466,7 +483,7 @@ function putBackTree(FS, tree) {
     if (isOtherMount(FS, node)) continue;
     node.mode = entry.mode;
     [node.atime, node.mtime, node.ctime] = entry.times;
-    if (FS.isFile(entry.mode)) {
+    if (FS.isFile(entry.mode) && writtenFiles.has(node)) {
       node.contents = entry.contents.slice();
       node.usedBytes = entry.contents.length;
     } else if (FS.isLink(entry.mode)) node.link = entry.link;

@@ -63,7 +63,7 @@ afterAll(() => interpreter?.kill());
 // What a run can see of the interpreter's state, printed as one JSON line. It imports a module no earlier run
 // imported (fractions, read from the standard library's zip), so a damaged zip shows.
 const OBSERVE = `
-import atexit, builtins, gc, json, os, sys, threading
+import atexit, builtins, gc, hashlib, json, os, sys, threading
 facts = {
     "builtins": sorted(dir(builtins)),
     "print": builtins.print.__module__ if hasattr(builtins.print, "__module__") else None,
@@ -84,6 +84,7 @@ facts = {
     "threads": threading.active_count(),
     "environ": dict(os.environ),
     "umask": os.umask(0o22),
+    "stdlib_zip": hashlib.sha256(open("/lib/python314.zip", "rb").read()).hexdigest(),
 }
 from fractions import Fraction
 facts["fraction"] = str(Fraction(1, 3))
@@ -134,6 +135,28 @@ describe('pyodide: an interpreter put back in place keeps nothing of its run', (
     expect(after).toMatchObject({ exitCode: 0, stderr: '', fresh: false });
     expect(JSON.parse(after.stdout)).toEqual(JSON.parse(fresh.stdout));
     expect(JSON.parse(after.stdout).fraction).toBe('1/3');
+  }, 300_000);
+
+  it('gives back the bytes of a file changed through a shared mapping or a truncation', async () => {
+    const fresh = JSON.parse((await serve(OBSERVE)).stdout);
+    // Each change, and what the changing run reads back (the change took effect there).
+    const changes: Record<string, [string, string]> = {
+      mapping: [
+        'import mmap\nwith open("/lib/python314.zip", "r+b") as f, mmap.mmap(f.fileno(), 0) as m:\n    m[-22:-16] = b"mapped"\nprint(open("/lib/python314.zip", "rb").read()[-22:-16])',
+        "b'mapped'\n",
+      ],
+      truncation: [
+        'import os\nos.truncate("/lib/python314.zip", 1000)\nprint(os.path.getsize("/lib/python314.zip"))',
+        '1000\n',
+      ],
+    };
+    for (const [change, [code, readBack]] of Object.entries(changes)) {
+      const changed = await serve(code);
+      expect(changed, change).toMatchObject({ exitCode: 0, stderr: '', stdout: readBack, reusable: true });
+      const after = await serve(OBSERVE);
+      expect(after, change).toMatchObject({ exitCode: 0, stderr: '', fresh: false });
+      expect(JSON.parse(after.stdout).stdlib_zip, change).toBe(fresh.stdlib_zip);
+    }
   }, 300_000);
 
   it('zeroes the memory a run grew: no byte of it shows in the next run', async () => {
