@@ -12,10 +12,10 @@
 // "pool" arms then run in child processes of their own, each importing only its build (support/build-arm.ts), and
 // the run fails unless each arm imported the build it names.
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { ExecRequest, LocalSandboxOptions, Sandbox } from '@taorl/sandbox';
-import { type Arm, checkArms, isArmChild, serveArm, startArm } from './support/build-arm';
+import { type Arm, checkArms, descendants, isArmChild, serveArm, startArm } from './support/build-arm';
 
 type CreateSandbox = (options: LocalSandboxOptions) => Promise<Sandbox>;
 const BEFORE_MODULE = process.env.SANDBOX_BEFORE;
@@ -142,29 +142,6 @@ async function ceilingRun(workload: Workload, concurrency: number): Promise<Meas
   } finally {
     for (const { child } of lanes) child.kill();
   }
-}
-
-function descendants(root: number): number[] {
-  const parent = new Map<number, number>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      parent.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
-    } catch {}
-  }
-  const found: number[] = [];
-  const frontier = [root];
-  while (frontier.length > 0) {
-    const pid = frontier.pop() as number;
-    for (const [child, ppid] of parent) {
-      if (ppid === pid) {
-        found.push(child);
-        frontier.push(child);
-      }
-    }
-  }
-  return found;
 }
 
 function memoryKb(pid: number): { rss: number; pss: number } {
