@@ -59,7 +59,8 @@ describe('local backend: outcomes', () => {
   });
 
   it('prints a traceback as python3 prints it for the same code in a file, with or without a final newline', async () => {
-    const programs = ['print(x)', 'values = [1]\nprint(values[3])', 'print(len(5))'];
+    const suggested = ['value = 1\nprint(valeu)', 'import math\nprint(math.sqr(4))'];
+    const programs = ['print(x)', 'values = [1]\nprint(values[3])', 'print(len(5))', ...suggested];
     const folder = mkdtempSync(join(tmpdir(), 'taorl-traceback-'));
     try {
       for (const program of programs) {
@@ -69,6 +70,7 @@ describe('local backend: outcomes', () => {
           const python = spawnSync('/usr/bin/python3', [file], { encoding: 'utf8' });
           const expected = python.stderr.replace(`File "${file}"`, 'File "<cell>"');
           expect(expected, code).toContain('^');
+          if (suggested.includes(program)) expect(expected, code).toContain('Did you mean');
           const result = await sandbox.run({ code });
           expect(result.stderr, JSON.stringify(code)).toBe(expected);
         }
