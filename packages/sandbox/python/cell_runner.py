@@ -2,8 +2,10 @@
 # backend submits (sandboxfusion_program.py) run a cell with it, so a cell's traceback reads the same from either
 # (File "<cell>", line N, with its source line). Those programs are sent to Python as one text, so they do not import
 # this module: src/python-programs.ts puts this file's text in place of their `from cell_runner import` line.
+import io
 import linecache
 import os
+import re
 import sys
 import traceback
 import types
@@ -11,6 +13,7 @@ import types
 # os._exit = None): what the runner calls after the code has run is bound here, before any code runs.
 from atexit import _run_exitfuncs as run_atexit_handlers
 from os import _exit as exit_process, close as close_fd, dup, dup2, write as write_fd
+from sys import __excepthook__ as interpreter_excepthook
 from threading import _shutdown as join_non_daemon_threads
 
 
@@ -25,7 +28,12 @@ def exit_code_of(system_exit):
 
 
 def run_cell(source, name, namespace):
-    linecache.cache[name] = (len(source), None, source.splitlines(True), name)
+    # Lines as Python's line cache reads them from a file, the last one ending with a newline too: without it, the
+    # traceback module of Python 3.11 places its markers one column right of what `python3 file.py` prints.
+    lines = source.splitlines(True)
+    if lines and not lines[-1].endswith("\n"):
+        lines[-1] += "\n"
+    linecache.cache[name] = (len(source), None, lines, name)
     exec(compile(source, name, "exec"), namespace)
 
 
@@ -34,6 +42,31 @@ def cell_frames(tb):
     while tb is not None and tb.tb_frame.f_code.co_filename != "<cell>":
         tb = tb.tb_next
     return tb
+
+
+def print_traceback(error):
+    """Prints the error's traceback as `python3 file.py` would. Python 3.11's traceback module leaves out the
+    "Did you mean" suggestion its interpreter adds to a NameError or AttributeError (3.12 moved it into the module):
+    it is taken from the interpreter's own excepthook, printed into a buffer."""
+    lines = traceback.format_exception(type(error), error, cell_frames(error.__traceback__))
+    message = traceback.format_exception_only(type(error), error)[0]
+    if isinstance(error, (NameError, AttributeError)) and message in lines:
+        index = len(lines) - 1 - lines[::-1].index(message)
+        lines[index] = message[:-1] + interpreter_suggestion(error, message[:-1]) + "\n"
+    sys.stderr.write("".join(lines))
+
+
+def interpreter_suggestion(error, message):
+    """The text the interpreter's excepthook writes right after `message` (the error's last line), when it is a
+    suggestion; "" where there is none or the traceback module already gave it."""
+    saved, sys.stderr = sys.stderr, io.StringIO()
+    try:
+        interpreter_excepthook(type(error), error, error.__traceback__)
+        printed = sys.stderr.getvalue()
+    finally:
+        sys.stderr = saved
+    found = re.findall(re.escape(message) + r"(\. Did you mean: .*\?)\n", printed)
+    return found[-1] if found else ""
 
 
 def main_namespace(script):
@@ -77,7 +110,7 @@ def run_code(code, replay, script=None):
         return exit_code_of(stop)
     except BaseException as error:
         try:
-            traceback.print_exception(type(error), error, cell_frames(error.__traceback__))
+            print_traceback(error)
         except BaseException:
             write_fd(2, b"\n" + type(error).__name__.encode() + b"\n")
         return 1

@@ -1,4 +1,7 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox, DEFAULT_LIMITS, LIMIT_MAXIMA, type LocalSandbox, SandboxSession } from '../src/index';
 
@@ -53,6 +56,28 @@ describe('local backend: outcomes', () => {
     expect(result.stderr).toContain('y = x / 0');
     expect(result.stderr.trimEnd().split('\n').at(-1)).toBe('ZeroDivisionError: division by zero');
     expect(result.stderr).not.toContain('run_cell');
+  });
+
+  it('prints a traceback as python3 prints it for the same code in a file, with or without a final newline', async () => {
+    const suggested = ['value = 1\nprint(valeu)', 'import math\nprint(math.sqr(4))'];
+    const programs = ['print(x)', 'values = [1]\nprint(values[3])', 'print(len(5))', ...suggested];
+    const folder = mkdtempSync(join(tmpdir(), 'taorl-traceback-'));
+    try {
+      for (const program of programs) {
+        for (const code of [program, `${program}\n`]) {
+          const file = join(folder, 'cell.py');
+          writeFileSync(file, code);
+          const python = spawnSync('/usr/bin/python3', [file], { encoding: 'utf8' });
+          const expected = python.stderr.replace(`File "${file}"`, 'File "<cell>"');
+          expect(expected, code).toContain('^');
+          if (suggested.includes(program)) expect(expected, code).toContain('Did you mean');
+          const result = await sandbox.run({ code });
+          expect(result.stderr, JSON.stringify(code)).toBe(expected);
+        }
+      }
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 
   it('reports a syntax error as error', async () => {

@@ -6,6 +6,7 @@ import io
 import os
 import subprocess
 import sys
+import tempfile
 import unittest
 from contextlib import redirect_stderr
 
@@ -67,6 +68,22 @@ class RunCode(unittest.TestCase):
         self.assertEqual((code, out), (0, "1\n"))
         self.assertEqual(err, 'Traceback (most recent call last):\n  File "<cell>", line 2, in <module>\n'
                               "    raise ValueError('no %d' % x)\nValueError: no 1\n")
+
+    def test_a_traceback_reads_as_python3_prints_it_for_a_file(self):
+        # Each has a "Did you mean" suggestion: in a chained error, after a note, on an attribute, without a newline.
+        cells = ["value = 1\nprint(valeu)", "value = 1\ntry:\n    1 / 0\nexcept ZeroDivisionError:\n    print(valeu)\n",
+                 "class Point:\n    name = 1\nPoint().nme\n", "import math\nmath.sqr(2)\n", "prnt(1)\n",
+                 "value = 1\ntry:\n    valeu\nexcept NameError as error:\n    error.add_note('a note')\n    raise\n"]
+        with tempfile.TemporaryDirectory() as folder:
+            script = os.path.join(folder, "cell.py")
+            for cell in cells:
+                with self.subTest(cell=cell):
+                    with open(script, "w") as file:
+                        file.write(cell)
+                    expected = subprocess.run([sys.executable, script], capture_output=True, text=True, timeout=60)
+                    self.assertIn("Did you mean", expected.stderr)
+                    _, _, err = run_in_child("import cell_runner\ncell_runner.run_code(%r, [])" % cell)
+                    self.assertEqual(err, expected.stderr.replace('File "%s"' % script, 'File "<cell>"'))
 
     def test_replayed_cells_are_silent_and_leave_their_names(self):
         replay = ["print('old'); a = 20", "import sys; print('err', file=sys.stderr); b = 1 / 0", "raise SystemExit(4)"]
