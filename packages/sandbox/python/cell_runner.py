@@ -49,10 +49,11 @@ def print_traceback(error):
     "Did you mean" suggestion its interpreter adds to a NameError or AttributeError (3.12 moved it into the module):
     it is taken from the interpreter's own excepthook, printed into a buffer."""
     lines = traceback.format_exception(type(error), error, cell_frames(error.__traceback__))
-    message = traceback.format_exception_only(type(error), error)[0]
-    if isinstance(error, (NameError, AttributeError)) and message in lines:
-        index = len(lines) - 1 - lines[::-1].index(message)
-        lines[index] = message[:-1] + interpreter_suggestion(error, message[:-1]) + "\n"
+    if isinstance(error, (NameError, AttributeError)):
+        message = traceback.format_exception_only(type(error), error)[0]
+        if message in lines:
+            index = len(lines) - 1 - lines[::-1].index(message)
+            lines[index] = message[:-1] + interpreter_suggestion(error, message[:-1]) + "\n"
     sys.stderr.write("".join(lines))
 
 
