@@ -196,6 +196,14 @@ describe('the ablation arms of issue 34 on configs/ablate.yaml', () => {
   it('gives each arm the setting it names and nothing of the base loss', () => {
     expect(armed('gspo').loss).toEqual({ name: 'gspo', options: {} });
     expect(armed('void-turn').filter?.name).toBe('void-turn');
+    // c1 keeps an answer written without any call; c1-reject drops it, and both drop one whose every call failed.
+    const answers = [
+      { groupId: 0, correct: true, toolCalls: [] },
+      { groupId: 0, correct: true, toolCalls: [{ status: 'error' }] },
+      { groupId: 0, correct: true, toolCalls: [{ status: 'ok' }] },
+    ];
+    expect(armed('c1').filter?.apply(answers).keptIndices).toEqual([0, 2]);
+    expect(armed('c1-reject').filter?.apply(answers).keptIndices).toEqual([2]);
     expect(armed('roc').filter?.name).toBe('resample-on-correct');
     expect(parseConfig(ablate, 'ablate.yaml', selectVariants('roc')[0]!.overrides).rl.groupSize).toBe(16);
     expect(armed('correction').learner).toEqual({

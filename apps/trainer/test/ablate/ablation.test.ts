@@ -227,6 +227,6 @@ describe('taorl ablate', () => {
       err: (t) => err.push(t),
     });
     expect(code).toBe(2);
-    expect(err.join('')).toMatch(/unknown ablation variant 'nope' \(known: grpo, c1, c2/);
+    expect(err.join('')).toMatch(/unknown ablation variant 'nope' \(known: grpo, c1, c1-reject, c2/);
   });
 });
