@@ -3,6 +3,8 @@
  * of the three ablation folders: H1's tool-use share (c1 - grpo at each lucky-answer level, and its slope), H2's
  * held-out Avg@2 (bonus - grpo), H3's within-seed correlation of wasted calls with Avg@2, and the secondary
  * measures, each paired by seed against grpo with its 95% interval. Runs still going are left out and counted.
+ * Then the follow-up of docs/experiments/preconditions-c1-reject.md (its own folder, paired with the main
+ * ablation's grpo runs): F1-F3 and its measures without a predicted direction.
  *
  *   pnpm bench apps/trainer/bench/preconditions-analysis.ts [runsRoot=runs] [json=<runsRoot>/preconditions-analysis.json]
  */
@@ -109,9 +111,40 @@ for (const measure of secondary) {
     `| ${measure} | ${(scale * grpoMean).toFixed(digits)} | ${arms.map((arm) => interval(pairedDifference(main.runs, arm, measure), scale, digits)).join(' | ')} |`,
   );
 }
+
+const FOLLOW_UP = 'preconditions-c1-reject';
+const followUp = finishedRuns(FOLLOW_UP);
+// Paired with the main ablation's runs of the same seeds: the same starting policy, problems and code.
+const pooled = [...main.runs.filter((run) => run.arm === 'grpo' || run.arm === 'c1'), ...followUp.runs];
+const f = {
+  f1: pairedDifference(pooled, 'c1-reject', 'toolUseShare'),
+  f2: pairedDifference(pooled, 'c1-reject', 'unexecutedCorrect'),
+  f3: pairedDifference(pooled, 'c1-reject', 'toolCorrect'),
+};
+lines.push(
+  '',
+  `follow-up (${FOLLOW_UP}, exploratory): ${followUp.runs.length} finished run(s)` +
+    (followUp.unfinished.length > 0 ? `, not finished: ${followUp.unfinished.join(', ')}` : ''),
+  '',
+  '| hypothesis | measure, c1-reject - grpo | paired difference (points, 95% interval) | seeds | verdict |',
+  '|---|---|---|---|---|',
+  `| F1 | tool-use share, steps 1-30 (+5 or more) | ${interval(f.f1)} | ${f.f1?.seeds.length ?? 0} | ${verdict(f.f1, 1)} |`,
+  `| F2 | held-out right without a successful call (-5 or more) | ${interval(f.f2)} | ${f.f2?.seeds.length ?? 0} | ${verdict(f.f2, -1)} |`,
+  `| F3 | held-out right through the tool (> 0) | ${interval(f.f3)} | ${f.f3?.seeds.length ?? 0} | ${verdict(f.f3, 1)} |`,
+  '',
+  '| measure | c1-reject mean | c1-reject - grpo | c1-reject - c1 |',
+  '|---|---|---|---|',
+);
+const followUpMeasures: RunMeasure[] = ['avgAt2', 'toolUseShare', 'unexecutedCorrect', 'toolCorrect'];
+for (const measure of followUpMeasures) {
+  const own = followUp.runs.reduce((total, run) => total + run[measure], 0) / followUp.runs.length;
+  lines.push(
+    `| ${measure} | ${followUp.runs.length === 0 ? 'not run' : (100 * own).toFixed(1)} | ${interval(pairedDifference(pooled, 'c1-reject', measure))} | ${interval(pairedDifference(pooled, 'c1-reject', measure, 'c1'))} |`,
+  );
+}
 console.log(lines.join('\n'));
 writeFileSync(
   jsonPath,
-  `${JSON.stringify({ h1: Object.fromEntries(h1), slope, h2, h3, runs: Object.fromEntries([...byLevel].map(([level, r]) => [level, r])) }, null, 2)}\n`,
+  `${JSON.stringify({ h1: Object.fromEntries(h1), slope, h2, h3, runs: Object.fromEntries([...byLevel].map(([level, r]) => [level, r])), followUp: { ...f, runs: followUp } }, null, 2)}\n`,
 );
 console.log(`\nwrote ${jsonPath} (points: shares x 100; wasted calls and tokens per trajectory as they are)`);

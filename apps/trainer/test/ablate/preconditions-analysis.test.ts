@@ -7,10 +7,10 @@ import {
   preconditionRun,
   verdict,
 } from '../../src/experiments/preconditions/analysis.js';
-import type { MetricsLine } from '../../src/report/metrics.js';
+import type { EvalMetrics, MetricsLine } from '../../src/report/metrics.js';
 import { neutralRlLine } from '../support/metrics-lines.js';
 
-const afterRl = (accuracy: number): MetricsLine => ({
+const afterRl = (accuracy: number): EvalMetrics => ({
   phase: 'eval',
   step: 40,
   label: 'after RL',
@@ -22,6 +22,7 @@ const afterRl = (accuracy: number): MetricsLine => ({
   responseTokens: 80,
   seconds: 1,
   greedy: false,
+  unexecutedCorrect: 0.05,
 });
 
 /** 40 steps: tool + recovered = 0.5 in steps 1-30 and 0.9 after; wasted calls 1 in the first ten steps, 0 after. */
@@ -47,6 +48,15 @@ describe("issue 48's pre-registered analysis", () => {
     expect(measured.wastedEarly).toBe(1);
     expect(measured.wastedLate).toBe(0);
     expect(measured.avgAt2).toBe(0.25);
+    expect(measured.unexecutedCorrect).toBe(0.05);
+    expect(measured.toolCorrect).toBeCloseTo(0.2, 12);
+  });
+
+  it('refuses an after-RL line without unexecutedCorrect, naming its file', () => {
+    const { unexecutedCorrect: _, ...bare } = afterRl(0.25);
+    expect(() => preconditionRun('grpo', 1, [...lines.slice(0, 40), bare], 'y.jsonl')).toThrow(
+      "y.jsonl: its 'after RL' line has no unexecutedCorrect",
+    );
   });
 
   it('refuses a run with fewer steps than H1 reads, naming its file', () => {

@@ -23,6 +23,10 @@ export interface PreconditionRun {
   seed: number;
   /** Held-out Avg@2 after RL (the 'after RL' line). */
   avgAt2: number;
+  /** Held-out answers after RL right without a successful call, as a share of all (its `unexecutedCorrect`). */
+  unexecutedCorrect: number;
+  /** Held-out answers after RL right through the tool: Avg@2 minus `unexecutedCorrect`. */
+  toolCorrect: number;
   /** Share of the generated rollouts with every needed call made and successful (`tool` + `recovered`), steps 1-30. */
   toolUseShare: number;
   /** Wasted calls per trajectory (failed calls and repeats) over the first and the last quarter of the steps. */
@@ -60,10 +64,15 @@ export function preconditionRun(
   const [gaveUpEarly, gaveUpLate] = both((line) => line.strategies?.['gave-up']);
   const [allFailedCorrectEarly, allFailedCorrectLate] = both((line) => line.allFailedCorrect);
   const [responseTokensEarly, responseTokensLate] = both((line) => line.responseTokens);
+  const heldOut = heldOutLine(lines, AFTER_RL, false, source);
+  if (heldOut.unexecutedCorrect === undefined)
+    throw new Error(`${source}: its '${AFTER_RL}' line has no unexecutedCorrect`);
   return {
     arm,
     seed,
-    avgAt2: heldOutLine(lines, AFTER_RL, false, source).accuracy,
+    avgAt2: heldOut.accuracy,
+    unexecutedCorrect: heldOut.unexecutedCorrect,
+    toolCorrect: heldOut.accuracy - heldOut.unexecutedCorrect,
     toolUseShare: stepMean(
       rl.slice(0, H1_STEPS),
       (line) => (line.strategies?.tool ?? Number.NaN) + (line.strategies?.recovered ?? Number.NaN),
