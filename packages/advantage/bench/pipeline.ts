@@ -1,9 +1,9 @@
 // Filtering + group advantages + entropy shaping over 1,024 trajectories x 4,096 tokens (issue 5's budget:
 // under 50 ms together). Run: pnpm bench packages/advantage/bench/pipeline.ts
 import { computeAdvantages, postToolMask, type ShapingTrajectory, type ToolCallSpan } from '@taorl/advantage';
+import { seededRandom } from '@taorl/eval';
 import { toolAwareFilter } from '@taorl/filter';
 import { selectTop } from '../src/quantile';
-import { seededRandom } from '../test/random';
 
 const TRAJECTORIES = 1024;
 const TOKENS = 4096;
