@@ -135,7 +135,13 @@ lines.push(
   '| measure | c1-reject mean | c1-reject - grpo | c1-reject - c1 |',
   '|---|---|---|---|',
 );
-const followUpMeasures: RunMeasure[] = ['avgAt2', 'toolUseShare', 'unexecutedCorrect', 'toolCorrect'];
+const followUpMeasures: RunMeasure[] = [
+  'avgAt2',
+  'greedyAccuracy',
+  'toolUseShare',
+  'unexecutedCorrect',
+  'toolCorrect',
+];
 for (const measure of followUpMeasures) {
   const own = followUp.runs.reduce((total, run) => total + run[measure], 0) / followUp.runs.length;
   lines.push(

@@ -34,6 +34,7 @@ const lines: MetricsLine[] = [
     }),
   ),
   afterRl(0.25),
+  { ...afterRl(0.3), label: 'after RL (greedy)', greedy: true },
 ];
 
 const run = (arm: string, seed: number, fields: Partial<PreconditionRun>): PreconditionRun => ({
@@ -50,6 +51,7 @@ describe("issue 48's pre-registered analysis", () => {
     expect(measured.avgAt2).toBe(0.25);
     expect(measured.unexecutedCorrect).toBe(0.05);
     expect(measured.toolCorrect).toBeCloseTo(0.2, 12);
+    expect(measured.greedyAccuracy).toBe(0.3);
   });
 
   it('refuses an after-RL line without unexecutedCorrect, naming its file', () => {

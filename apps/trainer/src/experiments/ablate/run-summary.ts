@@ -17,7 +17,7 @@ import { AFTER_RL } from '../../workflows/train.js';
 import { sampleVariance } from './confidence.js';
 
 /** Labels of the held-out lines `taorl rl --eval-after --eval-greedy` writes after its last step. */
-const AFTER_RL_GREEDY = greedyLabel(AFTER_RL);
+export const AFTER_RL_GREEDY = greedyLabel(AFTER_RL);
 
 /** What one RL run of the ablation measured: its held-out result and its training statistics. */
 export interface RunSummary {

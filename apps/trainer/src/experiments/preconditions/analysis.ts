@@ -9,7 +9,7 @@ import {
   type MeanWithInterval,
   meanWithInterval,
 } from '../ablate/confidence.js';
-import { heldOutLine } from '../ablate/run-summary.js';
+import { AFTER_RL_GREEDY, heldOutLine } from '../ablate/run-summary.js';
 
 // The pre-registered analysis of issue 48's experiment (docs/experiments/preconditions.md, "Analysis (fixed)"):
 // the measures `taorl ablate`'s report does not table, each per run, then paired by seed against grpo.
@@ -27,6 +27,8 @@ export interface PreconditionRun {
   unexecutedCorrect: number;
   /** Held-out answers after RL right through the tool: Avg@2 minus `unexecutedCorrect`. */
   toolCorrect: number;
+  /** Held-out greedy accuracy after RL (the 'after RL (greedy)' line). */
+  greedyAccuracy: number;
   /** Share of the generated rollouts with every needed call made and successful (`tool` + `recovered`), steps 1-30. */
   toolUseShare: number;
   /** Wasted calls per trajectory (failed calls and repeats) over the first and the last quarter of the steps. */
@@ -73,6 +75,7 @@ export function preconditionRun(
     avgAt2: heldOut.accuracy,
     unexecutedCorrect: heldOut.unexecutedCorrect,
     toolCorrect: heldOut.accuracy - heldOut.unexecutedCorrect,
+    greedyAccuracy: heldOutLine(lines, AFTER_RL_GREEDY, true, source).accuracy,
     toolUseShare: stepMean(
       rl.slice(0, H1_STEPS),
       (line) => (line.strategies?.tool ?? Number.NaN) + (line.strategies?.recovered ?? Number.NaN),
