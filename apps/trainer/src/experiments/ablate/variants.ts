@@ -24,6 +24,13 @@ const arm = (name: string, description: string, filters: string, shaper: string)
 export const ablationVariants: readonly AblationVariant[] = [
   arm('grpo', 'GRPO: no filter, no entropy bonus', '[]', 'none'),
   arm('c1', '+ C1 (execution validity) only', '[execution-validity]', 'none'),
+  // Issue 48's follow-up: on the chain-tool task RL took lucky answers without any call, which C1 keeps by default.
+  arm(
+    'c1-reject',
+    '+ C1 that also drops trajectories without any tool call (noToolCalls: reject)',
+    '[{name: execution-validity, noToolCalls: reject}]',
+    'none',
+  ),
   arm('c2', '+ C2 (answer discriminability) only', '[answer-discriminability]', 'none'),
   arm('c1+c2', '+ both filters (tool-aware)', '[tool-aware]', 'none'),
   arm('bonus', '+ post-tool entropy bonus only', '[]', 'tao'),
