@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Copies the records of an experiment's runs (metrics, configs, evaluations, completion markers) from a runs folder
-# into the repository, without checkpoints, policies, logs or locks, so finished runs outlive the machine that ran
-# them. Each policy folder is replaced by the sha256 of its files (policy.sha256): a policy trained again from the
-# same seed can be checked against the one the archived runs started from. Re-running updates the copy.
+# Copies the records of an experiment's finished runs (metrics, configs, evaluations, completion markers) from a runs
+# folder into the repository, without checkpoints, policies, logs or locks, so finished runs outlive the machine that
+# ran them. A run is finished when its folder holds done.json; the folder's own top-level records (ablation.json)
+# are copied too. Each finished policy is replaced by the sha256 of its files (policy.sha256): a policy trained again
+# from the same seed can be checked against the one the archived runs started from. Re-running updates the copy.
 #
 #   bash scripts/archive-run-records.sh <runs folder> <destination>
 #   bash scripts/archive-run-records.sh runs/preconditions-lucky0 docs/results/preconditions-runs/preconditions-lucky0
@@ -12,20 +13,21 @@ if [ $# -ne 2 ]; then
   exit 2
 fi
 source_dir=${1%/}
-destination=${2%/}
 [ -d "$source_dir" ] || { echo "archive-run-records: no folder $source_dir" >&2; exit 1; }
-
-destination=$(mkdir -p "$destination" && cd "$destination" && pwd)
+destination=$(mkdir -p "$2" && cd "$2" && pwd)
 cd "$source_dir"
-find . \( -name checkpoints -o -name policy \) -prune -o -type f \
-  \( -name '*.json' -o -name '*.jsonl' \) -print |
-  while read -r file; do
-    mkdir -p "$destination/$(dirname "$file")"
-    cp -p "$file" "$destination/$file"
-  done
-find . -type d -name policy -print | while read -r policy; do
-  # The SFT writes its policy before its done.json; only a finished run's policy is the one its evaluations used.
-  [ -f "$(dirname "$policy")/done.json" ] || continue
-  mkdir -p "$destination/$(dirname "$policy")"
-  (cd "$policy" && find . -type f -print0 | sort -z | xargs -0 sha256sum) > "$destination/$(dirname "$policy")/policy.sha256"
+
+records() { find "$@" \( -name checkpoints -o -name policy \) -prune -o -type f \( -name '*.json' -o -name '*.jsonl' \) -print; }
+{
+  records . -maxdepth 1
+  find . -name done.json -print | while read -r marker; do records "$(dirname "$marker")"; done
+} | sort -u | while read -r file; do
+  mkdir -p "$destination/$(dirname "$file")"
+  cp -p "$file" "$destination/$file"
+done
+find . -name done.json -print | while read -r marker; do
+  run=$(dirname "$marker")
+  [ -d "$run/policy" ] || continue
+  mkdir -p "$destination/$run"
+  (cd "$run/policy" && find . -type f -print0 | sort -z | xargs -0 sha256sum) > "$destination/$run/policy.sha256"
 done

@@ -35,22 +35,20 @@ describe('archive-run-records.sh', () => {
   write(join(runs, 'runs/grpo/seed-1/metrics.jsonl'), '{"phase":"rl","step":1}\n');
   write(join(runs, 'runs/grpo/seed-1/policy/w.bin'), 'unfinished');
   write(join(runs, 'start/seed-1/held-out.json'), '{"accuracy":0.1}\n');
+  write(join(runs, 'start/seed-1/done.json'), '{"seconds":2}\n');
+  write(join(runs, 'ablation.json'), '{"rows":[]}\n');
 
-  it('copies metrics, configs and evaluations and leaves weights, checkpoints, logs and locks', () => {
+  it("copies finished runs' metrics, configs and evaluations and leaves weights, checkpoints, logs and locks", () => {
     const result = archive(runs, out);
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
-    for (const kept of [
-      'sft/done.json',
-      'sft/metrics.jsonl',
-      'runs/grpo/seed-1/metrics.jsonl',
-      'start/seed-1/held-out.json',
-    ])
+    for (const kept of ['sft/done.json', 'sft/metrics.jsonl', 'ablation.json', 'start/seed-1/held-out.json'])
       expect(readFileSync(join(out, kept), 'utf8')).toBe(readFileSync(join(runs, kept), 'utf8'));
     for (const left of [
       'sft/policy',
       'sft/checkpoints',
       'sft/log.txt',
+      'runs/grpo/seed-1/metrics.jsonl',
       'sft/.taorl.lock',
       'runs/grpo/seed-1/policy',
     ])
