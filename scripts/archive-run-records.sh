@@ -4,6 +4,8 @@
 # ran them. A run is finished when its folder holds done.json; the folder's own top-level records (ablation.json)
 # are copied too. Each finished policy is replaced by the sha256 of its files (policy.sha256): a policy trained again
 # from the same seed can be checked against the one the archived runs started from. Re-running updates the copy.
+# The runs folder's absolute path in the records (run arguments, configs) is written as given, so a relative
+# argument leaves no path of this machine in the repository.
 #
 #   bash scripts/archive-run-records.sh <runs folder> <destination>
 #   bash scripts/archive-run-records.sh runs/preconditions-lucky0 docs/results/preconditions-runs/preconditions-lucky0
@@ -16,6 +18,7 @@ source_dir=${1%/}
 [ -d "$source_dir" ] || { echo "archive-run-records: no folder $source_dir" >&2; exit 1; }
 destination=$(mkdir -p "$2" && cd "$2" && pwd)
 cd "$source_dir"
+export ABSOLUTE_SOURCE=$PWD GIVEN_SOURCE=$source_dir
 
 records() { find "$@" \( -name checkpoints -o -name policy \) -prune -o -type f \( -name '*.json' -o -name '*.jsonl' \) -print; }
 {
@@ -23,7 +26,7 @@ records() { find "$@" \( -name checkpoints -o -name policy \) -prune -o -type f 
   find . -name done.json -print | while read -r marker; do records "$(dirname "$marker")"; done
 } | sort -u | while read -r file; do
   mkdir -p "$destination/$(dirname "$file")"
-  cp -p "$file" "$destination/$file"
+  perl -pe 's/\Q$ENV{ABSOLUTE_SOURCE}\E/$ENV{GIVEN_SOURCE}/g' "$file" > "$destination/$file"
 done
 find . -name done.json -print | while read -r marker; do
   run=$(dirname "$marker")

@@ -17,9 +17,11 @@ const write = (path: string, text: string) => {
   mkdirSync(dirname(path), { recursive: true });
   writeFileSync(path, text);
 };
+// Run from the folder that holds runs/, as an experiment's checkout is.
 const archive = (source: string, destination: string) =>
   spawnSync('bash', [join(root, 'scripts/archive-run-records.sh'), source, destination], {
     encoding: 'utf8',
+    cwd: folder,
   });
 
 describe('archive-run-records.sh', () => {
@@ -35,11 +37,14 @@ describe('archive-run-records.sh', () => {
   write(join(runs, 'runs/grpo/seed-1/metrics.jsonl'), '{"phase":"rl","step":1}\n');
   write(join(runs, 'runs/grpo/seed-1/policy/w.bin'), 'unfinished');
   write(join(runs, 'start/seed-1/held-out.json'), '{"accuracy":0.1}\n');
-  write(join(runs, 'start/seed-1/done.json'), '{"seconds":2}\n');
+  write(
+    join(runs, 'start/seed-1/done.json'),
+    `${JSON.stringify({ args: ['--out', join(runs, 'start/seed-1')] })}\n`,
+  );
   write(join(runs, 'ablation.json'), '{"rows":[]}\n');
 
   it("copies finished runs' metrics, configs and evaluations and leaves weights, checkpoints, logs and locks", () => {
-    const result = archive(runs, out);
+    const result = archive('runs', out);
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
     for (const kept of ['sft/done.json', 'sft/metrics.jsonl', 'ablation.json', 'start/seed-1/held-out.json'])
@@ -53,6 +58,12 @@ describe('archive-run-records.sh', () => {
       'runs/grpo/seed-1/policy',
     ])
       expect(existsSync(join(out, left)), left).toBe(false);
+  });
+
+  it("writes the runs folder's absolute path as it was given", () => {
+    expect(readFileSync(join(out, 'start/seed-1/done.json'), 'utf8')).toBe(
+      `${JSON.stringify({ args: ['--out', 'runs/start/seed-1'] })}\n`,
+    );
   });
 
   it("records a finished run's policy by the sha256 of each file, and not an unfinished run's", () => {
