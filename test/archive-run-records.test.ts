@@ -79,4 +79,13 @@ describe('archive-run-records.sh', () => {
     expect(result.status).toBe(1);
     expect(result.stderr).toContain(join(folder, 'missing'));
   });
+
+  it("the repository keeps an archived folder's runs/, which it ignores elsewhere", () => {
+    const ignored = (path: string) =>
+      spawnSync('git', ['check-ignore', '-q', path], { cwd: root }).status === 0;
+    expect(ignored('runs/preconditions/runs/grpo/seed-1/metrics.jsonl')).toBe(true);
+    expect(ignored('docs/results/preconditions-runs/preconditions/runs/grpo/seed-1/metrics.jsonl')).toBe(
+      false,
+    );
+  });
 });
