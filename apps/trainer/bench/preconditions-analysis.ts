@@ -6,9 +6,14 @@
  * Then the follow-up of docs/experiments/preconditions-c1-reject.md (its own folder, paired with the main
  * ablation's grpo runs): F1-F3 and its measures without a predicted direction.
  *
- *   pnpm bench apps/trainer/bench/preconditions-analysis.ts [runsRoot=runs] [json=<runsRoot>/preconditions-analysis.json]
+ * `recorded`, an earlier analysis JSON, stands in for runs whose folders are gone (the main ablation's): its per-run
+ * measures count where no folder is, and a run in both must reproduce them.
+ *
+ *   pnpm bench apps/trainer/bench/preconditions-analysis.ts [runsRoot=runs] [json=<runsRoot>/preconditions-analysis.json] [recorded]
+ *   pnpm bench apps/trainer/bench/preconditions-analysis.ts docs/results/preconditions-runs \
+ *     docs/results/preconditions-analysis.json docs/results/preconditions-analysis.json
  */
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import {
   h1Slope,
@@ -19,22 +24,39 @@ import {
   type RunMeasure,
   verdict,
 } from '../src/experiments/preconditions/analysis.js';
+import { recordedRuns, withRecorded } from '../src/experiments/preconditions/recorded-runs.js';
 import { readMetrics } from '../src/index.js';
 
 const root = resolve(process.argv[2] ?? 'runs');
 const jsonPath = resolve(process.argv[3] ?? join(root, 'preconditions-analysis.json'));
+const recordedPath = process.argv[4] === undefined ? undefined : resolve(process.argv[4]);
+const recorded =
+  recordedPath === undefined
+    ? new Map<number, PreconditionRun[]>()
+    : recordedRuns(JSON.parse(readFileSync(recordedPath, 'utf8')), recordedPath);
 const LEVELS = new Map([
   [0, 'preconditions-lucky0'],
   [0.15, 'preconditions'],
   [0.3, 'preconditions-lucky30'],
 ]);
 
-/** The finished runs (a done.json beside their metrics) of one ablation folder, and how many are not finished. */
-function finishedRuns(folder: string): { runs: PreconditionRun[]; unfinished: string[] } {
+/**
+ * The finished runs (a done.json beside their metrics) of one ablation folder, then the recorded runs of `level`
+ * that have no folder; and the runs not finished.
+ */
+function finishedRuns(
+  folder: string,
+  level?: number,
+): { runs: PreconditionRun[]; unfinished: string[]; recorded: number } {
   const runsDir = join(root, folder, 'runs');
   const runs: PreconditionRun[] = [];
   const unfinished: string[] = [];
-  if (!existsSync(runsDir)) return { runs, unfinished };
+  const records = (level === undefined ? undefined : recorded.get(level)) ?? [];
+  const done = () => {
+    const all = withRecorded(runs, records, recordedPath ?? '');
+    return { runs: all, unfinished, recorded: all.length - runs.length };
+  };
+  if (!existsSync(runsDir)) return done();
   for (const arm of readdirSync(runsDir).sort()) {
     for (const seedDir of readdirSync(join(runsDir, arm)).sort()) {
       const dir = join(runsDir, arm, seedDir);
@@ -47,7 +69,7 @@ function finishedRuns(folder: string): { runs: PreconditionRun[]; unfinished: st
       runs.push(preconditionRun(arm, seed, readMetrics(metrics), metrics));
     }
   }
-  return { runs, unfinished };
+  return done();
 }
 
 const interval = (cell: { mean: number; halfWidth: number } | null, scale = 100, digits = 1) =>
@@ -55,7 +77,7 @@ const interval = (cell: { mean: number; halfWidth: number } | null, scale = 100,
     ? 'not run'
     : `${(scale * cell.mean).toFixed(digits)} ± ${Number.isNaN(cell.halfWidth) ? 'n/a' : (scale * cell.halfWidth).toFixed(digits)}`;
 
-const byLevel = new Map([...LEVELS].map(([level, folder]) => [level, finishedRuns(folder)]));
+const byLevel = new Map([...LEVELS].map(([level, folder]) => [level, finishedRuns(folder, level)]));
 const main = byLevel.get(0.15)!;
 const arms = [...new Set(main.runs.map((run) => run.arm))].filter((arm) => arm !== 'grpo');
 
@@ -80,9 +102,10 @@ const secondary: RunMeasure[] = [
 ];
 
 const lines: string[] = [];
-for (const [level, { runs, unfinished }] of byLevel)
+for (const [level, { runs, unfinished, recorded: standIns }] of byLevel)
   lines.push(
     `luckyShare ${level} (${LEVELS.get(level)}): ${runs.length} finished run(s)` +
+      (standIns > 0 ? ` (${standIns} of them recorded in ${recordedPath}, their folders gone)` : '') +
       (unfinished.length > 0 ? `, not finished: ${unfinished.join(', ')}` : ''),
   );
 lines.push(

@@ -7,6 +7,7 @@ import {
   preconditionRun,
   verdict,
 } from '../../src/experiments/preconditions/analysis.js';
+import { recordedRuns, withRecorded } from '../../src/experiments/preconditions/recorded-runs.js';
 import type { EvalMetrics, MetricsLine } from '../../src/report/metrics.js';
 import { neutralRlLine } from '../support/metrics-lines.js';
 
@@ -116,5 +117,53 @@ describe("issue 48's pre-registered analysis", () => {
     expect(r.n).toBe(12);
     expect(r.r).toBeLessThan(-0.99);
     expect(r.high).toBeLessThan(0);
+  });
+});
+
+describe('runs of record whose folders are gone', () => {
+  // As the analysis wrote them before it measured the held-out split: no unexecutedCorrect, toolCorrect, greedy.
+  const { unexecutedCorrect, toolCorrect, greedyAccuracy, ...older } = run('bonus', 1, {});
+  const json = {
+    runs: { '0.15': { runs: [older, { ...older, seed: 2, greedyAccuracy: null }] }, '0': { runs: [] } },
+  };
+
+  it('reads the measures recorded per level, a measure added later as NaN', () => {
+    const levels = recordedRuns(JSON.parse(JSON.stringify(json)), 'analysis.json');
+    expect([...levels.keys()].sort()).toEqual([0, 0.15]);
+    const [first, second] = levels.get(0.15)!;
+    expect(first).toEqual({
+      ...older,
+      unexecutedCorrect: Number.NaN,
+      toolCorrect: Number.NaN,
+      greedyAccuracy: Number.NaN,
+    });
+    expect(second!.seed).toBe(2);
+    expect(second!.greedyAccuracy).toBeNaN();
+    expect(unexecutedCorrect + toolCorrect + greedyAccuracy).toBeGreaterThan(0);
+  });
+
+  it('refuses a malformed record, naming the file and the field', () => {
+    const broken = { runs: { '0.15': { runs: [{ ...older, avgAt2: 'high' }] } } };
+    expect(() => recordedRuns(broken, 'analysis.json')).toThrow(
+      /^analysis\.json: runs\.0\.15\.runs\.0\.avgAt2: /,
+    );
+  });
+
+  it('counts a recorded run where no folder measured it, and a measured run once', () => {
+    const recorded = [run('grpo', 1, { greedyAccuracy: Number.NaN }), run('bonus', 1, {})];
+    const measured = [run('grpo', 1, {})];
+    const runs = withRecorded(measured, recorded, 'analysis.json');
+    expect(runs.map((r) => `${r.arm} ${r.seed}`)).toEqual(['grpo 1', 'bonus 1']);
+    expect(runs[0]).toBe(measured[0]);
+  });
+
+  it('stops when a measured run does not give its recorded measures again', () => {
+    expect(() =>
+      withRecorded(
+        [run('grpo', 3, { toolUseShare: 0.5 })],
+        [run('grpo', 3, { toolUseShare: 0.51 })],
+        'a.json',
+      ),
+    ).toThrow('a.json: grpo seed 3 not reproduced: toolUseShare recorded 0.51, measured 0.5');
   });
 });
