@@ -21,15 +21,15 @@ cd "$source_dir"
 export ABSOLUTE_SOURCE=$PWD GIVEN_SOURCE=$source_dir
 
 records() { find "$@" \( -name checkpoints -o -name policy \) -prune -o -type f \( -name '*.json' -o -name '*.jsonl' \) -print; }
+mapfile -t finished < <(find . -name done.json -printf '%h\n')
 {
   records . -maxdepth 1
-  find . -name done.json -print | while read -r marker; do records "$(dirname "$marker")"; done
+  for run in "${finished[@]}"; do records "$run"; done
 } | sort -u | while read -r file; do
   mkdir -p "$destination/$(dirname "$file")"
   perl -pe 's/\Q$ENV{ABSOLUTE_SOURCE}\E/$ENV{GIVEN_SOURCE}/g' "$file" > "$destination/$file"
 done
-find . -name done.json -print | while read -r marker; do
-  run=$(dirname "$marker")
+for run in "${finished[@]}"; do
   [ -d "$run/policy" ] || continue
   mkdir -p "$destination/$run"
   (cd "$run/policy" && find . -type f -print0 | sort -z | xargs -0 sha256sum) > "$destination/$run/policy.sha256"
