@@ -7,6 +7,7 @@
 export const integrationTests: readonly string[] = [
   'test/api-report-level.test.ts',
   'test/api-report.test.ts',
+  'test/archive-run-records.test.ts',
   'test/browser-smoke.test.ts',
   'test/doc-examples.test.ts',
   'test/no-outside-paths.test.ts',
