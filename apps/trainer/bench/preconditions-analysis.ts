@@ -4,7 +4,9 @@
  * held-out Avg@2 (bonus - grpo), H3's within-seed correlation of wasted calls with Avg@2, and the secondary
  * measures, each paired by seed against grpo with its 95% interval. Runs still going are left out and counted.
  * Then the follow-up of docs/experiments/preconditions-c1-reject.md (its own folder, paired with the main
- * ablation's grpo runs): F1-F3 and its measures without a predicted direction.
+ * ablation's grpo runs): F1-F3 and its measures without a predicted direction. A hypothesis whose pre-registered
+ * precondition failed on the start evaluation of seed 1 (`<folder>/start/seed-1/held-out.json`) is reported as not
+ * tested, whatever its result.
  *
  * `recorded`, an earlier analysis JSON, stands in for runs whose folders are gone (the main ablation's): its per-run
  * measures count where no folder is, and a run in both must reproduce them.
@@ -24,8 +26,10 @@ import {
   type RunMeasure,
   verdict,
 } from '../src/experiments/preconditions/analysis.js';
+import { checkPreconditions, reportedVerdict } from '../src/experiments/preconditions/preconditions.js';
 import { recordedRuns, withRecorded } from '../src/experiments/preconditions/recorded-runs.js';
 import { readMetrics } from '../src/index.js';
+import type { EvalMetrics } from '../src/report/metrics.js';
 
 const root = resolve(process.argv[2] ?? 'runs');
 const jsonPath = resolve(process.argv[3] ?? join(root, 'preconditions-analysis.json'));
@@ -72,6 +76,13 @@ function finishedRuns(
   return done();
 }
 
+/** The start evaluation of seed 1 of one level's folder, when it is there. */
+function startOfSeed1(folder: string) {
+  const source = join(root, folder, 'start', 'seed-1', 'held-out.json');
+  if (!existsSync(source)) return undefined;
+  return { metrics: JSON.parse(readFileSync(source, 'utf8')) as EvalMetrics, source };
+}
+
 const interval = (cell: { mean: number; halfWidth: number } | null, scale = 100, digits = 1) =>
   cell === null
     ? 'not run'
@@ -81,6 +92,9 @@ const byLevel = new Map([...LEVELS].map(([level, folder]) => [level, finishedRun
 const main = byLevel.get(0.15)!;
 const arms = [...new Set(main.runs.map((run) => run.arm))].filter((arm) => arm !== 'grpo');
 
+const preconditions = checkPreconditions(
+  new Map([...LEVELS].map(([level, folder]) => [level, startOfSeed1(folder)])),
+);
 const h1 = new Map(
   [...byLevel].map(([level, { runs }]) => [level, pairedDifference(runs, 'c1', 'toolUseShare')]),
 );
@@ -108,19 +122,33 @@ for (const [level, { runs, unfinished, recorded: standIns }] of byLevel)
       (standIns > 0 ? ` (${standIns} of them recorded in ${recordedPath}, their folders gone)` : '') +
       (unfinished.length > 0 ? `, not finished: ${unfinished.join(', ')}` : ''),
   );
+const H1_PREDICTION = new Map([
+  [0, 'about 0'],
+  [0.15, 'smaller than at 0.3'],
+  [0.3, '+5 or more'],
+]);
+// H1 predicts a direction at 0.3 and for the slope; at 0 and 0.15 only a size relative to those, so no verdict there.
+const h1Verdict = (level: number, cell: ReturnType<typeof pairedDifference>) =>
+  level === 0.3 ? reportedVerdict(preconditions.H1, verdict(cell, 1)) : '-';
+const h3Verdict = Number.isNaN(h3.high) ? 'not run' : h3.high < 0 ? 'holds' : 'fails';
 lines.push(
   '',
-  '| hypothesis | measure | paired difference (points, 95% interval) | seeds | verdict |',
-  '|---|---|---|---|---|',
+  ...Object.values(preconditions).map(
+    ({ hypothesis, met, detail }) =>
+      `precondition of ${hypothesis}: ${met === null ? detail : `${met ? 'met' : 'NOT met'} (${detail})`}`,
+  ),
+  '',
+  '| hypothesis | measure | predicted | paired difference (points, 95% interval) | seeds | verdict |',
+  '|---|---|---|---|---|---|',
 );
 for (const [level, cell] of h1)
   lines.push(
-    `| H1 | tool-use share, steps 1-30, c1 - grpo, luckyShare ${level} | ${interval(cell)} | ${cell?.seeds.length ?? 0} | ${verdict(cell, 1)} |`,
+    `| H1 | tool-use share, steps 1-30, c1 - grpo, luckyShare ${level} | ${H1_PREDICTION.get(level)} | ${interval(cell)} | ${cell?.seeds.length ?? 0} | ${h1Verdict(level, cell)} |`,
   );
 lines.push(
-  `| H1 | slope of c1 - grpo over luckyShare (points per unit) | ${interval(slope)} | ${slope?.n ?? 0} | ${verdict(slope, 1)} |`,
-  `| H2 | held-out Avg@2, bonus - grpo | ${interval(h2)} | ${h2?.seeds.length ?? 0} | ${verdict(h2, 1)} |`,
-  `| H3 | within-seed r, wasted calls (last quarter) with Avg@2, ${h3.n} runs | ${h3.r.toFixed(2)} [${h3.low.toFixed(2)}, ${h3.high.toFixed(2)}] | | ${Number.isNaN(h3.high) ? 'not run' : h3.high < 0 ? 'holds' : 'fails'} |`,
+  `| H1 | slope of c1 - grpo over luckyShare (points per unit) | > 0 | ${interval(slope)} | ${slope?.n ?? 0} | ${reportedVerdict(preconditions.H1, verdict(slope, 1))} |`,
+  `| H2 | held-out Avg@2, bonus - grpo | +3 or more | ${interval(h2)} | ${h2?.seeds.length ?? 0} | ${reportedVerdict(preconditions.H2, verdict(h2, 1))} |`,
+  `| H3 | within-seed r, wasted calls (last quarter) with Avg@2, ${h3.n} runs | < 0 | ${h3.r.toFixed(2)} [${h3.low.toFixed(2)}, ${h3.high.toFixed(2)}] | | ${reportedVerdict(preconditions.H3, h3Verdict)} |`,
   '',
   `| measure (luckyShare 0.15) | grpo mean | ${arms.map((arm) => `${arm} - grpo`).join(' | ')} |`,
   `|---|---|${arms.map(() => '---|').join('')}`,
@@ -174,6 +202,6 @@ for (const measure of followUpMeasures) {
 console.log(lines.join('\n'));
 writeFileSync(
   jsonPath,
-  `${JSON.stringify({ h1: Object.fromEntries(h1), slope, h2, h3, runs: Object.fromEntries([...byLevel].map(([level, r]) => [level, r])), followUp: { ...f, runs: followUp } }, null, 2)}\n`,
+  `${JSON.stringify({ preconditions, h1: Object.fromEntries(h1), slope, h2, h3, runs: Object.fromEntries([...byLevel].map(([level, r]) => [level, r])), followUp: { ...f, runs: followUp } }, null, 2)}\n`,
 );
 console.log(`\nwrote ${jsonPath} (points: shares x 100; wasted calls and tokens per trajectory as they are)`);
