@@ -42,6 +42,11 @@ describe('archive-run-records.sh', () => {
     `${JSON.stringify({ args: ['--out', join(runs, 'start/seed-1')] })}\n`,
   );
   write(join(runs, 'ablation.json'), '{"rows":[]}\n');
+  // A start copied from another checkout's runs (as the c1-reject follow-up copies the main ablation's)
+  write(
+    join(runs, 'start/seed-2/done.json'),
+    '{"args":["model.path=\\"/elsewhere/main/runs/main/sft/policy\\""]}\n',
+  );
 
   it("copies finished runs' metrics, configs and evaluations and leaves weights, checkpoints, logs and locks", () => {
     const result = archive('runs', out);
@@ -60,9 +65,12 @@ describe('archive-run-records.sh', () => {
       expect(existsSync(join(out, left)), left).toBe(false);
   });
 
-  it("writes the runs folder's absolute path as it was given", () => {
+  it("writes absolute paths through runs/ from there on, its own and another checkout's", () => {
     expect(readFileSync(join(out, 'start/seed-1/done.json'), 'utf8')).toBe(
       `${JSON.stringify({ args: ['--out', 'runs/start/seed-1'] })}\n`,
+    );
+    expect(readFileSync(join(out, 'start/seed-2/done.json'), 'utf8')).toBe(
+      '{"args":["model.path=\\"runs/main/sft/policy\\""]}\n',
     );
   });
 

@@ -172,6 +172,11 @@ const f = {
   f2: pairedDifference(pooled, 'c1-reject', 'unexecutedCorrect'),
   f3: pairedDifference(pooled, 'c1-reject', 'toolCorrect'),
 };
+// The follow-up's pre-registration draws its verdicts on all 5 seeds, not before.
+const followUpVerdict = (cell: ReturnType<typeof pairedDifference>, direction: 1 | -1) =>
+  cell !== null && cell.seeds.length < 5
+    ? `none yet (${cell.seeds.length} of 5 seeds)`
+    : verdict(cell, direction);
 lines.push(
   '',
   `follow-up (${FOLLOW_UP}, exploratory): ${followUp.runs.length} finished run(s)` +
@@ -179,9 +184,9 @@ lines.push(
   '',
   '| hypothesis | measure, c1-reject - grpo | paired difference (points, 95% interval) | seeds | verdict |',
   '|---|---|---|---|---|',
-  `| F1 | tool-use share, steps 1-30 (+5 or more) | ${interval(f.f1)} | ${f.f1?.seeds.length ?? 0} | ${verdict(f.f1, 1)} |`,
-  `| F2 | held-out right without a successful call (-5 or more) | ${interval(f.f2)} | ${f.f2?.seeds.length ?? 0} | ${verdict(f.f2, -1)} |`,
-  `| F3 | held-out right through the tool (> 0) | ${interval(f.f3)} | ${f.f3?.seeds.length ?? 0} | ${verdict(f.f3, 1)} |`,
+  `| F1 | tool-use share, steps 1-30 (+5 or more) | ${interval(f.f1)} | ${f.f1?.seeds.length ?? 0} | ${followUpVerdict(f.f1, 1)} |`,
+  `| F2 | held-out right without a successful call (-5 or more) | ${interval(f.f2)} | ${f.f2?.seeds.length ?? 0} | ${followUpVerdict(f.f2, -1)} |`,
+  `| F3 | held-out right through the tool (> 0) | ${interval(f.f3)} | ${f.f3?.seeds.length ?? 0} | ${followUpVerdict(f.f3, 1)} |`,
   '',
   '| measure | c1-reject mean | c1-reject - grpo | c1-reject - c1 |',
   '|---|---|---|---|',
