@@ -17,6 +17,7 @@
  */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { checkDecoding } from '../src/experiments/ablate/run-summary.js';
 import {
   h1Slope,
   h3Correlation,
@@ -80,7 +81,11 @@ function finishedRuns(
 function startOfSeed1(folder: string) {
   const source = join(root, folder, 'start', 'seed-1', 'held-out.json');
   if (!existsSync(source)) return undefined;
-  return { metrics: JSON.parse(readFileSync(source, 'utf8')) as EvalMetrics, source };
+  // The pre-registration checks the sampled evaluation (temperature 0.7), not the greedy one beside it.
+  return {
+    metrics: checkDecoding(JSON.parse(readFileSync(source, 'utf8')) as EvalMetrics, false, source),
+    source,
+  };
 }
 
 const interval = (cell: { mean: number; halfWidth: number } | null, scale = 100, digits = 1) =>

@@ -43,16 +43,15 @@ function check(
   rule: string,
   levels: readonly number[],
   starts: ReadonlyMap<number, StartEvaluation | undefined>,
-  evaluate: (...starts: StartEvaluation[]) => { met: boolean; measured: string },
+  evaluate: (at: (level: number) => StartEvaluation) => { met: boolean; measured: string },
 ): PreconditionCheck {
-  const needed = levels.map((level) => starts.get(level));
-  if (needed.some((start) => start === undefined))
+  if (levels.some((level) => starts.get(level) === undefined))
     return {
       hypothesis,
       met: null,
       detail: `${rule}: not measured (no start evaluation of seed 1 at luckyShare ${levels.join(' and ')})`,
     };
-  const { met, measured } = evaluate(...(needed as StartEvaluation[]));
+  const { met, measured } = evaluate((level) => starts.get(level)!);
   return { hypothesis, met, detail: `${rule}: ${measured}` };
 }
 
@@ -66,8 +65,8 @@ export function checkPreconditions(
       'right without a successful call at most 1% at luckyShare 0 and at least 5% at 0.3',
       [0, 0.3],
       starts,
-      (none, high) => {
-        const [atNone, atHigh] = [measure(none!, 'unexecutedCorrect'), measure(high!, 'unexecutedCorrect')];
+      (at) => {
+        const [atNone, atHigh] = [measure(at(0), 'unexecutedCorrect'), measure(at(0.3), 'unexecutedCorrect')];
         return {
           met: atNone <= 0.01 && atHigh >= 0.05,
           measured: `${percent(atNone)} at 0, ${percent(atHigh)} at 0.3`,
@@ -79,8 +78,8 @@ export function checkPreconditions(
       'decision-point entropy at least 0.2 nats at luckyShare 0.15',
       [MAIN_LEVEL],
       starts,
-      (main) => {
-        const entropy = measure(main!, 'decisionPointEntropy');
+      (at) => {
+        const entropy = measure(at(MAIN_LEVEL), 'decisionPointEntropy');
         return { met: entropy >= 0.2, measured: `${entropy.toFixed(3)} nats` };
       },
     ),
@@ -89,10 +88,10 @@ export function checkPreconditions(
       'at least 0.3 wasted calls and 3 or more tool calls per trajectory at luckyShare 0.15',
       [MAIN_LEVEL],
       starts,
-      (main) => {
+      (at) => {
         const [wasted, calls] = [
-          measure(main!, 'wastedCallsPerTrajectory'),
-          measure(main!, 'toolCallsPerTrajectory'),
+          measure(at(MAIN_LEVEL), 'wastedCallsPerTrajectory'),
+          measure(at(MAIN_LEVEL), 'toolCallsPerTrajectory'),
         ];
         return {
           met: wasted >= 0.3 && calls >= 3,
